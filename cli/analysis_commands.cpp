@@ -1,0 +1,179 @@
+// `cctx analyze`, `cctx shapes` and `cctx print`.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "cctx/compute_context.hpp"
+#include "cctx/errors.hpp"
+#include "cctx/host.hpp"
+#include "cctx/report.hpp"
+#include "cli_common.hpp"
+
+namespace cctx::cli {
+
+std::pair<std::string, Interval> parse_bounds(const std::string& text) {
+  const std::size_t eq = text.find('='), colon = text.find(':', eq == std::string::npos ? 0 : eq);
+  auto bad = [&]() {
+    return Error("--bounds '" + text + "': expected SYM=LO:HI (HI may be 'inf')", ExitCode::kUsage);
+  };
+  if (eq == std::string::npos || eq == 0 || colon == std::string::npos) throw bad();
+  std::string name = text.substr(0, eq);
+  auto number = [&](const std::string& s, bool allow_inf) -> std::int64_t {
+    if (allow_inf && (s == "inf" || s == "+inf" || s.empty())) return kPosInf;
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(s, &used);
+    } catch (const std::exception&) {
+      throw bad();
+    }
+    if (used != s.size()) throw bad();
+    return v;
+  };
+  Interval i{number(text.substr(eq + 1, colon - eq - 1), false), number(text.substr(colon + 1), true)};
+  if (i.lo < 0 || i.lo > i.hi) throw Error("--bounds '" + text + "': need 0 <= LO <= HI", ExitCode::kUsage);
+  return {name, i};
+}
+
+Profile resolve_profile(const AnalysisArgs& args) {
+  Profile profile = args.profile.empty() ? Host::default_profile() : load_profile(args.profile);
+  for (const std::string& b : args.bounds) {
+    auto [name, interval] = parse_bounds(b);
+    profile.symbols[name] = interval;
+  }
+  return profile;
+}
+
+std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Profile& profile) {
+  if (args.eval.empty()) return profile.report.evaluate;
+  std::vector<Assignment> result{Assignment{}};
+  for (const std::string& spec : args.eval) {
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      throw Error("--eval '" + spec + "': expected SYM=V[,V...]", ExitCode::kUsage);
+    }
+    const std::string name = spec.substr(0, eq);
+    std::vector<std::int64_t> values;
+    std::size_t start = eq + 1;
+    while (start <= spec.size()) {
+      std::size_t end = spec.find(',', start);
+      if (end == std::string::npos) end = spec.size();
+      std::string item = spec.substr(start, end - start);
+      std::size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (item.empty() || used != item.size()) {
+        throw Error("--eval '" + spec + "': '" + item + "' is not an integer", ExitCode::kUsage);
+      }
+      values.push_back(v);
+      start = end + 1;
+    }
+    std::vector<Assignment> next;
+    for (const Assignment& base : result) {
+      for (std::int64_t v : values) {
+        Assignment a = base;
+        a[name] = v;
+        next.push_back(std::move(a));
+      }
+    }
+    result = std::move(next);
+  }
+  return result;
+}
+
+namespace {
+
+void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& assignments) {
+  for (const Assignment& a : assignments) {
+    for (const auto& [name, value] : a) {
+      if (ctx.pool().find_symbol(name) == nullptr) {
+        throw Error("--eval: the model has no symbol '" + name + "'", ExitCode::kUsage);
+      }
+    }
+  }
+}
+
+void run_analyze(const AnalysisArgs& args) {
+  if (args.format != "table" && args.format != "json" && args.format != "csv") {
+    throw Error("--format must be table, json or csv", ExitCode::kUsage);
+  }
+  Profile profile = resolve_profile(args);
+  std::vector<Assignment> evaluate = resolve_assignments(args, profile);
+  Model model = Model::load(args.model);
+  Host host(profile);
+  ComputeContext ctx(host);
+  ctx.compute(model);
+  check_symbols(ctx, evaluate);
+  ReportOptions options{args.model, evaluate};
+  // Render everything before writing anything, so that an evaluation error leaves no output.
+  std::string text;
+  if (args.format == "json") {
+    text = json_report(ctx, options).dump(2) + "\n";
+  } else if (args.format == "csv") {
+    text = csv_report(ctx, options);
+  } else {
+    text = "Symbolic ComputeContext.memory table:\n" + memory_table(ctx) + "\n" + scratch_listing(ctx);
+    if (!evaluate.empty()) text += "\n" + evaluated_totals_table(ctx, evaluate);
+    text += "\n" + peak_summary(ctx, evaluate);
+  }
+  if (!args.write_model.empty()) {
+    ctx.write_to_model(model);
+    model.save(args.write_model);
+  }
+  std::cout << text;
+  if (args.format == "table") std::cerr << diagnostics_text(ctx);
+}
+
+void run_shapes(const AnalysisArgs& args) {
+  if (args.format != "table" && args.format != "json") {
+    throw Error("--format must be table or json", ExitCode::kUsage);
+  }
+  Profile profile = resolve_profile(args);
+  Model model = Model::load(args.model);
+  Host host(profile);
+  ComputeContext ctx(host);
+  ctx.compute(model);
+  if (args.format == "json") {
+    std::cout << shapes_json(ctx, ReportOptions{args.model, {}}).dump(2) << "\n";
+  } else {
+    std::cout << shapes_table(ctx);
+    std::cerr << diagnostics_text(ctx);
+  }
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app) {
+  auto args = std::make_shared<AnalysisArgs>();
+  CLI::App* cmd = app.add_subcommand("analyze", "Per-node memory profile, scratch and peak of a model");
+  cmd->add_option("model", args->model, "ONNX model file")->required();
+  cmd->add_option("--profile", args->profile, "Analysis profile (YAML); default: the installed default.yaml");
+  cmd->add_option("--format", args->format, "table | json | csv")->capture_default_str();
+  cmd->add_option("--eval", args->eval, "Evaluate totals and the peak at SYM=V[,V...] (repeatable)");
+  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable)");
+  cmd->add_option("--write-model", args->write_model, "Write the model with inferred shapes and annotations");
+  cmd->callback([args] { run_analyze(*args); });
+}
+
+void add_shapes_command(CLI::App& app) {
+  auto args = std::make_shared<AnalysisArgs>();
+  CLI::App* cmd = app.add_subcommand("shapes", "Inferred dtype, symbolic shape, value and tag of every value");
+  cmd->add_option("model", args->model, "ONNX model file")->required();
+  cmd->add_option("--profile", args->profile, "Analysis profile (YAML)");
+  cmd->add_option("--format", args->format, "table | json")->capture_default_str();
+  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI");
+  cmd->callback([args] { run_shapes(*args); });
+}
+
+void add_print_command(CLI::App& app) {
+  auto model_path = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("print", "Compact text listing of a model's graph");
+  cmd->add_option("model", *model_path, "ONNX model file")->required();
+  cmd->callback([model_path] { std::cout << model_listing(Model::load(*model_path)); });
+}
+
+}  // namespace cctx::cli

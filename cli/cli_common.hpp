@@ -1,0 +1,37 @@
+// Shared pieces of the `cctx` subcommands.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cctx/profile.hpp"
+
+namespace cctx::cli {
+
+/// Options shared by the commands that run an analysis.
+struct AnalysisArgs {
+  std::string model;
+  std::string profile;
+  std::string format = "table";
+  std::vector<std::string> eval;    ///< SYM=V[,V...]
+  std::vector<std::string> bounds;  ///< SYM=LO:HI
+  std::string write_model;
+};
+
+/// The profile named by --profile, or the default one; --bounds applied on top.
+Profile resolve_profile(const AnalysisArgs& args);
+/// Cartesian product of the --eval lists, after the profile's report.evaluate when none given.
+std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Profile& profile);
+/// Parses "SYM=LO:HI" (HI may be "inf"); throws cctx::Error (usage) on bad text.
+std::pair<std::string, Interval> parse_bounds(const std::string& text);
+
+void add_analyze_command(CLI::App& app);
+void add_shapes_command(CLI::App& app);
+void add_print_command(CLI::App& app);
+void add_plugins_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
+
+}  // namespace cctx::cli

@@ -1,0 +1,41 @@
+// `cctx`: the command line. Every failure ends as one line on stderr and a documented exit code
+// (0 ok, 2 usage, 3 bad input, 4 strict-mode analysis error); never a stack trace.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "cctx/errors.hpp"
+#include "cctx/expr.hpp"
+#include "cli_common.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cctx: per-node memory of ONNX graphs as formulas in their symbolic dimensions"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("cctx ") + CCTX_VERSION);
+  cctx::cli::add_analyze_command(app);
+  cctx::cli::add_shapes_command(app);
+  cctx::cli::add_print_command(app);
+  cctx::cli::add_plugins_command(app);
+  cctx::cli::add_eval_command(app);
+  try {
+    app.parse(argc, argv);
+    return 0;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return static_cast<int>(cctx::ExitCode::kUsage);
+  } catch (const cctx::Error& e) {
+    std::cerr << "cctx: " << e.what() << "\n";
+    return static_cast<int>(e.exit_code());
+  } catch (const cctx::ExprError& e) {
+    std::cerr << "cctx: " << e.what() << "\n";
+    return static_cast<int>(cctx::ExitCode::kBadInput);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "cctx: out of memory\n";
+    return static_cast<int>(cctx::ExitCode::kBadInput);
+  } catch (const std::exception& e) {
+    std::cerr << "cctx: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

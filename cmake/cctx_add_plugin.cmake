@@ -1,0 +1,20 @@
+# cctx_add_plugin(<name> <sources...>)
+# Builds a cctx plugin: a MODULE library against the header-only SDK, hidden visibility, a version
+# script that exports only `cctx_plugin_v1`, and --no-undefined so a plugin cannot depend on host
+# symbols. Used for the built-in opsets and, from an installed SDK, by vendors.
+function(cctx_add_plugin name)
+  set(_CCTX_PLUGIN_MAP "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/cctx_plugin.map")
+  add_library(${name} MODULE ${ARGN})
+  if(TARGET cctx::sdk)
+    target_link_libraries(${name} PRIVATE cctx::sdk)
+  endif()
+  set_target_properties(${name} PROPERTIES
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    PREFIX "lib")
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    target_link_options(${name} PRIVATE
+      "LINKER:--version-script=${_CCTX_PLUGIN_MAP}" "LINKER:--no-undefined")
+    set_property(TARGET ${name} APPEND PROPERTY LINK_DEPENDS "${_CCTX_PLUGIN_MAP}")
+  endif()
+endfunction()

@@ -1,0 +1,170 @@
+// ComputeContext: runs the whole analysis pipeline on a model and keeps every stage's results.
+//
+//   1 shapes      symbolic dtype/shape (+ small integer values) per value      IShapeRule
+//   2 tags        shape / axes / weight / ambiguous per value, tag per node   TagTraits, ITagRule
+//   3 lifetimes   release_after / not_used_after per node
+//   4 in-place    reuse decisions (may_reuse / alias) per node                IInplacePolicy
+//   5 memory      seven-key profile per node, per buffer, running sums
+//   6 scratch     extra working bytes per node                                IScratchEstimator
+//   7 peak        whole-graph peak as a symbolic max, simplified under bounds
+//
+// See docs/design/semantics.md for the contract of each stage.
+#pragma once
+
+#include <cctx/sdk/types.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cctx/expr.hpp"
+#include "cctx/graph.hpp"
+#include "cctx/model.hpp"
+#include "cctx/profile.hpp"
+#include "cctx/registry.hpp"
+
+namespace cctx {
+
+class Host;
+using sdk::Tag;
+using sdk::ValueKind;
+
+/// "weight", "shape", "axes", "ambiguous" or "" (untagged).
+const char* tag_name(Tag tag);
+/// Trims, lowercases and maps a word to a tag; nullopt for anything else.
+std::optional<Tag> parse_tag(std::string_view text);
+/// semantics.md 5.1: tags only rise.
+Tag merge_tag(Tag current, Tag incoming);
+
+/// Inferred type of one value.
+struct ValueShape {
+  ValueKind kind = ValueKind::kUnknown;
+  std::int32_t dtype = 0;       ///< ONNX element type code, 0 = undefined
+  bool known_rank = false;
+  std::vector<Expr> dims;       ///< valid when known_rank
+  bool has_value = false;
+  std::vector<Expr> value;      ///< small integer tensor contents, row-major
+  bool inferred = false;        ///< set by a rule or a fallback (not only declared)
+};
+
+enum class ReuseKind : std::uint8_t { kEqual, kGreater };
+enum class ReuseMode : std::uint8_t { kMayReuse, kAlias };
+
+struct InplaceDecision {
+  std::uint32_t output = 0;
+  std::uint32_t input = 0;
+  ReuseKind kind = ReuseKind::kEqual;
+  ReuseMode mode = ReuseMode::kMayReuse;
+};
+
+/// Tag -> amount, sorted by tag name ("" first).
+using Bucket = std::vector<std::pair<Tag, Expr>>;
+
+/// The seven-key memory profile of one node (semantics.md 8).
+struct MemoryProfile {
+  Expr already_allocated;
+  Expr output_allocation;
+  Expr total;
+  Bucket inputs;
+  Bucket initializers;
+  Bucket intermediates;
+  Bucket outputs;
+};
+
+struct Diagnostic {
+  enum class Severity : std::uint8_t { kNote, kWarning, kError };
+  Severity severity = Severity::kWarning;
+  NodeId node = kInvalidId;  ///< kInvalidId when not about a node
+  std::string message;  ///< one line, names the node when there is one
+};
+
+struct Constraint {
+  enum class Kind : std::uint8_t { kEq, kLe, kNe, kBroadcast, kOneOf, kDivides };
+  Kind kind;
+  Expr a, b, c;
+  NodeId node = kInvalidId;
+};
+
+/// A decision log event (semantics.md 11.3).
+struct DecisionEvent {
+  std::string label;  ///< "release", "inplace", "release_shape_tag"
+  std::int64_t node_index = -1;
+  std::string name;
+  std::int64_t output_index = -1;
+  std::int64_t input_index = -1;
+  std::string kind;
+  std::string mode;
+};
+
+struct PeakEvaluation {
+  Assignment assignment;
+  std::int64_t bytes = 0;
+  std::int64_t node = -1;  ///< lowest node index attaining the max
+};
+
+/// Element size in bits of an ONNX type code (semantics.md 4); 0 for unsized types.
+std::uint32_t dtype_bits(std::int32_t code, const RuleRegistry* registry = nullptr);
+/// "float32", "int64", ... ("undefined" for 0; "type<code>" for unknown codes).
+std::string dtype_name(std::int32_t code, const RuleRegistry* registry = nullptr);
+
+class ComputeContext {
+ public:
+  /// Uses the host's registry (kept alive by this context) and profile options.
+  explicit ComputeContext(const Host& host);
+  ComputeContext(std::shared_ptr<const RuleRegistry> registry, Profile options);
+  ~ComputeContext();
+  ComputeContext(const ComputeContext&) = delete;
+  ComputeContext& operator=(const ComputeContext&) = delete;
+
+  /// Runs every enabled stage on `model`, which must outlive this context's results. Clears all
+  /// results but the decision log. Throws AnalysisError in strict mode, ModelError on a graph
+  /// that cannot be analysed (cycle, undefined name).
+  void compute(const Model& model);
+  /// Writes inferred shapes (value_info, graph outputs) and node annotations into `model`
+  /// (semantics.md 11). `model` must be the analysed model or a copy of it.
+  void write_to_model(Model& model) const;
+
+  const Profile& options() const;
+  ExprPool& pool() const;
+  const GraphView& graph() const;
+  const RuleRegistry& registry() const;
+
+  // ---- per value (ValueId from graph()) --------------------------------------------------------
+  const ValueShape& shape(ValueId v) const;
+  Tag value_tag(ValueId v) const;
+  /// Own size in bytes of a value; nullopt when unsized (no dtype size or not a tensor).
+  std::optional<Expr> value_bytes(ValueId v) const;
+
+  // ---- per node of the main graph (NodeId == index) -------------------------------------------
+  std::size_t node_count() const;
+  Tag node_tag(NodeId n) const;
+  const std::vector<ValueId>& release_after(NodeId n) const;
+  const std::vector<ValueId>& not_used_after(NodeId n) const;
+  const std::vector<ValueId>& release_after_shape_tag(NodeId n) const;
+  const std::vector<InplaceDecision>& inplace(NodeId n) const;
+  const MemoryProfile& memory(NodeId n) const;
+  Expr node_peak_memory(NodeId n) const;
+
+  // ---- whole graph ----------------------------------------------------------------------------
+  Expr peak_total_bytes() const;
+  /// Node whose term alone survives the symbolic max, if any.
+  std::optional<NodeId> peak_node() const;
+  PeakEvaluation evaluate_peak(const Assignment& assignment) const;
+
+  // ---- report material ------------------------------------------------------------------------
+  const std::vector<Diagnostic>& diagnostics() const;
+  const std::vector<Constraint>& constraints() const;
+  const std::vector<ValueId>& unknown_rank_values() const;
+  const std::vector<ValueId>& unsized_values() const;
+  const std::vector<DecisionEvent>& events() const;
+  void clear_events();
+
+  struct State;  // the stages' shared results (pipeline/analysis_state.hpp)
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace cctx

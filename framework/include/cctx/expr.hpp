@@ -1,0 +1,197 @@
+// The host-owned symbolic expression engine (see docs/design/expressions.md).
+//
+// Every dimension and byte count cctx reports is an `Expr`: a 32-bit handle into an ExprPool.
+// Nodes are interned (hash-consed) and kept in canonical form, so two expressions that simplify
+// to the same canonical form are the same handle and equality is an integer compare.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cctx {
+
+/// Handle of an interned expression. Valid for the life of the pool that made it.
+struct Expr {
+  std::uint32_t id = 0;
+  friend constexpr bool operator==(Expr, Expr) = default;
+  friend constexpr auto operator<=>(Expr, Expr) = default;
+};
+
+/// Infinite interval ends are represented by the int64 extremes.
+inline constexpr std::int64_t kNegInf = std::numeric_limits<std::int64_t>::min();
+inline constexpr std::int64_t kPosInf = std::numeric_limits<std::int64_t>::max();
+
+/// Closed integer interval [lo, hi]; lo == kNegInf / hi == kPosInf mean unbounded.
+struct Interval {
+  std::int64_t lo = 1;
+  std::int64_t hi = kPosInf;
+  friend constexpr bool operator==(Interval, Interval) = default;
+};
+
+/// Default bounds of a dimension symbol: [1, +inf).
+inline constexpr Interval kDimBounds{1, kPosInf};
+
+enum class SymbolKind : std::uint8_t {
+  kDeclared,  ///< an identifier dim_param or a profile entry
+  kOpaque,    ///< a dim_param that does not parse; its name is the exact text
+  kFresh,     ///< made by a rule or the engine (unknown dims, caps)
+};
+
+struct SymbolInfo {
+  std::string name;
+  SymbolKind kind = SymbolKind::kDeclared;
+  Interval bounds = kDimBounds;
+  std::string origin;  ///< provenance for fresh symbols ("NonZero #3 output 0 axis 1")
+};
+
+/// Error raised by parsing, evaluation or checked arithmetic. `what()` is one line that quotes
+/// the offending expression text.
+class ExprError : public std::runtime_error {
+ public:
+  enum class Kind : std::uint8_t {
+    kSyntax,
+    kUnknownSymbol,
+    kOutOfBounds,
+    kDivisionByZero,
+    kModuloByZero,
+    kInexactDivision,
+    kOverflow,
+  };
+  ExprError(Kind kind, const std::string& message, std::size_t offset = 0)
+      : std::runtime_error(message), kind_(kind), offset_(offset) {}
+  Kind kind() const noexcept { return kind_; }
+  /// Byte offset of a syntax error in the parsed text (0 otherwise).
+  std::size_t offset() const noexcept { return offset_; }
+
+ private:
+  Kind kind_;
+  std::size_t offset_;
+};
+
+/// Symbol name -> value. Ordered so that messages and iteration are deterministic.
+using Assignment = std::map<std::string, std::int64_t, std::less<>>;
+
+/// Result of `ExprPool::compare`.
+enum class Relation : std::uint8_t { kEq, kLt, kLe, kGt, kGe, kNe, kUnknown };
+
+/// Size caps (expressions.md 4.4). A result above a cap becomes a fresh `cap_<k>` symbol.
+struct ExprLimits {
+  std::uint32_t max_weight = 512;
+  std::uint32_t max_terms = 64;
+  std::uint32_t max_degree = 8;
+  std::uint32_t max_args = 32;
+};
+
+/// Operation-memo counters (tests, benchmarks).
+struct ExprPoolStats {
+  std::uint64_t memo_hits = 0;
+  std::uint64_t memo_misses = 0;
+};
+
+/// Append-only arena of interned expressions with the smart constructors, the printer, the
+/// parser, interval analysis, proofs, evaluation and substitution. Not thread-safe: one pool is
+/// used by one thread at a time. Constructors throw ExprError only for overflow of literals that
+/// cannot be represented (callers that must not fail use the `*_or_fresh` helpers of the SDK
+/// bridge or catch).
+class ExprPool {
+ public:
+  ExprPool();
+  explicit ExprPool(ExprLimits limits);
+  ~ExprPool();
+  ExprPool(const ExprPool&) = delete;
+  ExprPool& operator=(const ExprPool&) = delete;
+
+  // ---- construction -------------------------------------------------------------------------
+  Expr integer(std::int64_t value);
+  /// A declared symbol; created with kDimBounds on first use. Bounds are frozen at creation.
+  Expr symbol(std::string_view name);
+  /// Declares `name` with `bounds` (profile entries). If it already exists its bounds are kept
+  /// and the existing handle is returned.
+  Expr declare_symbol(std::string_view name, Interval bounds);
+  /// A new symbol named `base`, or `base_2`, `base_3`, ... if taken.
+  Expr fresh_symbol(std::string_view base, Interval bounds, std::string_view origin);
+  /// A symbol whose name is exactly `text` (an unparseable dim_param). Same text, same symbol.
+  Expr opaque_symbol(std::string_view text);
+
+  Expr add(Expr a, Expr b);
+  Expr sub(Expr a, Expr b);
+  Expr mul(Expr a, Expr b);
+  Expr neg(Expr a);
+  Expr floor_div(Expr a, Expr b);  ///< a // b (floor)
+  Expr exact_div(Expr a, Expr b);  ///< a /: b (caller guarantees exactness)
+  Expr mod(Expr a, Expr b);        ///< a % b (sign of the divisor)
+  Expr ceil_div(Expr a, Expr b);   ///< CeilToInt(a, b)
+  /// n-ary max/min with dominated arguments dropped under the symbols' bounds (max_of/min_of).
+  Expr max(std::span<const Expr> args);
+  Expr min(std::span<const Expr> args);
+  Expr max(Expr a, Expr b) { const Expr args[] = {a, b}; return max(args); }
+  Expr min(Expr a, Expr b) { const Expr args[] = {a, b}; return min(args); }
+  /// Sum and product of many terms (linear time, one canonicalisation).
+  Expr sum(std::span<const Expr> terms);
+  Expr product(std::span<const Expr> factors);
+
+  // ---- text -----------------------------------------------------------------------------------
+  /// Strict parse of the full grammar. Throws ExprError (kSyntax with a byte offset, kOverflow).
+  Expr parse(std::string_view text);
+  /// Lenient parse for a model's dim_param: never throws; text that does not parse (or
+  /// overflows, or is too long/deep) becomes an opaque symbol named by the text.
+  Expr parse_dim(std::string_view text);
+  /// Canonical text (expressions.md section 3); cached, stable for the pool's life.
+  const std::string& print(Expr e);
+
+  // ---- queries --------------------------------------------------------------------------------
+  bool is_int(Expr e) const;
+  /// The integer value of a concrete expression.
+  std::optional<std::int64_t> as_int(Expr e) const;
+  bool is_symbol(Expr e) const;
+  /// True when `e` mentions at least one symbol.
+  bool has_symbols(Expr e) const;
+  /// Names of the symbols `e` mentions, sorted, without duplicates.
+  std::vector<std::string> symbols_of(Expr e);
+
+  Interval interval(Expr e);
+  bool prove_ge(Expr a, Expr b);
+  bool prove_gt(Expr a, Expr b);
+  bool prove_eq(Expr a, Expr b);
+  bool prove_ne(Expr a, Expr b);
+  bool prove_nonneg(Expr e);
+  Relation compare(Expr a, Expr b);
+
+  // ---- evaluation -----------------------------------------------------------------------------
+  /// Checked evaluation: floor `//` and `%`, exact `/:`. Throws ExprError naming the problem
+  /// (unknown symbol, out of bounds, division/modulo by zero, inexact division, overflow).
+  std::int64_t eval(Expr e, const Assignment& values);
+  /// Replaces symbols by expressions and re-simplifies.
+  Expr substitute(Expr e, const std::map<std::string, Expr, std::less<>>& values);
+
+  // ---- symbols --------------------------------------------------------------------------------
+  const SymbolInfo* find_symbol(std::string_view name) const;
+  /// Every symbol in creation order.
+  std::span<const SymbolInfo> symbols() const;
+
+  /// Warnings recorded by the engine (caps, rewrite budget) since the last call.
+  std::vector<std::string> take_warnings();
+  std::size_t node_count() const;
+  const ExprLimits& limits() const;
+  ExprPoolStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Evaluates `text` directly under `values` without simplifying (semantics.md 2.2): floor
+/// division, modulo with the divisor's sign. Throws ExprError quoting the expression on an
+/// unknown symbol, division by zero, bad syntax or overflow.
+std::int64_t evaluate_expression(std::string_view text, const Assignment& values);
+
+}  // namespace cctx

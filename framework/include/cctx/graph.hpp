@@ -1,0 +1,112 @@
+// A dense, read-only view of a model's graphs: every value of every (sub)graph gets a ValueId,
+// every node a NodeId, nodes of each graph are in topological order, and names are resolved with
+// ONNX scoping (a body sees the outer values; a name it defines shadows the outer one).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace onnx {
+class GraphProto;
+class NodeProto;
+class TensorProto;
+class ValueInfoProto;
+}  // namespace onnx
+
+namespace cctx {
+
+class Model;
+
+using ValueId = std::uint32_t;
+using NodeId = std::uint32_t;
+using GraphId = std::uint32_t;
+inline constexpr ValueId kNoValue = 0xFFFFFFFFu;
+inline constexpr std::uint32_t kInvalidId = 0xFFFFFFFFu;
+
+struct ValueEntry {
+  std::string name;
+  GraphId graph = 0;                                   ///< graph that defines it
+  NodeId producer = kInvalidId;                             ///< first node producing it
+  const onnx::ValueInfoProto* graph_input = nullptr;   ///< declaration as a graph input
+  const onnx::ValueInfoProto* graph_output = nullptr;  ///< declaration as a graph output
+  const onnx::ValueInfoProto* value_info = nullptr;    ///< declaration in value_info
+  const onnx::TensorProto* initializer = nullptr;
+  bool is_input() const { return graph_input != nullptr; }
+  bool is_output() const { return graph_output != nullptr; }
+  bool is_initializer() const { return initializer != nullptr; }
+};
+
+struct BodyRef {
+  std::string_view attribute;  ///< name of the GRAPH(S) attribute ("then_branch", "body", ...)
+  GraphId graph;
+};
+
+struct NodeEntry {
+  const onnx::NodeProto* proto = nullptr;
+  GraphId graph = 0;
+  std::uint32_t index = 0;         ///< position in its graph's topological order
+  std::uint32_t proto_index = 0;   ///< position in the file's node list
+  std::string_view domain;         ///< normalised: "" for ai.onnx
+  std::string_view op_type;
+  std::int64_t opset = -1;         ///< version imported for the domain, -1 if none
+  std::vector<ValueId> inputs;     ///< kNoValue for omitted optionals
+  std::vector<ValueId> outputs;    ///< kNoValue for omitted optionals
+  std::vector<BodyRef> bodies;
+  /// Values read anywhere inside the bodies and defined in none of them (semantics.md 6).
+  std::vector<ValueId> captures;
+};
+
+struct GraphEntry {
+  const onnx::GraphProto* proto = nullptr;
+  NodeId owner = kInvalidId;    ///< node holding this body; kInvalidId for the main graph
+  GraphId parent = kInvalidId;
+  std::vector<NodeId> nodes;  ///< topological order
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+  std::vector<ValueId> initializers;
+  std::string symbol_prefix;  ///< owner chain for fresh symbols inside bodies ("Loop_4_body_")
+};
+
+/// Built once per analysis. The main graph is graph 0 and its nodes are NodeIds 0..n-1 in
+/// topological order, so per-node arrays of the main graph are indexed directly.
+class GraphView {
+ public:
+  /// Throws ModelError on a cycle (naming a node on it), a read of an undefined name, or a node
+  /// without op_type.
+  explicit GraphView(const Model& model);
+
+  const Model& model() const { return *model_; }
+  const GraphEntry& main() const { return graphs_[0]; }
+  const std::vector<GraphEntry>& graphs() const { return graphs_; }
+  const std::vector<NodeEntry>& nodes() const { return nodes_; }
+  const std::vector<ValueEntry>& values() const { return values_; }
+  const NodeEntry& node(NodeId id) const { return nodes_[id]; }
+  const ValueEntry& value(ValueId id) const { return values_[id]; }
+  std::size_t main_node_count() const { return graphs_[0].nodes.size(); }
+  /// Looks a name up in the main graph's scope.
+  ValueId find(std::string_view name) const;
+  /// Warnings found while building (a name produced twice, ...).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  struct Scope;
+  GraphId build_graph(const onnx::GraphProto& g, GraphId parent, NodeId owner,
+                      std::string symbol_prefix, Scope* outer, int depth);
+  void sort_graph(GraphId g);
+  void collect_captures(NodeId n);
+
+  const Model* model_;
+  std::vector<GraphEntry> graphs_;
+  std::vector<NodeEntry> nodes_;
+  std::vector<ValueEntry> values_;
+  std::unordered_map<std::string_view, ValueId> main_scope_;
+  std::vector<std::string> warnings_;
+};
+
+/// "node 3 'mm' (MatMul)" or "node 3 (MatMul)": how messages name a node.
+std::string describe_node(const GraphView& graph, NodeId id);
+
+}  // namespace cctx

@@ -1,0 +1,61 @@
+// The host: loads the plugins a profile names (Boost.DLL), checks their ABI, lets them register
+// their rules transactionally, and owns the resulting registry.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cctx/profile.hpp"
+#include "cctx/registry.hpp"
+
+namespace cctx {
+
+/// What `cctx plugins` shows about one loaded plugin.
+struct PluginInfo {
+  std::string name;
+  std::string version;
+  std::filesystem::path path;
+  std::uint32_t abi_major = 0;
+  std::uint32_t abi_minor = 0;
+  bool override_rules = false;
+};
+
+class Host {
+ public:
+  /// Loads every plugin of `profile` in order. Plugins given by name are searched in the
+  /// profile's plugin_path, then `extra_plugin_dirs`, then the folder next to the binary
+  /// (`<bin>/../lib/cctx/plugins`). Throws PluginError / ConfigError with a one-line reason.
+  explicit Host(Profile profile, std::vector<std::filesystem::path> extra_plugin_dirs = {});
+  ~Host();
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  const Profile& profile() const { return profile_; }
+  /// Shared with every ComputeContext made from this host: libraries stay loaded until the last
+  /// user of a rule is gone (teardown: pipelines, then registry, then libraries).
+  std::shared_ptr<const RuleRegistry> registry() const { return registry_; }
+  const std::vector<PluginInfo>& plugins() const { return infos_; }
+
+  /// `<folder of the binary containing cctx>/../lib/cctx/plugins`.
+  static std::filesystem::path default_plugin_dir();
+  /// `<folder of the binary containing cctx>/../share/cctx/profiles/default.yaml`.
+  static std::filesystem::path default_profile_path();
+  /// Reads the default profile (or built-in defaults loading the `onnx` plugin if the file is
+  /// missing).
+  static Profile default_profile();
+
+ private:
+  void load(const PluginSpec& spec);
+  std::filesystem::path locate(const PluginSpec& spec) const;
+
+  Profile profile_;
+  std::vector<std::filesystem::path> search_dirs_;
+  // Declared before registry_ so that it is destroyed after it: the libraries unload last.
+  std::vector<std::shared_ptr<const PluginHandle>> libraries_;
+  std::shared_ptr<RuleRegistry> registry_;
+  std::vector<PluginInfo> infos_;
+};
+
+}  // namespace cctx

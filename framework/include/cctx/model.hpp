@@ -1,0 +1,54 @@
+// An ONNX model read with protobuf and the onnx library's generated classes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace cctx {
+
+/// Owns one ModelProto and remembers where it came from (for messages).
+class Model {
+ public:
+  /// Reads and validates a model file. Throws ModelError naming the file and the problem
+  /// (missing, unreadable, a directory, empty, truncated, not an ONNX model).
+  static Model load(const std::filesystem::path& path);
+  /// Parses serialized bytes; `source` names them in messages.
+  static Model parse(std::string_view bytes, std::string source);
+  /// Takes ownership of an already-built proto.
+  static Model adopt(std::unique_ptr<onnx::ModelProto> proto, std::string source);
+
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
+  const onnx::ModelProto& proto() const { return *proto_; }
+  onnx::ModelProto& proto() { return *proto_; }
+  const std::string& source() const { return source_; }
+
+  /// The opset version imported for `domain` ("" and "ai.onnx" are the same), or -1.
+  std::int64_t opset(std::string_view domain) const;
+
+  /// Serializes to `path` atomically: a temporary file in the target folder renamed into place
+  /// only on success, so a failure never leaves a partial file (and the input may be overwritten).
+  void save(const std::filesystem::path& path) const;
+  std::string serialize() const;
+
+ private:
+  Model(std::unique_ptr<onnx::ModelProto> proto, std::string source);
+  std::unique_ptr<onnx::ModelProto> proto_;
+  std::string source_;
+};
+
+/// "" for the default ONNX domain spelled either way.
+inline std::string_view normalize_domain(std::string_view domain) {
+  return domain == "ai.onnx" ? std::string_view{} : domain;
+}
+
+}  // namespace cctx

@@ -1,0 +1,68 @@
+// Analysis profiles: which plugins to load and how to run the analysis (YAML, yaml-cpp).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cctx/expr.hpp"
+
+namespace cctx {
+
+/// One entry of `plugins:`. Exactly one of `name` / `path` is set.
+struct PluginSpec {
+  std::string name;             ///< looked up as lib<name>.so / libcctx_<name>.so in plugin_path
+  std::filesystem::path path;   ///< explicit file (relative paths resolved against the profile)
+  std::map<std::string, std::string> options;  ///< string key/values handed to the plugin
+  bool override_rules = false;  ///< `override: true`: may replace rules registered earlier
+  std::string where;            ///< "file:line:column" of the entry, for messages
+};
+
+enum class InplaceFallback { kNone, kStructural };
+
+/// Every key of a profile, with its default. See config/profiles/README.md.
+struct Profile {
+  std::string name = "default";
+  std::filesystem::path source;  ///< file it was read from (empty for built-in defaults)
+  std::vector<PluginSpec> plugins;
+  std::vector<std::filesystem::path> plugin_path;  ///< searched before the default folders
+  std::map<std::string, Interval, std::less<>> symbols;  ///< bounds; default [1, +inf)
+
+  struct Shapes {
+    bool strict = false;
+    /// Order of the fallbacks for ops without a rule: onnx_schema, declared, unknown_rank.
+    std::vector<std::string> fallback = {"onnx_schema", "declared", "unknown_rank"};
+  } shapes;
+  struct Tags {
+    bool enabled = true;
+  } tags;
+  struct Inplace {
+    bool enabled = true;
+    bool allow_input_overwrite = false;
+    InplaceFallback fallback = InplaceFallback::kNone;
+  } inplace;
+  struct Memory {
+    bool enabled = true;
+  } memory;
+  struct Scratch {
+    bool enabled = true;
+  } scratch;
+  struct Report {
+    std::vector<Assignment> evaluate;  ///< assignments evaluated in reports
+  } report;
+  ExprLimits expressions;  ///< `expressions: {max_weight, max_terms, max_degree, max_args}`
+  bool decision_log = false;
+};
+
+/// Reads a profile file. `extends:` is resolved (relative to the file), `${VAR}` expands in
+/// paths, relative plugin paths and plugin_path entries are made absolute against the profile's
+/// folder. Throws ConfigError with `file:line:column: message` (unknown key with the allowed
+/// keys, wrong type, bad value, YAML syntax error, extends cycle, missing file).
+Profile load_profile(const std::filesystem::path& path);
+
+/// Parses profile text. `source` names it in messages; `base_dir` anchors relative paths.
+Profile parse_profile(const std::string& yaml, const std::string& source,
+                      const std::filesystem::path& base_dir);
+
+}  // namespace cctx

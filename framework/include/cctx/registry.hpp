@@ -1,0 +1,102 @@
+// The rule registry: tables of plugin rules keyed by (domain, op_type, since_version), resolved
+// with ONNX's rule (the newest since_version <= the model's opset for the domain).
+#pragma once
+
+#include <cctx/sdk/rules.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cctx {
+
+/// A loaded plugin library. Rule entries hold it by shared_ptr so the library stays mapped while
+/// any rule it registered may still be called.
+struct PluginHandle;
+
+/// The rule kinds, in the order the pipeline uses them.
+enum class RuleKind : std::uint8_t { kShape, kTagTraits, kTagRule, kInplace, kScratch };
+inline constexpr std::size_t kRuleKindCount = 5;
+const char* rule_kind_name(RuleKind kind);
+
+/// Host-side copy of a plugin's TagTraits (positional table owned here).
+struct TagTraitsCopy {
+  sdk::Tag explicit_tag = sdk::Tag::kNone;
+  bool constant_like = false;
+  std::vector<sdk::PositionalTag> positional;
+  sdk::TagInherit inherit = sdk::TagInherit::kInput0;
+  sdk::TagBackward backward = sdk::TagBackward::kNone;
+};
+
+/// One registered rule of any kind.
+struct RuleEntry {
+  const void* rule = nullptr;               ///< the plugin object (kind-specific interface)
+  std::shared_ptr<const TagTraitsCopy> traits;  ///< for kTagTraits
+  std::shared_ptr<const PluginHandle> owner;    ///< keeps the library mapped
+  std::string origin;                           ///< "onnx 0.1.0 (/path/libcctx_onnx.so)"
+};
+
+/// Everything that applies to one (domain, op_type, opset).
+struct ResolvedRules {
+  const sdk::IShapeRule* shape = nullptr;
+  const TagTraitsCopy* traits = nullptr;
+  const sdk::ITagRule* tag = nullptr;
+  const sdk::IInplacePolicy* inplace = nullptr;
+  const sdk::IScratchEstimator* scratch = nullptr;
+  const RuleEntry* entries[kRuleKindCount] = {};  ///< for origins in messages
+};
+
+struct DomainRange {
+  std::string domain;
+  std::int32_t min_version = 1;
+  std::int32_t max_version = 1;
+  std::string origin;
+};
+
+/// Rule tables. Filled through a transactional registrar (PluginManager), read by pipelines.
+class RuleRegistry {
+ public:
+  using VersionMap = std::map<std::int32_t, RuleEntry>;
+  using OpMap = std::map<std::string, VersionMap, std::less<>>;
+  using DomainMap = std::map<std::string, OpMap, std::less<>>;
+
+  /// Adds an entry; throws PluginError naming both origins when the key exists and `replace`
+  /// is false.
+  void add(RuleKind kind, std::string_view domain, std::string_view op_type,
+           std::int32_t since_version, RuleEntry entry, bool replace);
+  bool contains(RuleKind kind, std::string_view domain, std::string_view op_type,
+                std::int32_t since_version) const;
+  const RuleEntry* find_exact(RuleKind kind, std::string_view domain, std::string_view op_type,
+                              std::int32_t since_version) const;
+  /// ONNX resolution; `opset < 0` (domain not imported) picks the newest entry.
+  const RuleEntry* find(RuleKind kind, std::string_view domain, std::string_view op_type,
+                        std::int64_t opset) const;
+  ResolvedRules resolve(std::string_view domain, std::string_view op_type,
+                        std::int64_t opset) const;
+
+  void declare_domain(DomainRange range);
+  const std::vector<DomainRange>& domains() const { return domains_; }
+  /// True when a loaded plugin declared `domain` (or registered a rule in it).
+  bool knows_domain(std::string_view domain) const;
+
+  /// Storage width in bits of an element type code registered by a plugin, or nullopt.
+  std::optional<std::uint32_t> dtype_bits(std::int32_t code) const;
+  void add_dtype(std::int32_t code, std::uint32_t bits, std::string name);
+  /// Name of a plugin-registered element type (empty when unknown).
+  std::string dtype_name(std::int32_t code) const;
+
+  const DomainMap& table(RuleKind kind) const { return tables_[static_cast<std::size_t>(kind)]; }
+  /// Drops every entry (teardown: before the libraries are unloaded).
+  void clear();
+
+ private:
+  DomainMap tables_[kRuleKindCount];
+  std::vector<DomainRange> domains_;
+  std::map<std::int32_t, std::pair<std::uint32_t, std::string>> dtypes_;
+};
+
+}  // namespace cctx

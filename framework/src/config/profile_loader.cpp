@@ -1,0 +1,449 @@
+// Reads analysis profiles (config/profiles/README.md is the user-facing key reference).
+//
+// A profile is applied on top of a Profile that already holds the defaults, or the parent's
+// values when the file `extends:` another one. That one mechanism gives the override rules:
+// scalars replace, sections (shapes, inplace, ...) replace key by key, `symbols` merge per symbol
+// and `plugins` are appended after the parent's.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <span>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+
+#include "cctx/errors.hpp"
+#include "cctx/profile.hpp"
+#include "yaml_checks.hpp"
+
+namespace cctx {
+namespace fs = std::filesystem;
+
+namespace {
+
+using detail::Checker;
+using detail::describe;
+using detail::Entry;
+using detail::Field;
+using detail::quote;
+
+constexpr std::string_view kTopKeys[] = {
+    "profile", "extends", "plugins", "plugin_path", "symbols",     "shapes",      "tags",
+    "inplace", "memory",  "scratch", "report",      "expressions", "decision_log"};
+constexpr std::string_view kPluginKeys[] = {"name", "path", "options", "override"};
+constexpr std::string_view kShapesKeys[] = {"strict", "fallback"};
+constexpr std::string_view kShapeFallbacks[] = {"onnx_schema", "declared", "unknown_rank"};
+constexpr std::string_view kEnabledKeys[] = {"enabled"};
+constexpr std::string_view kInplaceKeys[] = {"enabled", "allow_input_overwrite", "fallback"};
+constexpr std::string_view kInplaceFallbacks[] = {"none", "structural"};
+constexpr std::string_view kReportKeys[] = {"evaluate"};
+constexpr std::string_view kExpressionKeys[] = {"max_weight", "max_terms", "max_degree",
+                                                "max_args"};
+// Spellings of an unbounded upper end besides null: YAML 1.2's .inf family and plain "inf".
+constexpr std::string_view kInfWords[] = {"inf",  "Inf",  "INF",  "+inf",  "+Inf",  "+INF",
+                                          ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"};
+
+/// One file of the `extends` chain: its identity for cycle detection and its name for messages.
+struct Link {
+  fs::path identity;
+  std::string display;
+};
+
+bool is_one_of(std::string_view word, std::span<const std::string_view> words) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+// The same file reached through different spellings (./a.yaml, ../x/a.yaml, a symlink) must be
+// recognised as the same link of the chain.
+fs::path identity_of(const fs::path& file) {
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(file, ec);
+  return ec ? file.lexically_normal() : canonical;
+}
+
+fs::path absolute_of(const fs::path& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  return (ec ? path : absolute).lexically_normal();
+}
+
+// Reads a whole file. Returns the problem ("no such file", ...) or an empty string on success.
+std::string read_text(const fs::path& path, std::string& text) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return "no such file";
+  if (ec) return "cannot access (" + ec.message() + ")";
+  if (fs::is_directory(st)) return "is a directory, not a profile file";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::string("cannot open (") + std::strerror(errno) + ")";
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return "read error";
+  text = std::move(buffer).str();
+  return {};
+}
+
+// Plugin names become file names (lib<name>.so); anything path-like belongs in `path`.
+bool is_plugin_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+  });
+}
+
+// `${VAR}` unquoted inside [ ] or { } is a YAML syntax error ('{' opens a flow map), and the
+// parser's message does not say so: point at the fix when the failing line has one.
+std::string syntax_hint(const std::string& text, const YAML::Mark& mark) {
+  if (mark.is_null()) return {};
+  std::size_t start = 0;
+  for (int line = 0; line < mark.line && start != std::string::npos; ++line) {
+    start = text.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos) return {};
+  const std::string_view line =
+      std::string_view(text).substr(start, text.find('\n', start) - start);
+  if (line.find("${") == std::string_view::npos) return {};
+  return " (inside [ ] or { }, quote values that contain ${...})";
+}
+
+std::string bound_text(const YAML::Node& node) {
+  return node.IsNull() ? "null" : node.IsScalar() ? node.Scalar() : describe(node);
+}
+
+/// Applies the text of one profile source onto a Profile.
+class ProfileReader {
+ public:
+  ProfileReader(std::string source, fs::path base_dir, std::vector<Link>& chain)
+      : check_(std::move(source)), base_dir_(std::move(base_dir)), chain_(chain) {}
+
+  void apply(const std::string& text, Profile& profile) const;
+
+ private:
+  void apply_root(const YAML::Node& root, Profile& profile) const;
+  void apply_entry(const Entry& entry, Profile& profile) const;
+  void apply_extends(const Field& field, Profile& profile) const;
+  void apply_shapes(const Field& field, Profile::Shapes& shapes) const;
+  void apply_inplace(const Field& field, Profile::Inplace& inplace) const;
+  bool read_enabled(const Field& field, std::string_view section, bool current) const;
+  void apply_expressions(const Field& field, ExprLimits& limits) const;
+  PluginSpec read_plugin(const Field& item) const;
+  Interval read_bounds(const Field& field) const;
+  std::vector<std::string> read_fallback(const Field& field) const;
+  std::vector<Assignment> read_evaluate(const Field& field) const;
+  void check_symbol_name(const Entry& entry, std::string_view context) const;
+  fs::path read_path(const Field& field, std::string_view expectation) const;
+
+  Checker check_;
+  fs::path base_dir_;
+  std::vector<Link>& chain_;
+};
+
+// Applies one file as a link of the `extends` chain.
+void apply_file(const fs::path& file, const std::string& display, const std::string& text,
+                std::vector<Link>& chain, Profile& profile) {
+  chain.push_back(Link{identity_of(file), display});
+  ProfileReader(display, absolute_of(file).parent_path(), chain).apply(text, profile);
+  chain.pop_back();
+}
+
+void ProfileReader::apply(const std::string& text, Profile& profile) const {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    check_.fail(e.mark, "YAML syntax error: " + e.msg + syntax_hint(text, e.mark));
+  }
+  for (std::size_t i = 1; i < documents.size(); ++i) {
+    if (!documents[i].IsNull()) {
+      check_.fail(documents[i].Mark(),
+                  "a profile is a single YAML document; a second one starts here");
+    }
+  }
+  if (documents.empty()) return;
+  try {
+    apply_root(documents.front(), profile);
+  } catch (const YAML::Exception& e) {
+    // Not expected (every access is checked first), but a yaml-cpp exception must not escape.
+    check_.fail(e.mark, e.msg);
+  }
+}
+
+void ProfileReader::apply_root(const YAML::Node& root, Profile& profile) const {
+  if (root.IsNull()) return;  // empty or comments only: all defaults
+  if (!root.IsMap()) {
+    check_.fail(root.Mark(),
+                "the top level of a profile must be a map of keys, got " + describe(root));
+  }
+  const std::vector<Entry> entries = check_.entries(detail::root_field(root), "profile", kTopKeys);
+  // The parent goes first wherever `extends` is written, so that every other key overrides it.
+  for (const Entry& entry : entries) {
+    if (entry.key == "extends") apply_extends(entry.value, profile);
+  }
+  for (const Entry& entry : entries) apply_entry(entry, profile);
+}
+
+void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
+  const std::string& key = entry.key;
+  const Field& value = entry.value;
+  if (key == "profile") {
+    profile.name = check_.non_empty(value, "a non-empty string");
+  } else if (key == "plugins") {
+    for (const Field& item : check_.items(value, "a list of plugin entries")) {
+      profile.plugins.push_back(read_plugin(item));
+    }
+  } else if (key == "plugin_path") {
+    profile.plugin_path.clear();  // a list replaces the parent's
+    for (const Field& item : check_.items(value, "a list of folders")) {
+      profile.plugin_path.push_back(read_path(item, "a folder path"));
+    }
+  } else if (key == "symbols") {
+    for (const Entry& symbol : check_.entries(value, "symbols", {})) {
+      check_symbol_name(symbol, "symbols");
+      profile.symbols.insert_or_assign(symbol.key, read_bounds(symbol.value));
+    }
+  } else if (key == "shapes") {
+    apply_shapes(value, profile.shapes);
+  } else if (key == "tags") {
+    profile.tags.enabled = read_enabled(value, "tags", profile.tags.enabled);
+  } else if (key == "inplace") {
+    apply_inplace(value, profile.inplace);
+  } else if (key == "memory") {
+    profile.memory.enabled = read_enabled(value, "memory", profile.memory.enabled);
+  } else if (key == "scratch") {
+    profile.scratch.enabled = read_enabled(value, "scratch", profile.scratch.enabled);
+  } else if (key == "report") {
+    for (const Entry& e : check_.entries(value, "report", kReportKeys)) {
+      profile.report.evaluate = read_evaluate(e.value);
+    }
+  } else if (key == "expressions") {
+    apply_expressions(value, profile.expressions);
+  } else if (key == "decision_log") {
+    profile.decision_log = check_.boolean(value);
+  }
+  // "extends" was applied first, by apply_root.
+}
+
+void ProfileReader::apply_extends(const Field& field, Profile& profile) const {
+  const fs::path file = read_path(field, "a profile file path");
+  const std::string display = file.string();
+  const fs::path identity = identity_of(file);
+  for (std::size_t i = 0; i < chain_.size(); ++i) {
+    if (chain_[i].identity != identity) continue;
+    std::string cycle;
+    for (std::size_t j = i; j < chain_.size(); ++j) cycle += chain_[j].display + " -> ";
+    check_.fail(field.mark(), "'extends' cycle: " + cycle + display);
+  }
+  std::string text;
+  if (const std::string problem = read_text(file, text); !problem.empty()) {
+    check_.fail(field.mark(), "'extends': " + display + ": " + problem);
+  }
+  apply_file(file, display, text, chain_, profile);
+}
+
+void ProfileReader::apply_shapes(const Field& field, Profile::Shapes& shapes) const {
+  for (const Entry& e : check_.entries(field, "shapes", kShapesKeys)) {
+    if (e.key == "strict") {
+      shapes.strict = check_.boolean(e.value);
+    } else {
+      shapes.fallback = read_fallback(e.value);
+    }
+  }
+}
+
+void ProfileReader::apply_inplace(const Field& field, Profile::Inplace& inplace) const {
+  for (const Entry& e : check_.entries(field, "inplace", kInplaceKeys)) {
+    if (e.key == "enabled") {
+      inplace.enabled = check_.boolean(e.value);
+    } else if (e.key == "allow_input_overwrite") {
+      inplace.allow_input_overwrite = check_.boolean(e.value);
+    } else {
+      inplace.fallback = check_.one_of(e.value, kInplaceFallbacks) == "structural"
+                             ? InplaceFallback::kStructural
+                             : InplaceFallback::kNone;
+    }
+  }
+}
+
+bool ProfileReader::read_enabled(const Field& field, std::string_view section, bool current) const {
+  for (const Entry& e : check_.entries(field, section, kEnabledKeys)) {
+    current = check_.boolean(e.value);
+  }
+  return current;
+}
+
+void ProfileReader::apply_expressions(const Field& field, ExprLimits& limits) const {
+  constexpr std::int64_t kMax = std::numeric_limits<std::uint32_t>::max();
+  for (const Entry& e : check_.entries(field, "expressions", kExpressionKeys)) {
+    const auto value = static_cast<std::uint32_t>(check_.integer(e.value, 1, kMax));
+    if (e.key == "max_weight") {
+      limits.max_weight = value;
+    } else if (e.key == "max_terms") {
+      limits.max_terms = value;
+    } else if (e.key == "max_degree") {
+      limits.max_degree = value;
+    } else {
+      limits.max_args = value;
+    }
+  }
+}
+
+PluginSpec ProfileReader::read_plugin(const Field& item) const {
+  if (!item.node.IsMap()) {
+    check_.fail(item.mark(), "'" + item.name + "' must be a map with 'name' or 'path', got " +
+                                 describe(item.node));
+  }
+  const std::vector<Entry> entries = check_.entries(item, item.name, kPluginKeys);
+  // Decide name-or-path before reading values: "both"/"neither" is the more basic mistake.
+  const auto has = [&](std::string_view key) {
+    return std::any_of(entries.begin(), entries.end(),
+                       [&](const Entry& e) { return e.key == key; });
+  };
+  if (has("name") && has("path")) {
+    check_.fail(item.mark(), "'" + item.name + "' sets both 'name' and 'path'; set exactly one");
+  }
+  if (!has("name") && !has("path")) {
+    check_.fail(item.mark(), "'" + item.name +
+                                 "' sets neither 'name' nor 'path'; set exactly one (name: a "
+                                 "plugin found in plugin_path, path: a library file)");
+  }
+  PluginSpec spec;
+  spec.where = detail::location(check_.source(), item.mark());
+  for (const Entry& e : entries) {
+    if (e.key == "name") {
+      spec.name = check_.scalar(e.value, "a plugin name");
+      if (!is_plugin_name(spec.name)) {
+        check_.fail(e.value.mark(), "'" + e.value.name +
+                                        "' must be a plugin name (letters, digits, '_', '-', "
+                                        "'.'; use 'path' for a file), got " +
+                                        describe(e.value.node));
+      }
+    } else if (e.key == "path") {
+      spec.path = read_path(e.value, "a library file path");
+    } else if (e.key == "options") {
+      for (const Entry& option : check_.entries(e.value, e.value.name, {})) {
+        // Plugins receive text: numbers and booleans are handed over as written.
+        spec.options[option.key] =
+            check_.scalar(option.value, "a scalar (string, number or boolean)");
+      }
+    } else {
+      spec.override_rules = check_.boolean(e.value);
+    }
+  }
+  return spec;
+}
+
+Interval ProfileReader::read_bounds(const Field& field) const {
+  const std::string shape = "'" + field.name + "' must be [lo, hi] with 0 <= lo <= hi";
+  if (!field.node.IsSequence() || field.node.size() != 2) {
+    std::string got = describe(field.node);
+    if (field.node.IsSequence()) {
+      got = "a list of " + std::to_string(field.node.size()) +
+            (field.node.size() == 1 ? " item" : " items");
+    }
+    check_.fail(field.mark(), shape + ", got " + got);
+  }
+  const std::vector<Field> ends = check_.items(field, "[lo, hi]");
+  Interval bounds;
+  bool overflow = false;
+  if (!ends[0].node.IsScalar() ||
+      !detail::parse_integer(ends[0].node.Scalar(), bounds.lo, overflow)) {
+    check_.fail(ends[0].mark(), "'" + field.name + "' lower bound must be an integer, got " +
+                                    describe(ends[0].node) + (overflow ? " (out of range)" : ""));
+  }
+  const YAML::Node& hi = ends[1].node;
+  if (hi.IsNull() || (hi.IsScalar() && is_one_of(hi.Scalar(), kInfWords))) {
+    bounds.hi = kPosInf;
+  } else if (!hi.IsScalar() || !detail::parse_integer(hi.Scalar(), bounds.hi, overflow)) {
+    check_.fail(ends[1].mark(), "'" + field.name +
+                                    "' upper bound must be an integer, null or .inf, got " +
+                                    describe(hi) + (overflow ? " (out of range)" : ""));
+  }
+  if (bounds.lo < 0 || bounds.lo > bounds.hi) {
+    check_.fail(field.mark(),
+                shape + ", got [" + bound_text(ends[0].node) + ", " + bound_text(hi) + "]");
+  }
+  return bounds;
+}
+
+std::vector<std::string> ProfileReader::read_fallback(const Field& field) const {
+  std::vector<std::string> words;
+  for (const Field& item : check_.items(field, "a list (of onnx_schema, declared, unknown_rank)")) {
+    std::string word = check_.one_of(item, kShapeFallbacks);
+    if (std::find(words.begin(), words.end(), word) != words.end()) {
+      check_.fail(item.mark(), "'" + field.name + "' lists " + quote(word) + " twice");
+    }
+    words.push_back(std::move(word));
+  }
+  return words;
+}
+
+std::vector<Assignment> ProfileReader::read_evaluate(const Field& field) const {
+  std::vector<Assignment> assignments;
+  for (const Field& item : check_.items(field, "a list of maps symbol -> value")) {
+    Assignment assignment;
+    for (const Entry& e : check_.entries(item, item.name, {})) {
+      check_symbol_name(e, item.name);
+      assignment.emplace(e.key, check_.integer(e.value, 0));
+    }
+    if (assignment.empty()) {
+      check_.fail(item.mark(),
+                  "'" + item.name + "' must map at least one symbol to a value, e.g. {N: 8}");
+    }
+    assignments.push_back(std::move(assignment));
+  }
+  return assignments;
+}
+
+void ProfileReader::check_symbol_name(const Entry& entry, std::string_view context) const {
+  if (detail::is_symbol_name(entry.key)) return;
+  check_.fail(entry.key_mark, quote(entry.key) + " in '" + std::string(context) +
+                                  "' is not a symbol name ([A-Za-z_][A-Za-z0-9_]*)");
+}
+
+fs::path ProfileReader::read_path(const Field& field, std::string_view expectation) const {
+  const std::string text = check_.expand_env(field, check_.non_empty(field, expectation));
+  if (text.empty()) {
+    check_.fail(field.mark(),
+                "'" + field.name + "' is empty after expanding " + quote(field.node.Scalar()));
+  }
+  fs::path path(text);
+  if (path.is_relative()) path = base_dir_ / path;
+  path = path.lexically_normal();
+  // "dir/" and "dir" name the same folder; keep one spelling so paths compare equal.
+  if (!path.has_filename() && path != path.root_path()) path = path.parent_path();
+  return path;
+}
+
+}  // namespace
+
+Profile load_profile(const fs::path& path) {
+  std::string text;
+  if (const std::string problem = read_text(path, text); !problem.empty()) {
+    throw ConfigError((path.empty() ? "(empty path)" : path.string()) + ": " + problem);
+  }
+  std::vector<Link> chain;
+  Profile profile;
+  apply_file(path, path.string(), text, chain, profile);
+  profile.source = absolute_of(path);
+  return profile;
+}
+
+Profile parse_profile(const std::string& yaml, const std::string& source,
+                      const fs::path& base_dir) {
+  const fs::path base = absolute_of(base_dir);
+  // If `source` names a real file under base_dir, a parent extending it is a cycle too.
+  std::vector<Link> chain;
+  if (!source.empty()) chain.push_back(Link{identity_of(base / source), source});
+  Profile profile;
+  ProfileReader(source, base, chain).apply(yaml, profile);
+  profile.source = source;
+  return profile;
+}
+
+}  // namespace cctx

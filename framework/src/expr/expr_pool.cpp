@@ -1,0 +1,210 @@
+// The public ExprPool surface: argument checks and forwarding to the implementation.
+#include <memory>
+
+#include "expr/pool_impl.hpp"
+
+namespace cctx {
+
+using namespace detail;
+
+namespace {
+
+constexpr std::size_t kMaxDimText = 4096;
+
+void check_bounds(std::string_view name, Interval bounds) {
+  if (bounds.lo > bounds.hi) {
+    throw ExprError(ExprError::Kind::kOutOfBounds,
+                    "empty bounds [" + std::to_string(bounds.lo) + ", " + std::to_string(bounds.hi) +
+                        "] for symbol '" + quote_text(name) + "'");
+  }
+}
+
+}  // namespace
+
+ExprPool::ExprPool() : ExprPool(ExprLimits{}) {}
+ExprPool::ExprPool(ExprLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
+ExprPool::~ExprPool() = default;
+
+// ---- construction -------------------------------------------------------------------------------
+
+Expr ExprPool::integer(std::int64_t value) { return impl_->integer(value); }
+
+Expr ExprPool::symbol(std::string_view name) { return declare_symbol(name, kDimBounds); }
+
+Expr ExprPool::declare_symbol(std::string_view name, Interval bounds) {
+  if (const auto it = impl_->symbol_index.find(name); it != impl_->symbol_index.end()) {
+    return impl_->symbol_node(it->second);
+  }
+  if (name.empty()) throw ExprError(ExprError::Kind::kSyntax, "empty symbol name");
+  check_bounds(name, bounds);
+  return impl_->symbol_node(
+      impl_->new_symbol(std::string(name), SymbolKind::kDeclared, bounds, ""));
+}
+
+Expr ExprPool::fresh_symbol(std::string_view base, Interval bounds, std::string_view origin) {
+  check_bounds(base, bounds);
+  return impl_->fresh(base, bounds, std::string(origin));
+}
+
+Expr ExprPool::opaque_symbol(std::string_view text) {
+  if (text.empty()) return impl_->fresh("unk", kDimBounds, "empty dim_param");
+  if (const auto it = impl_->symbol_index.find(text); it != impl_->symbol_index.end()) {
+    return impl_->symbol_node(it->second);
+  }
+  return impl_->symbol_node(impl_->new_symbol(std::string(text), SymbolKind::kOpaque, kDimBounds, ""));
+}
+
+Expr ExprPool::add(Expr a, Expr b) { return impl_->add(a, b); }
+Expr ExprPool::sub(Expr a, Expr b) { return impl_->sub(a, b); }
+Expr ExprPool::mul(Expr a, Expr b) { return impl_->mul(a, b); }
+Expr ExprPool::neg(Expr a) { return impl_->neg(a); }
+Expr ExprPool::floor_div(Expr a, Expr b) { return impl_->floor_div(a, b); }
+Expr ExprPool::exact_div(Expr a, Expr b) { return impl_->exact_div(a, b); }
+Expr ExprPool::mod(Expr a, Expr b) { return impl_->mod(a, b); }
+Expr ExprPool::ceil_div(Expr a, Expr b) { return impl_->ceil_div(a, b); }
+Expr ExprPool::max(std::span<const Expr> args) { return impl_->minmax(true, args); }
+Expr ExprPool::min(std::span<const Expr> args) { return impl_->minmax(false, args); }
+Expr ExprPool::sum(std::span<const Expr> terms) { return impl_->sum(terms); }
+
+Expr ExprPool::product(std::span<const Expr> factors) {
+  Expr r = impl_->integer(1);
+  for (const Expr f : factors) r = impl_->mul(r, f);
+  return r;
+}
+
+// ---- text ---------------------------------------------------------------------------------------
+
+Expr ExprPool::parse(std::string_view text) { return impl_->parse(text); }
+
+Expr ExprPool::parse_dim(std::string_view text) {
+  if (text.empty()) return impl_->fresh("unk", kDimBounds, "empty dim_param");
+  if (text.size() > kMaxDimText) {
+    impl_->warn("note: dim_param of " + std::to_string(text.size()) +
+                " bytes is longer than 4096; kept as an opaque symbol");
+    return opaque_symbol(text);
+  }
+  try {
+    return impl_->parse(text);
+  } catch (const ExprError& e) {
+    impl_->warn("note: dim_param '" + quote_text(text) + "' kept as an opaque symbol (" + e.what() +
+                ")");
+  }
+  return opaque_symbol(text);
+}
+
+const std::string& ExprPool::print(Expr e) { return impl_->print(e); }
+
+// ---- queries ------------------------------------------------------------------------------------
+
+bool ExprPool::is_int(Expr e) const { return impl_->is_int(e); }
+
+std::optional<std::int64_t> ExprPool::as_int(Expr e) const {
+  if (!impl_->is_int(e)) return std::nullopt;
+  return impl_->int_value(e);
+}
+
+bool ExprPool::is_symbol(Expr e) const { return impl_->kind(e) == Kind::kSym; }
+
+bool ExprPool::has_symbols(Expr e) const { return impl_->node(e).sig != 0; }
+
+std::vector<std::string> ExprPool::symbols_of(Expr e) {
+  std::vector<std::uint32_t> ids;
+  impl_->collect_symbols(e, ids);
+  std::vector<std::string> names;
+  names.reserve(ids.size());
+  for (const std::uint32_t id : ids) names.push_back(impl_->symbols[id].name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Interval ExprPool::interval(Expr e) { return impl_->interval(e); }
+
+bool ExprPool::prove_ge(Expr a, Expr b) { return impl_->prove_ge(a, b); }
+
+bool ExprPool::prove_gt(Expr a, Expr b) {
+  try {
+    return impl_->prove_ge(a, impl_->add(b, impl_->integer(1)));
+  } catch (const ExprError&) {
+    return false;
+  }
+}
+
+bool ExprPool::prove_eq(Expr a, Expr b) {
+  if (a == b) return true;
+  try {
+    const Expr d = impl_->sub(a, b);
+    if (impl_->is_int(d)) return impl_->int_value(d) == 0;
+    const Interval iv = impl_->interval(d);
+    return iv.lo == 0 && iv.hi == 0;
+  } catch (const ExprError&) {
+    return false;
+  }
+}
+
+bool ExprPool::prove_ne(Expr a, Expr b) {
+  if (a == b) return false;
+  try {
+    const Interval iv = impl_->interval(impl_->sub(a, b));
+    if (iv.lo > 0 || iv.hi < 0) return true;
+  } catch (const ExprError&) {
+  }
+  return prove_gt(a, b) || prove_gt(b, a);
+}
+
+bool ExprPool::prove_nonneg(Expr e) { return impl_->prove_nonneg(e); }
+
+Relation ExprPool::compare(Expr a, Expr b) {
+  if (prove_eq(a, b)) return Relation::kEq;
+  const bool ge = prove_ge(a, b);
+  const bool le = prove_ge(b, a);
+  if (ge && le) return Relation::kEq;
+  if (ge) return prove_gt(a, b) ? Relation::kGt : Relation::kGe;
+  if (le) return prove_gt(b, a) ? Relation::kLt : Relation::kLe;
+  if (prove_gt(a, b)) return Relation::kGt;
+  if (prove_gt(b, a)) return Relation::kLt;
+  return prove_ne(a, b) ? Relation::kNe : Relation::kUnknown;
+}
+
+// ---- evaluation ---------------------------------------------------------------------------------
+
+std::int64_t ExprPool::eval(Expr e, const Assignment& values) { return impl_->eval(e, values); }
+
+Expr ExprPool::substitute(Expr e, const std::map<std::string, Expr, std::less<>>& values) {
+  std::vector<std::pair<std::uint32_t, Expr>> map;
+  for (const auto& [name, value] : values) {
+    const auto it = impl_->symbol_index.find(name);
+    if (it == impl_->symbol_index.end()) continue;
+    const Interval b = impl_->symbols[it->second].bounds;
+    const Interval v = impl_->interval(value);
+    if (v.lo < b.lo || v.hi > b.hi) {
+      throw ExprError(ExprError::Kind::kOutOfBounds,
+                      "value '" + quote_text(impl_->print(value)) + "' for symbol '" +
+                          quote_text(name) + "' may lie outside the symbol's bounds");
+    }
+    map.emplace_back(it->second, value);
+  }
+  return impl_->substitute_syms(e, map, nullptr);
+}
+
+// ---- symbols ------------------------------------------------------------------------------------
+
+const SymbolInfo* ExprPool::find_symbol(std::string_view name) const {
+  const auto it = impl_->symbol_index.find(name);
+  return it == impl_->symbol_index.end() ? nullptr : &impl_->symbols[it->second];
+}
+
+std::span<const SymbolInfo> ExprPool::symbols() const { return impl_->symbols; }
+
+std::vector<std::string> ExprPool::take_warnings() {
+  std::vector<std::string> out;
+  out.swap(impl_->warnings);
+  return out;
+}
+
+std::size_t ExprPool::node_count() const { return impl_->nodes.size(); }
+
+const ExprLimits& ExprPool::limits() const { return impl_->limits; }
+
+ExprPoolStats ExprPool::stats() const { return ExprPoolStats{impl_->memo_hits, impl_->memo_misses}; }
+
+}  // namespace cctx

@@ -1,0 +1,342 @@
+// Arena, interning, operation memo, symbols and size caps.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <unordered_set>
+
+#include "expr/pool_impl.hpp"
+
+namespace cctx {
+namespace detail {
+
+void throw_overflow(const std::string& context) {
+  throw ExprError(ExprError::Kind::kOverflow,
+                  context.empty() ? std::string("integer overflow") : "integer overflow in " + context);
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (!alpha(s[0])) return false;
+  return std::all_of(s.begin() + 1, s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
+}
+
+std::string quote_text(std::string_view text, std::size_t max_len) {
+  std::string out;
+  const bool shorten = text.size() > max_len;
+  const std::string_view shown = shorten ? text.substr(0, max_len) : text;
+  out.reserve(shown.size() + 8);
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char ch : shown) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  if (shorten) out += "...";
+  return out;
+}
+
+namespace {
+
+constexpr std::uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
+
+inline std::uint64_t finalize_hash(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+inline std::uint32_t hash_node(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
+  std::uint64_t h = (static_cast<std::uint64_t>(k) + 1) * kMul1 ^ static_cast<std::uint64_t>(aux);
+  h = finalize_hash(h);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    h = (h ^ w[i]) * kMul1;
+    h ^= h >> 29;
+  }
+  return static_cast<std::uint32_t>(finalize_hash(h ^ n));
+}
+
+inline std::uint32_t sat_add32(std::uint32_t a, std::uint64_t b) {
+  const std::uint64_t s = a + b;
+  return s > 0xffffffffULL ? 0xffffffffU : static_cast<std::uint32_t>(s);
+}
+
+inline std::uint64_t symbol_bit(std::int64_t index) {
+  return std::uint64_t{1} << (static_cast<std::uint64_t>(index) & 63U);
+}
+
+constexpr std::uint8_t kDeepFlags = kFlagMinMax | kFlagMaybeUndef;
+constexpr std::size_t kMemoSize = std::size_t{1} << 16;
+
+}  // namespace
+}  // namespace detail
+
+using namespace detail;
+
+detail::PoolImpl::PoolImpl(ExprLimits lim) : limits(lim) {
+  table.assign(1024, 0);
+  memo.resize(kMemoSize);
+  small_ints.assign(static_cast<std::size_t>(kSmallMax - kSmallMin + 1), 0xffffffffU);
+  nodes.reserve(256);
+  payload.reserve(1024);
+}
+
+void detail::PoolImpl::warn(std::string msg) { warnings.push_back(std::move(msg)); }
+
+void detail::PoolImpl::grow_table() {
+  std::vector<std::uint64_t> old(table.size() * 2, 0);
+  old.swap(table);
+  const std::size_t mask = table.size() - 1;
+  for (const std::uint64_t slot : old) {
+    if (slot == 0) continue;
+    std::size_t i = static_cast<std::size_t>(slot >> 32) & mask;
+    while (table[i] != 0) i = (i + 1) & mask;
+    table[i] = slot;
+  }
+}
+
+Expr detail::PoolImpl::intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
+  const std::uint32_t h = hash_node(k, aux, w, n);
+  const std::size_t mask = table.size() - 1;
+  std::size_t i = h & mask;
+  while (true) {
+    const std::uint64_t slot = table[i];
+    if (slot == 0) break;
+    if (static_cast<std::uint32_t>(slot >> 32) == h) {
+      const auto id = static_cast<std::uint32_t>(slot) - 1;
+      const Node& cand = nodes[id];
+      if (cand.kind == k && cand.aux == aux && cand.len == n &&
+          (n == 0 || std::memcmp(payload.data() + cand.off, w, n * sizeof(std::uint32_t)) == 0)) {
+        return Expr{id};
+      }
+    }
+    i = (i + 1) & mask;
+  }
+
+  // New node: derive its cached facts from the children.
+  Node nd;
+  nd.kind = k;
+  nd.aux = aux;
+  nd.len = n;
+  switch (k) {
+    case Kind::kInt:
+      nd.weight = 1;
+      break;
+    case Kind::kSym:
+      nd.weight = 1;
+      nd.degree = 1;
+      nd.sig = symbol_bit(aux);
+      break;
+    case Kind::kSum: {
+      nd.weight = aux != 0 ? 2 : 1;
+      for (std::uint32_t t = 0; t < n; t += 3) {
+        const Node& m = nodes[w[t]];
+        nd.weight = sat_add32(nd.weight, std::uint64_t{m.weight} + 1);
+        nd.degree = std::max(nd.degree, m.degree);
+        nd.sig |= m.sig;
+        nd.flags |= m.flags;
+      }
+      break;
+    }
+    case Kind::kMono: {
+      std::uint64_t degree = 0;
+      for (std::uint32_t t = 0; t < n; t += 2) {
+        const Node& a = nodes[w[t]];
+        nd.weight = sat_add32(nd.weight, std::uint64_t{a.weight} * w[t + 1]);
+        degree += w[t + 1];
+        nd.sig |= a.sig;
+        nd.flags |= a.flags & kDeepFlags;
+        if (a.kind == Kind::kExactDiv) nd.flags |= kFlagExactFactor;
+      }
+      nd.degree = static_cast<std::uint16_t>(std::min<std::uint64_t>(degree, 0xffff));
+      break;
+    }
+    case Kind::kFloorDiv:
+    case Kind::kExactDiv:
+    case Kind::kMod: {
+      const Node& num = nodes[w[0]];
+      const Node& den = nodes[w[1]];
+      nd.weight = sat_add32(sat_add32(1, num.weight), den.weight);
+      nd.degree = 1;
+      nd.sig = num.sig | den.sig;
+      nd.flags = static_cast<std::uint8_t>((num.flags | den.flags) & kDeepFlags);
+      const bool literal = den.kind == Kind::kInt;
+      if (k == Kind::kExactDiv) nd.flags |= kFlagExactFactor | kFlagMaybeUndef;
+      if (!literal || den.aux == 0) nd.flags |= kFlagMaybeUndef;
+      if (k != Kind::kExactDiv && literal && den.aux > 0) nd.flags |= kFlagLitDiv;
+      break;
+    }
+    case Kind::kMax:
+    case Kind::kMin:
+      nd.degree = 1;
+      nd.flags = kFlagMinMax;
+      for (std::uint32_t t = 0; t < n; ++t) {
+        const Node& a = nodes[w[t]];
+        nd.weight = sat_add32(nd.weight, a.weight);
+        nd.sig |= a.sig;
+        nd.flags |= a.flags & kDeepFlags;
+      }
+      break;
+  }
+
+  // Size caps (expressions.md 4.4): the node is not stored, a bounded fresh symbol stands in.
+  if (k != Kind::kInt && k != Kind::kSym) {
+    std::string reason;
+    if (nd.weight > limits.max_weight) {
+      reason = "weight " + std::to_string(nd.weight) + " > " + std::to_string(limits.max_weight);
+    } else if (k == Kind::kSum && n / 3 > limits.max_terms) {
+      reason = std::to_string(n / 3) + " terms > " + std::to_string(limits.max_terms);
+    } else if (nd.degree > limits.max_degree) {
+      reason = "degree " + std::to_string(nd.degree) + " > " + std::to_string(limits.max_degree);
+    } else if (is_minmax(k) && n > limits.max_args) {
+      reason = std::to_string(n) + " arguments > " + std::to_string(limits.max_args);
+    }
+    if (!reason.empty()) return make_cap(k, aux, w, n, reason);
+  }
+
+  const auto id = static_cast<std::uint32_t>(nodes.size());
+  nd.off = static_cast<std::uint32_t>(payload.size());
+  payload.insert(payload.end(), w, w + n);
+  nodes.push_back(nd);
+  intervals.emplace_back();
+  state.push_back(0);
+  text_ids.push_back(0);
+  table[i] = (static_cast<std::uint64_t>(h) << 32) | (std::uint64_t{id} + 1);
+  ++table_count;
+  if (table_count * 10 > table.size() * 7) grow_table();
+  return Expr{id};
+}
+
+Expr detail::PoolImpl::make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
+                              const std::string& reason) {
+  std::string key;
+  key.push_back(static_cast<char>(k));
+  key.append(reinterpret_cast<const char*>(&aux), sizeof aux);
+  if (n != 0) key.append(reinterpret_cast<const char*>(w), n * sizeof(std::uint32_t));
+  if (const auto it = caps.find(key); it != caps.end()) return Expr{it->second};
+
+  // Copy the parts: computing text and interval reads the payload but the words may be scratch.
+  const std::vector<std::uint32_t> parts(w, w + n);
+  const Interval bounds = interval_of_parts(k, aux, parts.data(), n);
+  std::string shown = text_of_parts(k, aux, parts.data(), n);
+  if (shown.size() > 80) shown = shown.substr(0, 80) + "...";
+  const std::string name = "cap_" + std::to_string(++cap_count);
+  const Expr sym = fresh(name, bounds, "size cap (" + reason + "): " + shown);
+  const std::string& actual = symbols[static_cast<std::size_t>(nodes[sym.id].aux)].name;
+  warn("expression size cap (" + reason + "): '" + quote_text(shown, 100) + "' replaced by " +
+       actual);
+  caps.emplace(std::move(key), sym.id);
+  return sym;
+}
+
+std::optional<Expr> detail::PoolImpl::memo_find(Op op, Expr a, Expr b) {
+  const std::uint64_t h = finalize_hash((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kMul1 +
+                                        static_cast<std::uint64_t>(op));
+  const MemoEntry& e = memo[h & (memo.size() - 1)];
+  if (e.op == op && e.a == a.id && e.b == b.id) {
+    ++memo_hits;
+    return Expr{e.result};
+  }
+  ++memo_misses;
+  return std::nullopt;
+}
+
+void detail::PoolImpl::memo_store(Op op, Expr a, Expr b, Expr r) {
+  const std::uint64_t h = finalize_hash((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kMul1 +
+                                        static_cast<std::uint64_t>(op));
+  memo[h & (memo.size() - 1)] = MemoEntry{a.id, b.id, r.id, op};
+}
+
+Expr detail::PoolImpl::integer(std::int64_t v) {
+  if (v >= kSmallMin && v <= kSmallMax) {
+    std::uint32_t& slot = small_ints[static_cast<std::size_t>(v - kSmallMin)];
+    if (slot == 0xffffffffU) slot = intern(Kind::kInt, v, nullptr, 0).id;
+    return Expr{slot};
+  }
+  return intern(Kind::kInt, v, nullptr, 0);
+}
+
+std::uint32_t detail::PoolImpl::new_symbol(std::string name, SymbolKind kind, Interval bounds,
+                                         std::string origin) {
+  const auto index = static_cast<std::uint32_t>(symbols.size());
+  symbol_index.emplace(name, index);
+  symbols.push_back(SymbolInfo{std::move(name), kind, bounds, std::move(origin)});
+  symbol_nodes.push_back(intern(Kind::kSym, index, nullptr, 0).id);
+  symbol_raw_text.push_back(0);
+  return index;
+}
+
+Expr detail::PoolImpl::fresh(std::string_view base, Interval bounds, std::string origin) {
+  std::string stem(base.empty() ? std::string_view("unk") : base);
+  std::string name = stem;
+  if (symbol_index.find(name) != symbol_index.end()) {
+    auto [it, inserted] = fresh_next.try_emplace(stem, 2);
+    do {
+      name = stem + "_" + std::to_string(it->second++);
+    } while (symbol_index.find(name) != symbol_index.end());
+  }
+  return symbol_node(new_symbol(std::move(name), SymbolKind::kFresh, bounds, std::move(origin)));
+}
+
+Expr detail::PoolImpl::lookup_or_opaque(std::string_view name) {
+  if (const auto it = symbol_index.find(name); it != symbol_index.end()) {
+    return symbol_node(it->second);
+  }
+  const SymbolKind kind = is_identifier(name) ? SymbolKind::kDeclared : SymbolKind::kOpaque;
+  return symbol_node(new_symbol(std::string(name), kind, kDimBounds, ""));
+}
+
+Poly detail::PoolImpl::acquire_poly() {
+  if (spare_polys.empty()) return Poly{};
+  Poly p = std::move(spare_polys.back());
+  spare_polys.pop_back();
+  p.c0 = 0;
+  p.terms.clear();
+  return p;
+}
+
+void detail::PoolImpl::release_poly(Poly&& p) {
+  if (spare_polys.size() < 64) spare_polys.push_back(std::move(p));
+}
+
+void detail::PoolImpl::collect_symbols(Expr e, std::vector<std::uint32_t>& out) const {
+  // Iterative walk with a visited set: shared sub-DAGs are visited once.
+  std::vector<std::uint32_t> stack{e.id};
+  std::unordered_set<std::uint32_t> seen;
+  while (!stack.empty()) {
+    const std::uint32_t id = stack.back();
+    stack.pop_back();
+    const Node& n = nodes[id];
+    if (n.sig == 0) continue;
+    if (!seen.insert(id).second) continue;
+    const std::uint32_t* w = payload.data() + n.off;
+    switch (n.kind) {
+      case Kind::kInt:
+        break;
+      case Kind::kSym:
+        out.push_back(static_cast<std::uint32_t>(n.aux));
+        break;
+      case Kind::kSum:
+        for (std::uint32_t t = 0; t < n.len; t += 3) stack.push_back(w[t]);
+        break;
+      case Kind::kMono:
+        for (std::uint32_t t = 0; t < n.len; t += 2) stack.push_back(w[t]);
+        break;
+      default:
+        for (std::uint32_t t = 0; t < n.len; ++t) stack.push_back(w[t]);
+        break;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+}  // namespace cctx

@@ -1,0 +1,263 @@
+// Private layout of ExprPool: a flat arena of nodes whose variable-length parts live in one shared
+// payload vector, an open-addressing intern table, a direct-mapped operation memo and the lazily
+// filled per-node caches (text, interval, proof results).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cctx/expr.hpp"
+#include "expr/checked.hpp"
+
+namespace cctx {
+namespace detail {
+
+enum class Kind : std::uint8_t { kInt, kSym, kSum, kMono, kFloorDiv, kExactDiv, kMod, kMax, kMin };
+
+constexpr bool is_division(Kind k) {
+  return k == Kind::kFloorDiv || k == Kind::kExactDiv || k == Kind::kMod;
+}
+constexpr bool is_minmax(Kind k) { return k == Kind::kMax || k == Kind::kMin; }
+/// Atoms are the factors of monomials.
+constexpr bool is_atom(Kind k) { return k == Kind::kSym || is_division(k) || is_minmax(k); }
+
+// Node flags. "Self" flags describe a node's own linear terms (a Sum inherits them from its
+// monomials so one test tells whether a rule can apply); "deep" flags describe the whole DAG.
+inline constexpr std::uint8_t kFlagLitDiv = 1 << 0;       // self: FloorDiv/Mod by a literal > 0
+inline constexpr std::uint8_t kFlagExactFactor = 1 << 1;  // self: an ExactDiv factor
+inline constexpr std::uint8_t kFlagMinMax = 1 << 2;       // deep: contains Max/Min
+inline constexpr std::uint8_t kFlagMaybeUndef = 1 << 3;   // deep: `/:`, or a non-literal divisor
+
+/// 32 bytes. Payload layouts (32-bit words at payload[off, off+len)):
+///   Sum: 3 words per term (monomial handle, coef low, coef high), sorted by monomial handle;
+///   Mono: 2 words per factor (atom handle, exponent), sorted by atom handle;
+///   FloorDiv/ExactDiv/Mod: numerator, denominator;  Max/Min: arguments sorted by handle.
+struct Node {
+  std::int64_t aux = 0;  // Int: value; Sym: symbol index; Sum: constant term
+  std::uint64_t sig = 0;
+  std::uint32_t off = 0;
+  std::uint32_t len = 0;
+  std::uint32_t weight = 1;
+  std::uint16_t degree = 0;
+  Kind kind = Kind::kInt;
+  std::uint8_t flags = 0;
+};
+
+struct Term {
+  std::uint32_t mono;
+  std::int64_t coef;
+};
+
+/// Working form of a polynomial: constant plus terms (sorted and merged by `normalize`).
+struct Poly {
+  std::int64_t c0 = 0;
+  std::vector<Term> terms;
+};
+
+struct Factor {
+  std::uint32_t atom;
+  std::uint32_t exp;
+};
+
+enum class Op : std::uint32_t {
+  kNone,
+  kAdd,
+  kMul,
+  kMonoMul,
+  kFloorDiv,
+  kExactDiv,
+  kMod,
+  kMax2,
+  kMin2,
+  kCeilDiv,
+};
+
+struct MemoEntry {
+  std::uint32_t a = 0;
+  std::uint32_t b = 0;
+  std::uint32_t result = 0;
+  Op op = Op::kNone;
+};
+
+inline void put_i64(std::vector<std::uint32_t>& out, std::int64_t v) {
+  const auto u = static_cast<std::uint64_t>(v);
+  out.push_back(static_cast<std::uint32_t>(u));
+  out.push_back(static_cast<std::uint32_t>(u >> 32));
+}
+inline std::int64_t get_i64(const std::uint32_t* w) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(w[0]) |
+                                   (static_cast<std::uint64_t>(w[1]) << 32));
+}
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept {
+    return std::hash<std::string_view>{}(s);
+  }
+};
+
+/// Thrown inside proofs when the visit budget is spent; never escapes the pool.
+struct BudgetExhausted {};
+
+bool is_identifier(std::string_view s);
+/// One-line rendering of user text for messages: control bytes escaped, long text shortened.
+std::string quote_text(std::string_view text, std::size_t max_len = 160);
+
+struct PoolImpl {
+  using Kind = detail::Kind;
+  using Node = detail::Node;
+  using Poly = detail::Poly;
+  using Term = detail::Term;
+  using Factor = detail::Factor;
+  using Op = detail::Op;
+
+  explicit PoolImpl(ExprLimits lim);
+
+  // ---- storage (pool.cpp) ----------------------------------------------------------------------
+  ExprLimits limits;
+  std::vector<Node> nodes;
+  std::vector<std::uint32_t> payload;
+  std::vector<std::uint64_t> table;  // (hash << 32) | (id + 1); 0 = empty slot
+  std::size_t table_count = 0;
+  std::vector<detail::MemoEntry> memo;
+  std::uint64_t memo_hits = 0;
+  std::uint64_t memo_misses = 0;
+  std::vector<std::uint32_t> words;  // interning scratch, filled right before intern()
+
+  std::vector<Interval> intervals;
+  std::vector<std::uint8_t> state;  // bit 0: interval cached; bits 1-2: nonneg proof result
+  std::vector<std::uint32_t> text_ids;  // 1-based index into texts, 0 = not printed yet
+  std::deque<std::string> texts;        // deque: print() hands out stable references
+
+  std::vector<SymbolInfo> symbols;
+  std::vector<std::uint32_t> symbol_nodes;
+  std::vector<std::uint32_t> symbol_raw_text;  // text id of a non-identifier name printed whole
+  std::unordered_map<std::string, std::uint32_t, detail::StringHash, std::equal_to<>> symbol_index;
+  std::unordered_map<std::string, std::uint32_t, detail::StringHash, std::equal_to<>> fresh_next;
+
+  std::vector<std::string> warnings;
+  std::unordered_map<std::string, std::uint32_t> caps;  // discarded node key -> cap symbol node
+  std::uint32_t cap_count = 0;
+  bool pass_warning_given = false;
+
+  static constexpr std::int64_t kSmallMin = -64;
+  static constexpr std::int64_t kSmallMax = 1024;
+  std::vector<std::uint32_t> small_ints;
+
+  int proof_nesting = 0;
+
+  std::vector<std::uint32_t> eval_stamp;
+  std::vector<detail::Int128> eval_value;
+  std::uint32_t eval_gen = 0;
+
+  std::vector<Poly> spare_polys;
+
+  const Node& node(Expr e) const { return nodes[e.id]; }
+  Kind kind(Expr e) const { return nodes[e.id].kind; }
+  const std::uint32_t* words_of(const Node& n) const { return payload.data() + n.off; }
+  bool is_int(Expr e) const { return nodes[e.id].kind == Kind::kInt; }
+  std::int64_t int_value(Expr e) const { return nodes[e.id].aux; }
+  bool is_int_value(Expr e, std::int64_t v) const { return is_int(e) && int_value(e) == v; }
+  Expr child(Expr e, std::uint32_t i) const { return Expr{payload[nodes[e.id].off + i]}; }
+
+  Expr intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
+  Expr make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
+                const std::string& reason);
+  void grow_table();
+  void warn(std::string msg);
+
+  std::optional<Expr> memo_find(Op op, Expr a, Expr b);
+  void memo_store(Op op, Expr a, Expr b, Expr r);
+
+  Expr integer(std::int64_t v);
+  std::uint32_t new_symbol(std::string name, SymbolKind kind, Interval bounds, std::string origin);
+  Expr symbol_node(std::uint32_t index) const { return Expr{symbol_nodes[index]}; }
+  Expr fresh(std::string_view base, Interval bounds, std::string origin);
+  Expr lookup_or_opaque(std::string_view name);
+
+  // ---- ring (arith.cpp) ------------------------------------------------------------------------
+  void append_terms(Expr e, std::int64_t scale, Poly& out) const;
+  static void normalize(Poly& p);
+  Expr make_poly(Poly& p);
+  Expr intern_poly(const Poly& p);
+  Expr add(Expr a, Expr b);
+  Expr mul(Expr a, Expr b);
+  Expr scale(Expr e, std::int64_t k);
+  Expr neg(Expr a) { return scale(a, -1); }
+  Expr sub(Expr a, Expr b) { return add(a, neg(b)); }
+  Expr sum(std::span<const Expr> terms);
+  Expr mono_mul(Expr a, Expr b);
+  void factors_of(Expr mono, std::vector<Factor>& out) const;
+  Expr make_mono(const std::vector<Factor>& factors);
+  std::optional<Expr> apply_exact_rule(Poly& p);
+  Poly acquire_poly();
+  void release_poly(Poly&& p);
+
+  // ---- sum rules (sum_rules.cpp) ---------------------------------------------------------------
+  bool reduce_division_families(Poly& p);
+
+  // ---- division (division.cpp) -----------------------------------------------------------------
+  Expr floor_div(Expr a, Expr b, int pass = 0);
+  Expr exact_div(Expr a, Expr b, int pass = 0);
+  Expr mod(Expr a, Expr b, int pass = 0);
+  Expr ceil_div(Expr a, Expr b);
+  Expr division_atom(Kind k, Expr a, Expr b);
+  Expr floor_div_pos(Expr a, std::int64_t d, int pass);
+  Expr mod_pos(Expr a, std::int64_t d, int pass);
+  bool pass_limit(int pass);
+
+  // ---- max/min (minmax.cpp) --------------------------------------------------------------------
+  Expr minmax(bool is_max, std::span<const Expr> args);
+
+  // ---- text (print.cpp, parse.cpp) -------------------------------------------------------------
+  const std::string& text(Expr e);
+  const std::string& print(Expr e);
+  std::string text_of_parts(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
+  std::string_view factor_key(Expr atom);
+  Expr parse(std::string_view src);
+
+  // ---- bounds and proofs (interval.cpp, prove.cpp) ---------------------------------------------
+  Interval interval(Expr e);
+  Interval interval_of_parts(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
+  bool prove_nonneg(Expr d);
+  bool prove_ge(Expr a, Expr b);
+  bool nonneg_rec(Expr d, int depth, std::int64_t& budget);
+  bool defined_everywhere(Expr d);
+
+  // ---- evaluation and substitution (eval.cpp, substitute.cpp) ----------------------------------
+  std::int64_t eval(Expr e, const Assignment& values);
+  detail::Int128 eval_rec(Expr e, const Assignment& values, Expr top);
+  Expr substitute_syms(Expr e, const std::vector<std::pair<std::uint32_t, Expr>>& map,
+                       std::int64_t* budget);
+  void collect_symbols(Expr e, std::vector<std::uint32_t>& out) const;
+};
+
+/// RAII loan of a scratch polynomial: constructors recurse, so each level borrows its own.
+class PolyLoan {
+ public:
+  explicit PolyLoan(PoolImpl& impl) : impl_(impl), poly_(impl.acquire_poly()) {}
+  ~PolyLoan() { impl_.release_poly(std::move(poly_)); }
+  PolyLoan(const PolyLoan&) = delete;
+  PolyLoan& operator=(const PolyLoan&) = delete;
+  Poly& operator*() { return poly_; }
+  Poly* operator->() { return &poly_; }
+
+ private:
+  PoolImpl& impl_;
+  Poly poly_;
+};
+
+}  // namespace detail
+
+struct ExprPool::Impl : detail::PoolImpl {
+  explicit Impl(ExprLimits lim) : PoolImpl(lim) {}
+};
+
+}  // namespace cctx

@@ -1,0 +1,341 @@
+#include "cctx/graph.hpp"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <queue>
+#include <unordered_set>
+
+#include "cctx/errors.hpp"
+#include "cctx/model.hpp"
+
+namespace cctx {
+
+namespace {
+// Bodies nested deeper than this are refused instead of risking the stack.
+constexpr int kMaxNesting = 2000;
+}  // namespace
+
+struct GraphView::Scope {
+  std::unordered_map<std::string_view, ValueId> names;
+  Scope* outer = nullptr;
+
+  ValueId lookup(std::string_view name) const {
+    for (const Scope* s = this; s != nullptr; s = s->outer) {
+      auto it = s->names.find(name);
+      if (it != s->names.end()) return it->second;
+    }
+    return kNoValue;
+  }
+};
+
+GraphView::GraphView(const Model& model) : model_(&model) {
+  const onnx::GraphProto& g = model.proto().graph();
+  nodes_.reserve(static_cast<std::size_t>(g.node_size()));
+  values_.reserve(static_cast<std::size_t>(g.node_size() + g.input_size() + g.initializer_size()));
+  Scope main;
+  build_graph(g, kInvalidId, kInvalidId, "", &main, 0);
+  for (const auto& [name, id] : main.names) main_scope_.emplace(name, id);
+  for (GraphId gid = 0; gid < graphs_.size(); ++gid) sort_graph(gid);
+  for (NodeId n = 0; n < nodes_.size(); ++n) {
+    if (!nodes_[n].bodies.empty()) collect_captures(n);
+  }
+  // Symbol prefixes use topological positions, known only now.
+  for (GraphId gid = 1; gid < graphs_.size(); ++gid) {
+    GraphEntry& ge = graphs_[gid];
+    const NodeEntry& owner = nodes_[ge.owner];
+    std::string_view attr;
+    for (const BodyRef& b : owner.bodies) {
+      if (b.graph == gid) attr = b.attribute;
+    }
+    ge.symbol_prefix = graphs_[ge.parent].symbol_prefix + std::string(owner.op_type) + "_" +
+                       std::to_string(owner.index) + "_" + std::string(attr) + "_";
+  }
+}
+
+ValueId GraphView::find(std::string_view name) const {
+  auto it = main_scope_.find(name);
+  return it == main_scope_.end() ? kNoValue : it->second;
+}
+
+GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId owner,
+                               std::string symbol_prefix, Scope* scope, int depth) {
+  if (depth > kMaxNesting) {
+    throw ModelError(model_->source() + ": subgraphs nested deeper than " +
+                     std::to_string(kMaxNesting) + " levels");
+  }
+  const GraphId gid = static_cast<GraphId>(graphs_.size());
+  graphs_.emplace_back();
+  graphs_[gid].proto = &g;
+  graphs_[gid].owner = owner;
+  graphs_[gid].parent = parent;
+  graphs_[gid].symbol_prefix = std::move(symbol_prefix);
+
+  auto define = [&](const std::string& name) -> ValueId {
+    auto it = scope->names.find(name);
+    if (it != scope->names.end()) return it->second;
+    ValueId id = static_cast<ValueId>(values_.size());
+    values_.emplace_back();
+    values_.back().name = name;
+    values_.back().graph = gid;
+    // Keys view the proto's strings, which outlive the view (values_ may reallocate).
+    scope->names.emplace(std::string_view(name), id);
+    return id;
+  };
+
+  for (const onnx::TensorProto& t : g.initializer()) {
+    ValueId id = define(t.name());
+    values_[id].initializer = &t;
+    graphs_[gid].initializers.push_back(id);
+  }
+  for (const onnx::ValueInfoProto& vi : g.input()) {
+    ValueId id = define(vi.name());
+    values_[id].graph_input = &vi;
+    graphs_[gid].inputs.push_back(id);
+  }
+  const std::size_t first_node = nodes_.size();
+  for (int k = 0; k < g.node_size(); ++k) {
+    const onnx::NodeProto& np = g.node(k);
+    const NodeId nid = static_cast<NodeId>(nodes_.size());
+    nodes_.emplace_back();
+    NodeEntry& n = nodes_.back();
+    n.proto = &np;
+    n.graph = gid;
+    n.proto_index = static_cast<std::uint32_t>(k);
+    n.op_type = np.op_type();
+    n.domain = normalize_domain(np.domain());
+    n.opset = model_->opset(n.domain);
+    if (n.op_type.empty()) {
+      throw ModelError(model_->source() + ": node " + std::to_string(k) +
+                       (np.name().empty() ? "" : " '" + np.name() + "'") + " has no op_type");
+    }
+    for (const std::string& out : np.output()) {
+      if (out.empty()) {
+        n.outputs.push_back(kNoValue);
+        continue;
+      }
+      bool existed = scope->names.count(out) != 0;
+      ValueId id = define(out);
+      n.outputs.push_back(id);
+      if (values_[id].producer == kInvalidId && !values_[id].is_input() &&
+          !values_[id].is_initializer()) {
+        values_[id].producer = nid;
+      } else if (existed) {
+        warnings_.push_back(model_->source() + ": value '" + out +
+                            "' is produced more than once; the first definition counts");
+      }
+    }
+  }
+  for (const onnx::ValueInfoProto& vi : g.value_info()) {
+    auto it = scope->names.find(vi.name());
+    if (it != scope->names.end() && values_[it->second].value_info == nullptr) {
+      values_[it->second].value_info = &vi;
+    }
+  }
+  for (const onnx::ValueInfoProto& vi : g.output()) {
+    ValueId id = scope->lookup(vi.name());
+    if (id == kNoValue) {
+      throw ModelError(model_->source() + ": graph output '" + vi.name() +
+                       "' is not produced by any node, input or initializer");
+    }
+    if (values_[id].graph == gid && values_[id].graph_output == nullptr) {
+      values_[id].graph_output = &vi;
+    }
+    graphs_[gid].outputs.push_back(id);
+  }
+  // Inputs are resolved after every output of this graph is defined: ONNX files need not be
+  // sorted, and a body may read any value of an enclosing scope.
+  for (std::size_t nid = first_node; nid < first_node + static_cast<std::size_t>(g.node_size());
+       ++nid) {
+    const onnx::NodeProto& np = *nodes_[nid].proto;
+    for (const std::string& in : np.input()) {
+      if (in.empty()) {
+        nodes_[nid].inputs.push_back(kNoValue);
+        continue;
+      }
+      ValueId id = scope->lookup(in);
+      if (id == kNoValue) {
+        throw ModelError(model_->source() + ": " +
+                         (np.name().empty() ? "node " + std::to_string(nodes_[nid].proto_index)
+                                            : "node '" + np.name() + "'") +
+                         " (" + np.op_type() + ") reads '" + in +
+                         "', which no node, input or initializer defines");
+      }
+      nodes_[nid].inputs.push_back(id);
+    }
+  }
+  for (std::size_t nid = first_node; nid < first_node + static_cast<std::size_t>(g.node_size());
+       ++nid) {
+    const onnx::NodeProto& np = *nodes_[nid].proto;
+    for (const onnx::AttributeProto& a : np.attribute()) {
+      if (a.type() == onnx::AttributeProto::GRAPH || a.has_g()) {
+        Scope inner;
+        inner.outer = scope;
+        GraphId body = build_graph(a.g(), gid, static_cast<NodeId>(nid), "", &inner, depth + 1);
+        nodes_[nid].bodies.push_back(BodyRef{a.name(), body});
+      }
+      for (const onnx::GraphProto& sub : a.graphs()) {
+        Scope inner;
+        inner.outer = scope;
+        GraphId body = build_graph(sub, gid, static_cast<NodeId>(nid), "", &inner, depth + 1);
+        nodes_[nid].bodies.push_back(BodyRef{a.name(), body});
+      }
+    }
+  }
+  for (std::size_t nid = first_node; nid < first_node + static_cast<std::size_t>(g.node_size());
+       ++nid) {
+    graphs_[gid].nodes.push_back(static_cast<NodeId>(nid));
+  }
+  return gid;
+}
+
+void GraphView::collect_captures(NodeId n) {
+  // Every graph in the subtree of n's bodies; a value defined in none of them is a capture.
+  std::unordered_set<GraphId> subtree;
+  std::vector<GraphId> stack;
+  for (const BodyRef& b : nodes_[n].bodies) stack.push_back(b.graph);
+  std::vector<GraphId> order;
+  while (!stack.empty()) {
+    GraphId g = stack.back();
+    stack.pop_back();
+    if (!subtree.insert(g).second) continue;
+    order.push_back(g);
+    for (NodeId m : graphs_[g].nodes) {
+      for (const BodyRef& b : nodes_[m].bodies) stack.push_back(b.graph);
+    }
+  }
+  std::sort(order.begin(), order.end());
+  std::unordered_set<ValueId> seen;
+  auto consider = [&](ValueId v) {
+    if (v == kNoValue || subtree.count(values_[v].graph) != 0) return;
+    if (seen.insert(v).second) nodes_[n].captures.push_back(v);
+  };
+  for (GraphId g : order) {
+    for (NodeId m : graphs_[g].nodes) {
+      for (ValueId v : nodes_[m].inputs) consider(v);
+    }
+    for (ValueId v : graphs_[g].outputs) consider(v);
+  }
+}
+
+void GraphView::sort_graph(GraphId gid) {
+  GraphEntry& ge = graphs_[gid];
+  const std::size_t count = ge.nodes.size();
+  std::unordered_map<NodeId, std::uint32_t> position;  // only needed when unsorted
+  auto local_producer = [&](ValueId v) -> NodeId {
+    if (v == kNoValue || values_[v].graph != gid) return kInvalidId;
+    return values_[v].producer;
+  };
+  // A node's dependencies: its inputs and the values its bodies capture.
+  auto deps = [&](NodeId n, auto&& fn) {
+    for (ValueId v : nodes_[n].inputs) fn(local_producer(v));
+    for (const BodyRef& b : nodes_[n].bodies) {
+      // Captures are computed after sorting; approximate with a walk of the body inputs.
+      std::vector<GraphId> stack{b.graph};
+      while (!stack.empty()) {
+        GraphId g = stack.back();
+        stack.pop_back();
+        for (NodeId m : graphs_[g].nodes) {
+          for (ValueId v : nodes_[m].inputs) fn(local_producer(v));
+          for (const BodyRef& inner : nodes_[m].bodies) stack.push_back(inner.graph);
+        }
+        for (ValueId v : graphs_[g].outputs) fn(local_producer(v));
+      }
+    }
+  };
+
+  // Fast path: already topologically sorted (producers come first).
+  std::vector<std::uint32_t> rank(count);
+  bool sorted = true;
+  {
+    std::unordered_map<NodeId, std::uint32_t> pos;
+    pos.reserve(count);
+    for (std::uint32_t k = 0; k < count; ++k) pos.emplace(ge.nodes[k], k);
+    for (std::uint32_t k = 0; k < count && sorted; ++k) {
+      deps(ge.nodes[k], [&](NodeId p) {
+        if (p != kInvalidId && pos.at(p) >= k) sorted = false;
+      });
+    }
+    if (!sorted) position = std::move(pos);
+  }
+  if (!sorted) {
+    // Kahn's algorithm, lowest file position first, so the result is deterministic and as close
+    // to the file order as the dependencies allow.
+    std::vector<std::uint32_t> indegree(count, 0);
+    std::vector<std::vector<std::uint32_t>> users(count);
+    for (std::uint32_t k = 0; k < count; ++k) {
+      deps(ge.nodes[k], [&](NodeId p) {
+        if (p == kInvalidId) return;
+        std::uint32_t pk = position.at(p);
+        users[pk].push_back(k);
+        ++indegree[k];
+      });
+    }
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
+    for (std::uint32_t k = 0; k < count; ++k) {
+      if (indegree[k] == 0) ready.push(k);
+    }
+    std::vector<NodeId> order;
+    order.reserve(count);
+    while (!ready.empty()) {
+      std::uint32_t k = ready.top();
+      ready.pop();
+      order.push_back(ge.nodes[k]);
+      for (std::uint32_t u : users[k]) {
+        if (--indegree[u] == 0) ready.push(u);
+      }
+    }
+    if (order.size() != count) {
+      // Walk back from a blocked node through blocked producers until a node repeats: it lies
+      // on a cycle.
+      std::uint32_t k = 0;
+      while (indegree[k] == 0) ++k;
+      std::vector<bool> visited(count, false);
+      while (!visited[k]) {
+        visited[k] = true;
+        std::uint32_t next = k;
+        deps(ge.nodes[k], [&](NodeId p) {
+          if (p != kInvalidId && next == k && indegree[position.at(p)] != 0) next = position.at(p);
+        });
+        k = next;
+      }
+      const onnx::NodeProto& np = *nodes_[ge.nodes[k]].proto;
+      throw ModelError(model_->source() + ": the graph has a cycle through node " +
+                       std::to_string(nodes_[ge.nodes[k]].proto_index) +
+                       (np.name().empty() ? "" : " '" + np.name() + "'") + " (" + np.op_type() +
+                       ")");
+    }
+    ge.nodes = std::move(order);
+  }
+  for (std::uint32_t k = 0; k < count; ++k) nodes_[ge.nodes[k]].index = k;
+
+  if (gid == 0 && !sorted) {
+    // Renumber the main graph so that NodeId == topological position (per-node arrays of the
+    // main graph are then indexed directly).
+    std::vector<NodeId> new_id(nodes_.size());
+    for (NodeId n = 0; n < nodes_.size(); ++n) new_id[n] = n;
+    for (std::uint32_t k = 0; k < count; ++k) new_id[ge.nodes[k]] = k;
+    std::vector<NodeEntry> renumbered(nodes_.size());
+    for (NodeId n = 0; n < nodes_.size(); ++n) renumbered[new_id[n]] = std::move(nodes_[n]);
+    nodes_ = std::move(renumbered);
+    for (ValueEntry& v : values_) {
+      if (v.producer != kInvalidId) v.producer = new_id[v.producer];
+    }
+    for (GraphEntry& g : graphs_) {
+      if (g.owner != kInvalidId) g.owner = new_id[g.owner];
+      for (NodeId& n : g.nodes) n = new_id[n];
+    }
+  }
+}
+
+std::string describe_node(const GraphView& graph, NodeId id) {
+  const NodeEntry& n = graph.node(id);
+  std::string text = "node " + std::to_string(n.index);
+  if (!n.proto->name().empty()) text += " '" + n.proto->name() + "'";
+  text += " (";
+  if (!n.domain.empty()) text += std::string(n.domain) + ":";
+  text += std::string(n.op_type) + ")";
+  return text;
+}
+
+}  // namespace cctx

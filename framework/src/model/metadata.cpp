@@ -1,0 +1,120 @@
+#include "model/metadata.hpp"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+#include <google/protobuf/unknown_field_set.h>
+#include <onnx/onnx_pb.h>
+
+namespace cctx {
+
+namespace gp = google::protobuf;
+
+namespace {
+
+// The declared field, when this onnx build knows it and it has the expected message type.
+const gp::FieldDescriptor* declared_field(const gp::Message& message, int number) {
+  const gp::FieldDescriptor* f = message.GetDescriptor()->FindFieldByNumber(number);
+  if (f == nullptr || !f->is_repeated() || f->type() != gp::FieldDescriptor::TYPE_MESSAGE ||
+      f->message_type()->full_name() != "onnx.StringStringEntryProto") {
+    return nullptr;
+  }
+  return f;
+}
+
+bool decode(const std::string& payload, std::pair<std::string, std::string>* out) {
+  onnx::StringStringEntryProto entry;
+  if (!entry.ParseFromString(payload)) return false;
+  *out = {entry.key(), entry.value()};
+  return true;
+}
+
+std::string encode(const std::string& key, const std::string& value) {
+  onnx::StringStringEntryProto entry;
+  entry.set_key(key);
+  entry.set_value(value);
+  return entry.SerializeAsString();
+}
+
+}  // namespace
+
+MetadataEntries read_metadata(const gp::Message& message, int number) {
+  MetadataEntries entries;
+  const gp::Reflection* reflection = message.GetReflection();
+  if (const gp::FieldDescriptor* f = declared_field(message, number)) {
+    for (int k = 0; k < reflection->FieldSize(message, f); ++k) {
+      const auto& entry =
+          static_cast<const onnx::StringStringEntryProto&>(reflection->GetRepeatedMessage(message, f, k));
+      entries.emplace_back(entry.key(), entry.value());
+    }
+  }
+  const gp::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
+  for (int k = 0; k < unknown.field_count(); ++k) {
+    const gp::UnknownField& field = unknown.field(k);
+    if (field.number() != number || field.type() != gp::UnknownField::TYPE_LENGTH_DELIMITED) continue;
+    std::pair<std::string, std::string> entry;
+    if (decode(field.length_delimited(), &entry)) entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+std::string find_metadata(const gp::Message& message, int number, const std::string& key,
+                          bool* found) {
+  for (auto& [k, v] : read_metadata(message, number)) {
+    if (k == key) {
+      if (found) *found = true;
+      return v;
+    }
+  }
+  if (found) *found = false;
+  return {};
+}
+
+void set_metadata(gp::Message& message, int number, const std::string& key,
+                  const std::string& value) {
+  const gp::Reflection* reflection = message.GetReflection();
+  bool placed = false;
+  if (const gp::FieldDescriptor* f = declared_field(message, number)) {
+    for (int k = 0; k < reflection->FieldSize(message, f);) {
+      auto* entry = static_cast<onnx::StringStringEntryProto*>(reflection->MutableRepeatedMessage(&message, f, k));
+      if (entry->key() != key) {
+        ++k;
+        continue;
+      }
+      if (!placed) {
+        entry->set_value(value);
+        placed = true;
+        ++k;
+      } else {
+        // Remove a duplicate: swap it to the end and drop it, keeping the others' order.
+        for (int j = k; j + 1 < reflection->FieldSize(message, f); ++j) reflection->SwapElements(&message, f, j, j + 1);
+        reflection->RemoveLast(&message, f);
+      }
+    }
+    if (!placed) {
+      auto* entry = static_cast<onnx::StringStringEntryProto*>(reflection->AddMessage(&message, f));
+      entry->set_key(key);
+      entry->set_value(value);
+      placed = true;
+    }
+  }
+  gp::UnknownFieldSet* unknown = reflection->MutableUnknownFields(&message);
+  for (int k = 0; k < unknown->field_count();) {
+    gp::UnknownField* field = unknown->mutable_field(k);
+    std::pair<std::string, std::string> entry;
+    if (field->number() != number || field->type() != gp::UnknownField::TYPE_LENGTH_DELIMITED ||
+        !decode(field->length_delimited(), &entry) || entry.first != key) {
+      ++k;
+      continue;
+    }
+    if (!placed) {
+      *field->mutable_length_delimited() = encode(key, value);
+      placed = true;
+      ++k;
+    } else {
+      unknown->DeleteSubrange(k, 1);
+    }
+  }
+  if (!placed) unknown->AddLengthDelimited(number, encode(key, value));
+}
+
+}  // namespace cctx

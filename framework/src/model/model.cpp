@@ -1,0 +1,117 @@
+#include "cctx/model.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/onnx_pb.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "cctx/errors.hpp"
+
+namespace cctx {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Deeply nested subgraphs (If inside Loop inside ...) need more than protobuf's default
+// recursion limit of 100 message levels; each nesting level costs three (graph, node, attribute).
+constexpr int kRecursionLimit = 12000;
+
+std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw ModelError(path.string() + ": no such file");
+  if (fs::is_directory(st)) throw ModelError(path.string() + ": is a directory, not a model file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModelError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw ModelError(path.string() + ": read error");
+  return std::move(buffer).str();
+}
+
+}  // namespace
+
+Model::Model(std::unique_ptr<onnx::ModelProto> proto, std::string source)
+    : proto_(std::move(proto)), source_(std::move(source)) {}
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+Model Model::load(const fs::path& path) { return parse(read_file(path), path.string()); }
+
+Model Model::parse(std::string_view bytes, std::string source) {
+  if (bytes.empty()) throw ModelError(source + ": empty file, not an ONNX model");
+  auto proto = std::make_unique<onnx::ModelProto>();
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(kRecursionLimit);
+  if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+    throw ModelError(source + ": not a valid ONNX model (truncated or corrupt protobuf)");
+  }
+  if (!proto->has_graph()) {
+    throw ModelError(source + ": not an ONNX model (no graph)");
+  }
+  return Model(std::move(proto), std::move(source));
+}
+
+Model Model::adopt(std::unique_ptr<onnx::ModelProto> proto, std::string source) {
+  if (!proto || !proto->has_graph()) throw ModelError(source + ": not an ONNX model (no graph)");
+  return Model(std::move(proto), std::move(source));
+}
+
+std::int64_t Model::opset(std::string_view domain) const {
+  domain = normalize_domain(domain);
+  for (const auto& op : proto_->opset_import()) {
+    if (normalize_domain(op.domain()) == domain) return op.version();
+  }
+  return -1;
+}
+
+std::string Model::serialize() const {
+  std::string out;
+  if (!proto_->SerializeToString(&out)) throw ModelError(source_ + ": cannot serialize the model");
+  return out;
+}
+
+void Model::save(const fs::path& path) const {
+  std::string bytes = serialize();
+  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ("." + path.filename().string() + ".cctx-XXXXXX")).string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) {
+    throw ModelError(path.string() + ": cannot create a file in " + dir.string() + " (" +
+                     std::strerror(errno) + ")");
+  }
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      throw ModelError(path.string() + ": write failed (" + std::strerror(err) + ")");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmpl.c_str());
+    throw ModelError(path.string() + ": write failed (" + std::strerror(err) + ")");
+  }
+  ::chmod(tmpl.c_str(), 0644);
+  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmpl.c_str());
+    throw ModelError(path.string() + ": cannot replace the file (" + std::strerror(err) + ")");
+  }
+}
+
+}  // namespace cctx

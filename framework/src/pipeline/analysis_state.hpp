@@ -1,0 +1,99 @@
+// The results every pipeline stage reads and writes. Each stage fills its own fields and only
+// reads those of earlier stages.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cctx/compute_context.hpp"
+#include "cctx/expr.hpp"
+#include "cctx/graph.hpp"
+#include "cctx/profile.hpp"
+#include "cctx/registry.hpp"
+
+namespace cctx {
+
+/// Tracked buffer (semantics.md 8.2), created by the in-place stage, used by the memory stage.
+enum class BufferSource : std::uint8_t { kInput, kInitializer, kIntermediate };
+
+struct ComputeContext::State {
+  std::shared_ptr<const RuleRegistry> registry;
+  Profile options;
+  const Model* model = nullptr;
+  std::unique_ptr<ExprPool> pool;
+  std::unique_ptr<GraphView> graph;
+
+  // ---- stage 1: shapes (per ValueId) -----------------------------------------------------------
+  std::vector<ValueShape> shapes;
+  /// Small constant floating tensors (initializers, Constant outputs): Resize scales, ...
+  std::unordered_map<ValueId, std::vector<double>> float_values;
+  std::vector<ResolvedRules> rules;  ///< per NodeId
+  std::vector<Constraint> constraints;
+  std::vector<ValueId> unknown_rank_values;
+
+  // ---- stage 2: tags ---------------------------------------------------------------------------
+  std::vector<Tag> value_tags;  ///< per ValueId
+  std::vector<Tag> node_tags;   ///< per NodeId
+  std::vector<bool> sticky;     ///< per NodeId: the node tag was set by a tag rule
+
+  // ---- stage 3: lifetimes (main graph) ---------------------------------------------------------
+  std::vector<std::uint32_t> last_use;  ///< per ValueId: last main node referencing it, or kInvalidId
+  std::vector<std::vector<ValueId>> release_after;
+  std::vector<std::vector<ValueId>> not_used_after;
+  std::vector<std::vector<ValueId>> release_after_shape_tag;
+
+  // ---- stage 4: in-place -----------------------------------------------------------------------
+  std::vector<std::vector<InplaceDecision>> inplace;
+  /// Own byte size of each value (nullopt: unsized), computed once and reused by stages 4-5.
+  std::vector<std::optional<Expr>> bytes;
+  std::vector<ValueId> unsized_values;
+  /// Buffer of each main-graph value (kInvalidId: untracked), and each buffer's size and initial
+  /// source. The memory stage simulates their liveness with running sums.
+  struct BufferInfo {
+    Expr size;
+    BufferSource source;
+  };
+  std::vector<std::uint32_t> buffer_of;
+  std::vector<BufferInfo> buffers;
+
+  // ---- stage 5: memory -------------------------------------------------------------------------
+  std::vector<MemoryProfile> memory;
+
+  // ---- stage 6: scratch ------------------------------------------------------------------------
+  std::vector<Expr> scratch;
+
+  // ---- stage 7: peak ---------------------------------------------------------------------------
+  std::vector<Expr> node_terms;  ///< total + scratch per node
+  Expr peak;
+  std::optional<NodeId> peak_node;
+
+  // ---- across stages ---------------------------------------------------------------------------
+  std::vector<Diagnostic> diagnostics;
+  std::vector<DecisionEvent> events;  ///< kept across compute() calls until clear_events()
+
+  void warn(NodeId node, std::string message) {
+    diagnostics.push_back(Diagnostic{Diagnostic::Severity::kWarning, node, std::move(message)});
+  }
+  void note(NodeId node, std::string message) {
+    diagnostics.push_back(Diagnostic{Diagnostic::Severity::kNote, node, std::move(message)});
+  }
+  Expr zero() { return pool->integer(0); }
+};
+
+// The stages, in pipeline order. Each one reads only what earlier stages stored.
+void run_shape_stage(ComputeContext::State& s);
+void run_tag_stage(ComputeContext::State& s);
+void run_lifetime_stage(ComputeContext::State& s);
+void run_inplace_stage(ComputeContext::State& s);
+void run_memory_stage(ComputeContext::State& s);
+void run_scratch_stage(ComputeContext::State& s);
+void run_peak_stage(ComputeContext::State& s);
+
+/// Byte size of a value per semantics.md 4 (nullopt for unsized types). An unknown rank gives the
+/// symbol `bytes_<value>`.
+std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v);
+
+}  // namespace cctx

@@ -1,0 +1,107 @@
+#include "cctx/compute_context.hpp"
+
+#include "cctx/errors.hpp"
+#include "cctx/host.hpp"
+#include "pipeline/analysis_state.hpp"
+
+namespace cctx {
+
+ComputeContext::ComputeContext(const Host& host) : ComputeContext(host.registry(), host.profile()) {}
+
+ComputeContext::ComputeContext(std::shared_ptr<const RuleRegistry> registry, Profile options)
+    : state_(std::make_unique<State>()) {
+  state_->registry = std::move(registry);
+  state_->options = std::move(options);
+  state_->pool = std::make_unique<ExprPool>(state_->options.expressions);
+}
+
+ComputeContext::~ComputeContext() = default;
+
+void ComputeContext::compute(const Model& model) {
+  State& s = *state_;
+  std::vector<DecisionEvent> events = std::move(s.events);
+  auto registry = s.registry;
+  Profile options = std::move(s.options);
+  s = State{};
+  s.registry = std::move(registry);
+  s.options = std::move(options);
+  s.events = std::move(events);
+  s.model = &model;
+  s.pool = std::make_unique<ExprPool>(s.options.expressions);
+  for (const auto& [name, bounds] : s.options.symbols) s.pool->declare_symbol(name, bounds);
+  s.graph = std::make_unique<GraphView>(model);
+  for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
+
+  run_shape_stage(s);
+  run_tag_stage(s);
+  run_lifetime_stage(s);
+  run_inplace_stage(s);
+  run_memory_stage(s);
+  run_scratch_stage(s);
+  run_peak_stage(s);
+  for (std::string& w : s.pool->take_warnings()) s.warn(kInvalidId, std::move(w));
+}
+
+const Profile& ComputeContext::options() const { return state_->options; }
+ExprPool& ComputeContext::pool() const { return *state_->pool; }
+const RuleRegistry& ComputeContext::registry() const { return *state_->registry; }
+
+const GraphView& ComputeContext::graph() const {
+  if (!state_->graph) throw Error("ComputeContext: compute() has not run", ExitCode::kUsage);
+  return *state_->graph;
+}
+
+const ValueShape& ComputeContext::shape(ValueId v) const { return state_->shapes.at(v); }
+Tag ComputeContext::value_tag(ValueId v) const { return state_->value_tags.at(v); }
+std::optional<Expr> ComputeContext::value_bytes(ValueId v) const {
+  if (v < state_->bytes.size() && state_->graph->value(v).graph == 0) return state_->bytes[v];
+  return compute_value_bytes(*state_, v);
+}
+
+std::size_t ComputeContext::node_count() const { return state_->memory.size(); }
+Tag ComputeContext::node_tag(NodeId n) const { return state_->node_tags.at(n); }
+const std::vector<ValueId>& ComputeContext::release_after(NodeId n) const {
+  return state_->release_after.at(n);
+}
+const std::vector<ValueId>& ComputeContext::not_used_after(NodeId n) const {
+  return state_->not_used_after.at(n);
+}
+const std::vector<ValueId>& ComputeContext::release_after_shape_tag(NodeId n) const {
+  return state_->release_after_shape_tag.at(n);
+}
+const std::vector<InplaceDecision>& ComputeContext::inplace(NodeId n) const {
+  return state_->inplace.at(n);
+}
+const MemoryProfile& ComputeContext::memory(NodeId n) const { return state_->memory.at(n); }
+Expr ComputeContext::node_peak_memory(NodeId n) const { return state_->scratch.at(n); }
+
+Expr ComputeContext::peak_total_bytes() const { return state_->peak; }
+std::optional<NodeId> ComputeContext::peak_node() const { return state_->peak_node; }
+
+PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const {
+  PeakEvaluation result;
+  result.assignment = assignment;
+  const std::vector<Expr>& terms = state_->node_terms;
+  // Identical terms evaluate once: real graphs repeat the same few totals many times.
+  std::unordered_map<std::uint32_t, std::int64_t> cache;
+  for (NodeId n = 0; n < terms.size(); ++n) {
+    auto it = cache.find(terms[n].id);
+    if (it == cache.end()) it = cache.emplace(terms[n].id, state_->pool->eval(terms[n], assignment)).first;
+    if (result.node < 0 || it->second > result.bytes) {
+      result.bytes = it->second;
+      result.node = static_cast<std::int64_t>(n);
+    }
+  }
+  return result;
+}
+
+const std::vector<Diagnostic>& ComputeContext::diagnostics() const { return state_->diagnostics; }
+const std::vector<Constraint>& ComputeContext::constraints() const { return state_->constraints; }
+const std::vector<ValueId>& ComputeContext::unknown_rank_values() const {
+  return state_->unknown_rank_values;
+}
+const std::vector<ValueId>& ComputeContext::unsized_values() const { return state_->unsized_values; }
+const std::vector<DecisionEvent>& ComputeContext::events() const { return state_->events; }
+void ComputeContext::clear_events() { state_->events.clear(); }
+
+}  // namespace cctx

@@ -1,0 +1,156 @@
+#include "pipeline/expr_bridge.hpp"
+
+#include <cstring>
+
+namespace cctx {
+
+namespace {
+
+ExprBridge& self(void* p) { return *static_cast<ExprBridge*>(p); }
+
+std::uint32_t api_integer(void* p, std::int64_t value) noexcept {
+  try {
+    return self(p).pool().integer(value).id;
+  } catch (const std::exception& e) {
+    return self(p).recover(e).id;
+  }
+}
+
+std::uint32_t api_binary(void* p, sdk::ExprOp op, std::uint32_t a, std::uint32_t b) noexcept {
+  ExprPool& pool = self(p).pool();
+  try {
+    Expr x{a}, y{b};
+    switch (op) {
+      case sdk::ExprOp::kAdd:
+        return pool.add(x, y).id;
+      case sdk::ExprOp::kSub:
+        return pool.sub(x, y).id;
+      case sdk::ExprOp::kMul:
+        return pool.mul(x, y).id;
+      case sdk::ExprOp::kFloorDiv:
+        return pool.floor_div(x, y).id;
+      case sdk::ExprOp::kExactDiv:
+        return pool.exact_div(x, y).id;
+      case sdk::ExprOp::kMod:
+        return pool.mod(x, y).id;
+      case sdk::ExprOp::kCeilDiv:
+        return pool.ceil_div(x, y).id;
+      case sdk::ExprOp::kMax:
+        return pool.max(x, y).id;
+      case sdk::ExprOp::kMin:
+        return pool.min(x, y).id;
+    }
+    throw std::invalid_argument("unknown expression operation " + std::to_string(static_cast<int>(op)));
+  } catch (const std::exception& e) {
+    return self(p).recover(e).id;
+  }
+}
+
+std::uint32_t api_nary(void* p, sdk::ExprOp op, const std::uint32_t* args, std::uint32_t count) noexcept {
+  ExprPool& pool = self(p).pool();
+  try {
+    std::vector<Expr> exprs(count);
+    for (std::uint32_t k = 0; k < count; ++k) exprs[k] = Expr{args[k]};
+    switch (op) {
+      case sdk::ExprOp::kAdd:
+        return pool.sum(exprs).id;
+      case sdk::ExprOp::kMul:
+        return pool.product(exprs).id;
+      case sdk::ExprOp::kMax:
+        return pool.max(exprs).id;
+      case sdk::ExprOp::kMin:
+        return pool.min(exprs).id;
+      default:
+        if (count == 2) return api_binary(p, op, args[0], args[1]);
+        throw std::invalid_argument("operation " + std::to_string(static_cast<int>(op)) +
+                                    " is not n-ary");
+    }
+  } catch (const std::exception& e) {
+    return self(p).recover(e).id;
+  }
+}
+
+std::int32_t api_as_int(void* p, std::uint32_t e, std::int64_t* out) noexcept {
+  std::optional<std::int64_t> v = self(p).pool().as_int(Expr{e});
+  if (!v) return 0;
+  *out = *v;
+  return 1;
+}
+
+sdk::DimRelation api_compare(void* p, std::uint32_t a, std::uint32_t b) noexcept {
+  try {
+    switch (self(p).pool().compare(Expr{a}, Expr{b})) {
+      case Relation::kEq:
+        return sdk::DimRelation::kEq;
+      case Relation::kLt:
+        return sdk::DimRelation::kLt;
+      case Relation::kLe:
+        return sdk::DimRelation::kLe;
+      case Relation::kGt:
+        return sdk::DimRelation::kGt;
+      case Relation::kGe:
+        return sdk::DimRelation::kGe;
+      case Relation::kNe:
+        return sdk::DimRelation::kNe;
+      case Relation::kUnknown:
+        break;
+    }
+  } catch (const std::exception&) {
+  }
+  return sdk::DimRelation::kUnknown;
+}
+
+std::size_t api_print(void* p, std::uint32_t e, char* buffer, std::size_t capacity) noexcept {
+  try {
+    const std::string& text = self(p).pool().print(Expr{e});
+    std::memcpy(buffer, text.data(), std::min(capacity, text.size()));
+    return text.size();
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::uint32_t api_parse(void* p, const char* text, std::size_t size) noexcept {
+  try {
+    return self(p).pool().parse_dim(std::string_view(text, size)).id;
+  } catch (const std::exception& e) {
+    return self(p).recover(e).id;
+  }
+}
+
+void api_bounds(void* p, std::uint32_t e, std::int64_t* lo, std::int64_t* hi) noexcept {
+  try {
+    Interval i = self(p).pool().interval(Expr{e});
+    *lo = i.lo;
+    *hi = i.hi;
+  } catch (const std::exception&) {
+    *lo = kNegInf;
+    *hi = kPosInf;
+  }
+}
+
+}  // namespace
+
+ExprBridge::ExprBridge(ExprPool& pool) : pool_(&pool) {
+  api_.struct_size = sizeof(sdk::ExprApi);
+  api_.pool = this;
+  api_.integer = &api_integer;
+  api_.binary = &api_binary;
+  api_.nary = &api_nary;
+  api_.as_int = &api_as_int;
+  api_.compare = &api_compare;
+  api_.print = &api_print;
+  api_.parse = &api_parse;
+  api_.bounds = &api_bounds;
+}
+
+Expr ExprBridge::recover(const std::exception& e) {
+  errors_.emplace_back(e.what());
+  try {
+    return pool_->fresh_symbol("expr_error", Interval{kNegInf, kPosInf}, e.what());
+  } catch (...) {
+    return pool_->integer(0);  // unreachable in practice: fresh symbols do not fail
+  }
+}
+
+}  // namespace cctx

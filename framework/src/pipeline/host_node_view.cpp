@@ -1,0 +1,193 @@
+#include "pipeline/host_node_view.hpp"
+
+#include <onnx/onnx_pb.h>
+
+#include "model/tensor_data.hpp"
+
+namespace cctx {
+
+namespace {
+constexpr std::size_t kMaxValueElements = 64;
+
+sdk::StringRef ref(const std::string& s) { return sdk::StringRef(s.data(), s.size()); }
+sdk::StringRef ref(std::string_view s) { return sdk::StringRef(s.data(), s.size()); }
+bool equals(const std::string& a, sdk::StringRef b) {
+  return a.size() == b.size && (b.size == 0 || a.compare(0, b.size, b.data, b.size) == 0);
+}
+}  // namespace
+
+sdk::AttrType attribute_type_of(const onnx::AttributeProto& a) {
+  if (a.type() != onnx::AttributeProto::UNDEFINED) return static_cast<sdk::AttrType>(a.type());
+  if (a.has_f()) return sdk::AttrType::kFloat;
+  if (a.has_i()) return sdk::AttrType::kInt;
+  if (a.has_s()) return sdk::AttrType::kString;
+  if (a.has_t()) return sdk::AttrType::kTensor;
+  if (a.has_g()) return sdk::AttrType::kGraph;
+  if (a.floats_size() > 0) return sdk::AttrType::kFloats;
+  if (a.ints_size() > 0) return sdk::AttrType::kInts;
+  if (a.strings_size() > 0) return sdk::AttrType::kStrings;
+  if (a.tensors_size() > 0) return sdk::AttrType::kTensors;
+  if (a.graphs_size() > 0) return sdk::AttrType::kGraphs;
+  return sdk::AttrType::kNone;
+}
+
+HostNodeView::HostNodeView(ComputeContext::State& state, ExprBridge& bridge, NodeId node)
+    : state_(state), bridge_(bridge), node_(node), entry_(state.graph->node(node)) {}
+
+sdk::StringRef HostNodeView::op_type() const noexcept { return ref(entry_.op_type); }
+sdk::StringRef HostNodeView::domain() const noexcept { return ref(entry_.domain); }
+sdk::StringRef HostNodeView::name() const noexcept { return ref(entry_.proto->name()); }
+std::int64_t HostNodeView::opset_version() const noexcept { return entry_.opset; }
+std::int64_t HostNodeView::node_index() const noexcept { return entry_.index; }
+const sdk::ExprApi& HostNodeView::expr() const noexcept { return bridge_.api(); }
+
+std::uint32_t HostNodeView::input_count() const noexcept {
+  return static_cast<std::uint32_t>(entry_.inputs.size());
+}
+std::uint32_t HostNodeView::output_count() const noexcept {
+  return static_cast<std::uint32_t>(entry_.outputs.size());
+}
+ValueId HostNodeView::input_value_id(std::uint32_t i) const noexcept {
+  return i < entry_.inputs.size() ? entry_.inputs[i] : kNoValue;
+}
+bool HostNodeView::has_input(std::uint32_t i) const noexcept { return input_value_id(i) != kNoValue; }
+bool HostNodeView::has_output(std::uint32_t i) const noexcept {
+  return i < entry_.outputs.size() && entry_.outputs[i] != kNoValue;
+}
+sdk::StringRef HostNodeView::input_name(std::uint32_t i) const noexcept {
+  ValueId v = input_value_id(i);
+  return v == kNoValue ? sdk::StringRef() : ref(state_.graph->value(v).name);
+}
+sdk::StringRef HostNodeView::output_name(std::uint32_t i) const noexcept {
+  return has_output(i) ? ref(state_.graph->value(entry_.outputs[i]).name) : sdk::StringRef();
+}
+sdk::ValueKind HostNodeView::input_kind(std::uint32_t i) const noexcept {
+  ValueId v = input_value_id(i);
+  return v == kNoValue ? sdk::ValueKind::kUnknown : state_.shapes[v].kind;
+}
+std::int32_t HostNodeView::input_dtype(std::uint32_t i) const noexcept {
+  ValueId v = input_value_id(i);
+  return v == kNoValue ? 0 : state_.shapes[v].dtype;
+}
+std::int32_t HostNodeView::input_rank(std::uint32_t i) const noexcept {
+  ValueId v = input_value_id(i);
+  if (v == kNoValue || !state_.shapes[v].known_rank) return -1;
+  return static_cast<std::int32_t>(state_.shapes[v].dims.size());
+}
+std::uint32_t HostNodeView::input_dim_handle(std::uint32_t i, std::uint32_t axis) const noexcept {
+  ValueId v = input_value_id(i);
+  if (v == kNoValue || axis >= state_.shapes[v].dims.size()) return state_.pool->integer(0).id;
+  return state_.shapes[v].dims[axis].id;
+}
+std::int32_t HostNodeView::input_value_size(std::uint32_t i) const noexcept {
+  ValueId v = input_value_id(i);
+  if (v == kNoValue || !state_.shapes[v].has_value) return -1;
+  return static_cast<std::int32_t>(state_.shapes[v].value.size());
+}
+std::uint32_t HostNodeView::input_value_handle(std::uint32_t i, std::uint32_t k) const noexcept {
+  ValueId v = input_value_id(i);
+  if (v == kNoValue || k >= state_.shapes[v].value.size()) return state_.pool->integer(0).id;
+  return state_.shapes[v].value[k].id;
+}
+bool HostNodeView::input_float_values(std::uint32_t i, sdk::Span<double>* out) const noexcept {
+  ValueId v = input_value_id(i);
+  auto it = state_.float_values.find(v);
+  if (v == kNoValue || it == state_.float_values.end()) return false;
+  *out = sdk::Span<double>{it->second.data(), it->second.size()};
+  return true;
+}
+bool HostNodeView::input_is_constant(std::uint32_t i) const noexcept {
+  ValueId v = input_value_id(i);
+  if (v == kNoValue) return false;
+  const ValueEntry& e = state_.graph->value(v);
+  if (e.is_initializer()) return true;
+  return e.producer != kInvalidId && state_.graph->node(e.producer).op_type == "Constant" &&
+         state_.graph->node(e.producer).domain.empty();
+}
+
+const onnx::AttributeProto* HostNodeView::find(sdk::StringRef name) const noexcept {
+  for (const onnx::AttributeProto& a : entry_.proto->attribute()) {
+    if (equals(a.name(), name)) return &a;
+  }
+  return nullptr;
+}
+
+sdk::AttrType HostNodeView::attribute_type(sdk::StringRef name) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  return a ? attribute_type_of(*a) : sdk::AttrType::kNone;
+}
+bool HostNodeView::attr_int(sdk::StringRef name, std::int64_t* out) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  if (!a || attribute_type_of(*a) != sdk::AttrType::kInt) return false;
+  *out = a->i();
+  return true;
+}
+bool HostNodeView::attr_float(sdk::StringRef name, float* out) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  if (!a || attribute_type_of(*a) != sdk::AttrType::kFloat) return false;
+  *out = a->f();
+  return true;
+}
+bool HostNodeView::attr_string(sdk::StringRef name, sdk::StringRef* out) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  if (!a || attribute_type_of(*a) != sdk::AttrType::kString) return false;
+  *out = ref(a->s());
+  return true;
+}
+bool HostNodeView::attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  if (!a) return false;
+  sdk::AttrType t = attribute_type_of(*a);
+  if (t != sdk::AttrType::kInts && !(t == sdk::AttrType::kNone && a->ints_size() == 0)) return false;
+  *out = sdk::Span<std::int64_t>{a->ints().data(), static_cast<std::size_t>(a->ints_size())};
+  return true;
+}
+bool HostNodeView::attr_floats(sdk::StringRef name, sdk::Span<float>* out) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  if (!a) return false;
+  sdk::AttrType t = attribute_type_of(*a);
+  if (t != sdk::AttrType::kFloats && !(t == sdk::AttrType::kNone && a->floats_size() == 0)) return false;
+  *out = sdk::Span<float>{a->floats().data(), static_cast<std::size_t>(a->floats_size())};
+  return true;
+}
+std::uint32_t HostNodeView::attr_strings_count(sdk::StringRef name) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  return a ? static_cast<std::uint32_t>(a->strings_size()) : 0;
+}
+bool HostNodeView::attr_string_at(sdk::StringRef name, std::uint32_t k,
+                                  sdk::StringRef* out) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  if (!a || k >= static_cast<std::uint32_t>(a->strings_size())) return false;
+  *out = ref(a->strings(static_cast<int>(k)));
+  return true;
+}
+bool HostNodeView::attr_tensor(sdk::StringRef name, sdk::TensorAttr* out) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  if (!a || !a->has_t()) return false;
+  try {
+    const onnx::TensorProto& t = a->t();
+    tensor_dims_.assign(t.dims().begin(), t.dims().end());
+    *out = sdk::TensorAttr{};
+    out->dtype = t.data_type();
+    out->dims = {tensor_dims_.data(), tensor_dims_.size()};
+    if (tensor_int_values(t, kMaxValueElements, &tensor_ints_)) {
+      out->int_values = {tensor_ints_.data(), tensor_ints_.size()};
+    }
+    if (tensor_float_values(t, kMaxValueElements, &tensor_floats_)) {
+      out->float_values = {tensor_floats_.data(), tensor_floats_.size()};
+    }
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+std::int32_t HostNodeView::attr_graph_inputs(sdk::StringRef name) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  return a && a->has_g() ? a->g().input_size() : -1;
+}
+std::int32_t HostNodeView::attr_graph_outputs(sdk::StringRef name) const noexcept {
+  const onnx::AttributeProto* a = find(name);
+  return a && a->has_g() ? a->g().output_size() : -1;
+}
+
+}  // namespace cctx

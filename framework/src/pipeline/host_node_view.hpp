@@ -1,0 +1,74 @@
+// The host's implementation of sdk::INodeView over the analysis state.
+#pragma once
+
+#include <cctx/sdk/node_view.hpp>
+
+#include <vector>
+
+#include "pipeline/analysis_state.hpp"
+#include "pipeline/expr_bridge.hpp"
+
+namespace onnx {
+class AttributeProto;
+}
+
+namespace cctx {
+
+class HostNodeView final : public sdk::INodeView {
+ public:
+  HostNodeView(ComputeContext::State& state, ExprBridge& bridge, NodeId node);
+
+  sdk::StringRef op_type() const noexcept override;
+  sdk::StringRef domain() const noexcept override;
+  sdk::StringRef name() const noexcept override;
+  std::int64_t opset_version() const noexcept override;
+  std::int64_t node_index() const noexcept override;
+  const sdk::ExprApi& expr() const noexcept override;
+
+  std::uint32_t input_count() const noexcept override;
+  std::uint32_t output_count() const noexcept override;
+  bool has_input(std::uint32_t i) const noexcept override;
+  bool has_output(std::uint32_t i) const noexcept override;
+  sdk::StringRef input_name(std::uint32_t i) const noexcept override;
+  sdk::StringRef output_name(std::uint32_t i) const noexcept override;
+  sdk::ValueKind input_kind(std::uint32_t i) const noexcept override;
+  std::int32_t input_dtype(std::uint32_t i) const noexcept override;
+  std::int32_t input_rank(std::uint32_t i) const noexcept override;
+  std::uint32_t input_dim_handle(std::uint32_t i, std::uint32_t axis) const noexcept override;
+  std::int32_t input_value_size(std::uint32_t i) const noexcept override;
+  std::uint32_t input_value_handle(std::uint32_t i, std::uint32_t k) const noexcept override;
+  bool input_float_values(std::uint32_t i, sdk::Span<double>* out) const noexcept override;
+  bool input_is_constant(std::uint32_t i) const noexcept override;
+
+  sdk::AttrType attribute_type(sdk::StringRef name) const noexcept override;
+  bool attr_int(sdk::StringRef name, std::int64_t* out) const noexcept override;
+  bool attr_float(sdk::StringRef name, float* out) const noexcept override;
+  bool attr_string(sdk::StringRef name, sdk::StringRef* out) const noexcept override;
+  bool attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) const noexcept override;
+  bool attr_floats(sdk::StringRef name, sdk::Span<float>* out) const noexcept override;
+  std::uint32_t attr_strings_count(sdk::StringRef name) const noexcept override;
+  bool attr_string_at(sdk::StringRef name, std::uint32_t k, sdk::StringRef* out) const noexcept override;
+  bool attr_tensor(sdk::StringRef name, sdk::TensorAttr* out) const noexcept override;
+  std::int32_t attr_graph_inputs(sdk::StringRef name) const noexcept override;
+  std::int32_t attr_graph_outputs(sdk::StringRef name) const noexcept override;
+
+  NodeId id() const { return node_; }
+
+ private:
+  const onnx::AttributeProto* find(sdk::StringRef name) const noexcept;
+  ValueId input_value_id(std::uint32_t i) const noexcept;
+
+  ComputeContext::State& state_;
+  ExprBridge& bridge_;
+  NodeId node_;
+  const NodeEntry& entry_;
+  // Decoded tensor attribute storage, valid until the next attr_tensor call.
+  mutable std::vector<std::int64_t> tensor_dims_;
+  mutable std::vector<std::int64_t> tensor_ints_;
+  mutable std::vector<double> tensor_floats_;
+};
+
+/// Type of an attribute, inferred from its payload when the `type` field is unset.
+sdk::AttrType attribute_type_of(const onnx::AttributeProto& a);
+
+}  // namespace cctx

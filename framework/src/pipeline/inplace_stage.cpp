@@ -1,0 +1,252 @@
+// Stage 4: in-place buffer reuse (semantics.md 7) and the buffer assignment the memory stage
+// accounts with.
+#include <onnx/onnx_pb.h>
+
+#include "pipeline/analysis_state.hpp"
+#include "pipeline/expr_bridge.hpp"
+#include "pipeline/host_node_view.hpp"
+
+namespace cctx {
+
+namespace {
+
+struct Declarations {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> aliases;     // (output, input)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> may_reuse;   // (output, input)
+  std::string error;
+};
+
+class HostInplaceSink final : public sdk::IInplaceSink {
+ public:
+  explicit HostInplaceSink(Declarations& d) : d_(d) {}
+  sdk::Status may_reuse(std::uint32_t out, std::uint32_t in) noexcept override {
+    try {
+      d_.may_reuse.emplace_back(out, in);
+    } catch (...) {
+      return sdk::Status::kInternal;
+    }
+    return sdk::Status::kOk;
+  }
+  sdk::Status alias(std::uint32_t out, std::uint32_t in) noexcept override {
+    try {
+      d_.aliases.emplace_back(out, in);
+    } catch (...) {
+      return sdk::Status::kInternal;
+    }
+    return sdk::Status::kOk;
+  }
+  sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override {
+    try {
+      d_.error.assign(message.data ? message.data : "", message.size);
+    } catch (...) {
+    }
+    return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
+  }
+
+ private:
+  Declarations& d_;
+};
+
+class InplaceStage {
+ public:
+  explicit InplaceStage(ComputeContext::State& s) : s_(s), bridge_(*s.pool) {}
+
+  void run() {
+    const GraphView& g = *s_.graph;
+    const std::size_t count = g.main_node_count();
+    s_.inplace.assign(count, {});
+    s_.bytes.assign(g.values().size(), std::nullopt);
+    s_.buffer_of.assign(g.values().size(), kInvalidId);
+    s_.buffers.clear();
+    for (ValueId v = 0; v < g.values().size(); ++v) {
+      if (g.value(v).graph != 0) continue;
+      s_.bytes[v] = compute_value_bytes(s_, v);
+      if (!s_.bytes[v]) s_.unsized_values.push_back(v);
+    }
+    seed_buffers();
+    for (NodeId n = 0; n < count; ++n) plan(n);
+  }
+
+ private:
+  std::uint32_t new_buffer(ValueId v, BufferSource source, NodeId at) {
+    const auto id = static_cast<std::uint32_t>(s_.buffers.size());
+    s_.buffers.push_back({*s_.bytes[v], source});
+    last_.push_back(at);
+    protected_.push_back(false);
+    s_.buffer_of[v] = id;
+    join(id, v, at);
+    return id;
+  }
+
+  // A value joins buffer b: the buffer lives until its last member's last use, and is protected
+  // while it holds a graph output, an initializer, or a graph input that may not be overwritten.
+  void join(std::uint32_t b, ValueId v, NodeId at) {
+    s_.buffer_of[v] = b;
+    const std::uint32_t last = s_.last_use[v] == kInvalidId ? at : s_.last_use[v];
+    if (last > last_[b]) last_[b] = last;
+    const ValueEntry& e = s_.graph->value(v);
+    const bool overwrite = s_.options.inplace.allow_input_overwrite;
+    if (e.is_output() || e.is_initializer() || (e.is_input() && !overwrite)) protected_[b] = true;
+  }
+
+  void seed_buffers() {
+    const GraphEntry& main = s_.graph->main();
+    for (ValueId v : main.initializers) {
+      if (s_.bytes[v]) new_buffer(v, BufferSource::kInitializer, 0);
+    }
+    for (ValueId v : main.inputs) {
+      if (s_.bytes[v] && s_.buffer_of[v] == kInvalidId) new_buffer(v, BufferSource::kInput, 0);
+    }
+  }
+
+  Declarations declarations(NodeId n) {
+    Declarations d;
+    if (!s_.options.inplace.enabled) return d;
+    const NodeEntry& node = s_.graph->node(n);
+    const ResolvedRules& rules = s_.rules[n];
+    if (rules.inplace != nullptr) {
+      HostNodeView view(s_, bridge_, n);
+      HostInplaceSink sink(d);
+      if (rules.inplace->declare(view, sink) != sdk::Status::kOk) {
+        s_.warn(n, describe_node(*s_.graph, n) + ": in-place policy failed: " +
+                       (d.error.empty() ? std::string("no reason given") : d.error) +
+                       "; no reuse for this node");
+        return Declarations{};
+      }
+      return d;
+    }
+    if (s_.options.inplace.fallback == InplaceFallback::kStructural) {
+      for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
+        for (std::uint32_t k = 0; k < node.inputs.size(); ++k) d.may_reuse.emplace_back(o, k);
+      }
+    }
+    return d;
+  }
+
+  // semantics.md 7.2 except the size class.
+  bool eligible(NodeId n, std::uint32_t o, std::uint32_t k) const {
+    const NodeEntry& node = s_.graph->node(n);
+    if (o >= node.outputs.size() || k >= node.inputs.size()) return false;
+    const ValueId out = node.outputs[o], in = node.inputs[k];
+    if (out == kNoValue || in == kNoValue || out == in) return false;
+    if (!s_.bytes[out] || !s_.bytes[in]) return false;
+    const std::uint32_t b = s_.buffer_of[in];
+    if (b == kInvalidId) return false;
+    int reads_of_buffer = 0;
+    for (ValueId v : node.inputs) {
+      if (v != kNoValue && s_.buffer_of[v] == b) ++reads_of_buffer;
+    }
+    if (reads_of_buffer != 1) return false;
+    for (ValueId v : node.captures) {
+      if (s_.buffer_of[v] == b) return false;
+    }
+    return !protected_[b] && last_[b] <= n;
+  }
+
+  std::optional<ReuseKind> size_class(NodeId n, std::uint32_t o, std::uint32_t k, bool structural_squeeze) {
+    const NodeEntry& node = s_.graph->node(n);
+    const ValueId out = node.outputs[o], in = node.inputs[k];
+    if (structural_squeeze && k == 0 && s_.shapes[out].dtype == s_.shapes[in].dtype &&
+        s_.shapes[in].dtype != 0) {
+      return ReuseKind::kEqual;
+    }
+    const Expr in_bytes = *s_.bytes[in], out_bytes = *s_.bytes[out];
+    if (in_bytes == out_bytes) return ReuseKind::kEqual;
+    if (s_.pool->prove_ge(in_bytes, out_bytes)) return ReuseKind::kGreater;
+    return std::nullopt;
+  }
+
+  void plan(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    Declarations d = declarations(n);
+    const bool structural = s_.rules[n].inplace == nullptr;
+    const bool squeeze_shortcut = structural && node.domain.empty() &&
+                                  (node.op_type == "Squeeze" || node.op_type == "Unsqueeze");
+    std::vector<bool> served(node.outputs.size(), false), claimed(node.inputs.size(), false);
+    std::vector<bool> untracked(node.outputs.size(), false);
+    std::vector<InplaceDecision>& decisions = s_.inplace[n];
+
+    for (auto [o, k] : d.aliases) {
+      if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k]) continue;
+      const ValueId out = node.outputs[o], in = node.inputs[k];
+      if (out == kNoValue || in == kNoValue || out == in) continue;
+      served[o] = claimed[k] = true;
+      if (!s_.bytes[in] || s_.buffer_of[in] == kInvalidId || !s_.bytes[out]) {
+        untracked[o] = true;  // a view of something not tracked is not tracked either
+        continue;
+      }
+      decisions.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kAlias});
+    }
+    for (ReuseKind pass : {ReuseKind::kEqual, ReuseKind::kGreater}) {
+      for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
+        if (served[o]) continue;
+        for (auto [oo, k] : d.may_reuse) {
+          if (oo != o || k >= node.inputs.size() || claimed[k] || !eligible(n, o, k)) continue;
+          std::optional<ReuseKind> kind = size_class(n, o, k, squeeze_shortcut);
+          if (kind != pass) continue;
+          decisions.push_back(InplaceDecision{o, k, pass, ReuseMode::kMayReuse});
+          served[o] = claimed[k] = true;
+          break;
+        }
+      }
+    }
+    // Buffer transitions: decided outputs join their input's buffer; other sized outputs that
+    // live past this node get a new buffer.
+    for (const InplaceDecision& dec : decisions) {
+      join(s_.buffer_of[node.inputs[dec.input]], node.outputs[dec.output], n);
+    }
+    for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
+      const ValueId out = node.outputs[o];
+      if (out == kNoValue || served[o] || untracked[o] || !s_.bytes[out]) continue;
+      if (s_.buffer_of[out] != kInvalidId) continue;  // produced twice: the first definition counts
+      const bool lives_on = s_.graph->value(out).is_output() ||
+                            (s_.last_use[out] != kInvalidId && s_.last_use[out] > n);
+      if (lives_on) new_buffer(out, BufferSource::kIntermediate, n);
+    }
+    std::sort(decisions.begin(), decisions.end(),
+              [](const InplaceDecision& a, const InplaceDecision& b) { return a.output < b.output; });
+    if (s_.options.decision_log) {
+      for (const InplaceDecision& dec : decisions) {
+        pending_.push_back(DecisionEvent{"inplace", static_cast<std::int64_t>(n), node.proto->name(),
+                                         dec.output, dec.input,
+                                         dec.kind == ReuseKind::kEqual ? "equal" : "greater",
+                                         dec.mode == ReuseMode::kAlias ? "alias" : "may_reuse"});
+      }
+    }
+  }
+
+ public:
+  std::vector<DecisionEvent> take_events() { return std::move(pending_); }
+
+ private:
+  ComputeContext::State& s_;
+  ExprBridge bridge_;
+  std::vector<std::uint32_t> last_;  // per buffer: last node any member is used
+  std::vector<bool> protected_;      // per buffer
+  std::vector<DecisionEvent> pending_;
+};
+
+}  // namespace
+
+void run_inplace_stage(ComputeContext::State& s) {
+  InplaceStage stage(s);
+  stage.run();
+  // Decision log order (semantics.md 11.3): releases, then in-place, then shape-tag releases.
+  if (s.options.decision_log) {
+    for (NodeId n = 0; n < s.release_after.size(); ++n) {
+      for (ValueId v : s.release_after[n]) {
+        s.events.push_back(DecisionEvent{"release", static_cast<std::int64_t>(n), s.graph->value(v).name,
+                                         -1, -1, "", ""});
+      }
+    }
+    for (DecisionEvent& e : stage.take_events()) s.events.push_back(std::move(e));
+    for (NodeId n = 0; n < s.release_after_shape_tag.size(); ++n) {
+      for (ValueId v : s.release_after_shape_tag[n]) {
+        s.events.push_back(DecisionEvent{"release_shape_tag", static_cast<std::int64_t>(n),
+                                         s.graph->value(v).name, -1, -1, "", ""});
+      }
+    }
+  }
+}
+
+}  // namespace cctx

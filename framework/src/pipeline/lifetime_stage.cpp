@@ -1,0 +1,55 @@
+// Stage 3: result lifetimes of the main graph (semantics.md 6).
+#include "pipeline/analysis_state.hpp"
+
+namespace cctx {
+
+namespace {
+
+/// referenced(n): non-empty inputs de-duplicated in first-seen order, then the captures.
+template <class Fn>
+void for_each_referenced(const NodeEntry& node, std::vector<std::uint32_t>& seen_at, NodeId n, Fn&& fn) {
+  auto visit = [&](ValueId v) {
+    if (v == kNoValue || seen_at[v] == n) return;
+    seen_at[v] = n;
+    fn(v);
+  };
+  for (ValueId v : node.inputs) visit(v);
+  for (ValueId v : node.captures) visit(v);
+}
+
+}  // namespace
+
+void run_lifetime_stage(ComputeContext::State& s) {
+  const GraphView& g = *s.graph;
+  const std::size_t count = g.main_node_count();
+  const std::size_t values = g.values().size();
+  s.last_use.assign(values, kInvalidId);
+  s.release_after.assign(count, {});
+  s.not_used_after.assign(count, {});
+  s.release_after_shape_tag.assign(count, {});
+
+  std::vector<std::uint32_t> seen_at(values, kInvalidId);
+  for (NodeId n = 0; n < count; ++n) {
+    for_each_referenced(g.node(n), seen_at, n, [&](ValueId v) { s.last_use[v] = n; });
+  }
+  const bool overwrite_inputs = s.options.inplace.allow_input_overwrite;
+  std::fill(seen_at.begin(), seen_at.end(), kInvalidId);
+  for (NodeId n = 0; n < count; ++n) {
+    for_each_referenced(g.node(n), seen_at, n, [&](ValueId v) {
+      if (s.last_use[v] != n) return;
+      const ValueEntry& e = g.value(v);
+      if (e.graph == 0 && (e.is_input() || e.is_initializer())) {
+        s.not_used_after[n].push_back(v);
+        return;
+      }
+      const bool keep = e.is_initializer() || e.is_output() || (e.is_input() && !overwrite_inputs);
+      if (keep) return;
+      if (e.producer != kInvalidId && e.producer < n && g.node(e.producer).graph == 0) {
+        s.release_after[n].push_back(v);
+        if (s.value_tags[v] == Tag::kShape) s.release_after_shape_tag[n].push_back(v);
+      }
+    });
+  }
+}
+
+}  // namespace cctx

@@ -1,0 +1,190 @@
+// Stage 5: the per-node memory profile (semantics.md 8). Live memory is kept as running sums per
+// (source, tag), updated only when a buffer is created, freed or re-tagged, so the stage is
+// linear in the graph: no re-scan of the live set at each node.
+#include <array>
+
+#include "pipeline/analysis_state.hpp"
+
+namespace cctx {
+
+namespace {
+
+// Buckets list tags sorted by name: "" (untagged), ambiguous, axes, shape, weight.
+constexpr std::array<Tag, 5> kTagOrder = {Tag::kNone, Tag::kAmbiguous, Tag::kAxes, Tag::kShape,
+                                          Tag::kWeight};
+
+class MemoryStage {
+ public:
+  explicit MemoryStage(ComputeContext::State& s)
+      : s_(s), pool_(*s.pool), live_total_(pool_.integer(0)) {
+    for (auto& row : sums_) row.fill(pool_.integer(0));
+    for (auto& row : nonzero_) row.fill(0);
+  }
+
+  void run() {
+    const GraphView& g = *s_.graph;
+    const std::size_t count = g.main_node_count();
+    s_.memory.assign(count, MemoryProfile{});
+    const std::size_t buffers = s_.buffers.size();
+    members_.assign(buffers, 0);
+    tag_.assign(buffers, Tag::kNone);
+    source_.resize(buffers);
+    for (std::size_t b = 0; b < buffers; ++b) source_[b] = s_.buffers[b].source;
+
+    const GraphEntry& main = g.main();
+    for (ValueId v : main.initializers) seed(v);
+    for (ValueId v : main.inputs) seed(v);
+    for (NodeId n = 0; n < count; ++n) step(n);
+  }
+
+ private:
+  static std::size_t row(BufferSource s) { return static_cast<std::size_t>(s); }
+  static std::size_t column(Tag t) {
+    for (std::size_t k = 0; k < kTagOrder.size(); ++k) {
+      if (kTagOrder[k] == t) return k;
+    }
+    return 0;
+  }
+  bool is_zero(Expr e) const {
+    auto v = pool_.as_int(e);
+    return v && *v == 0;
+  }
+
+  void account(std::uint32_t b, bool add) {
+    const Expr size = s_.buffers[b].size;
+    const std::size_t r = row(source_[b]), c = column(tag_[b]);
+    if (add) {
+      live_total_ = pool_.add(live_total_, size);
+      sums_[r][c] = pool_.add(sums_[r][c], size);
+      if (!is_zero(size)) ++nonzero_[r][c];
+    } else {
+      live_total_ = pool_.sub(live_total_, size);
+      sums_[r][c] = pool_.sub(sums_[r][c], size);
+      if (!is_zero(size)) --nonzero_[r][c];
+    }
+  }
+
+  void seed(ValueId v) {
+    const std::uint32_t b = s_.buffer_of[v];
+    if (b == kInvalidId || members_[b] != 0) return;  // untracked, or an initializer also an input
+    tag_[b] = s_.value_tags[v];
+    members_[b] = 1;
+    account(b, true);
+  }
+
+  void join(std::uint32_t b, ValueId v) {
+    const Tag merged = merge_tag(tag_[b], s_.value_tags[v]);
+    if (merged != tag_[b]) {
+      account(b, false);
+      tag_[b] = merged;
+      account(b, true);
+    }
+    ++members_[b];
+  }
+
+  void leave(ValueId v) {
+    const std::uint32_t b = s_.buffer_of[v];
+    if (b == kInvalidId || members_[b] == 0) return;
+    if (--members_[b] == 0) account(b, false);
+  }
+
+  void set_source(std::uint32_t b, BufferSource source) {
+    if (source_[b] == source) return;
+    account(b, false);
+    source_[b] = source;
+    account(b, true);
+  }
+
+  Bucket bucket(BufferSource source) const {
+    Bucket out;
+    const std::size_t r = row(source);
+    for (std::size_t c = 0; c < kTagOrder.size(); ++c) {
+      if (nonzero_[r][c] > 0) out.emplace_back(kTagOrder[c], sums_[r][c]);
+    }
+    return out;
+  }
+
+  void step(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    const std::vector<InplaceDecision>& decisions = s_.inplace[n];
+    std::vector<bool> decided(node.outputs.size(), false);
+    for (const InplaceDecision& d : decisions) decided[d.output] = true;
+
+    MemoryProfile& p = s_.memory[n];
+    p.already_allocated = live_total_;
+    p.inputs = bucket(BufferSource::kInput);
+    p.initializers = bucket(BufferSource::kInitializer);
+    p.intermediates = bucket(BufferSource::kIntermediate);
+    std::array<Expr, kTagOrder.size()> out_sums;
+    out_sums.fill(pool_.integer(0));
+    std::array<bool, kTagOrder.size()> out_used{};
+    Expr allocation = pool_.integer(0);
+    for (std::size_t o = 0; o < node.outputs.size(); ++o) {
+      const ValueId v = node.outputs[o];
+      if (v == kNoValue || decided[o] || !s_.bytes[v]) continue;
+      const Expr bytes = *s_.bytes[v];
+      allocation = pool_.add(allocation, bytes);
+      if (is_zero(bytes)) continue;
+      const std::size_t c = column(s_.value_tags[v]);
+      out_sums[c] = pool_.add(out_sums[c], bytes);
+      out_used[c] = true;
+    }
+    for (std::size_t c = 0; c < kTagOrder.size(); ++c) {
+      if (out_used[c]) p.outputs.emplace_back(kTagOrder[c], out_sums[c]);
+    }
+    p.output_allocation = allocation;
+    p.total = pool_.add(p.already_allocated, allocation);
+
+    // Transition (8.3 step 5).
+    for (const InplaceDecision& d : decisions) {
+      const ValueId out = node.outputs[d.output];
+      join(s_.buffer_of[out], out);
+    }
+    for (std::size_t o = 0; o < node.outputs.size(); ++o) {
+      const ValueId v = node.outputs[o];
+      if (v == kNoValue || decided[o] || s_.buffer_of[v] == kInvalidId) continue;
+      const std::uint32_t b = s_.buffer_of[v];
+      if (members_[b] != 0) continue;  // produced twice: already live
+      tag_[b] = s_.value_tags[v];
+      members_[b] = 1;
+      account(b, true);
+    }
+    for (ValueId v : s_.release_after[n]) leave(v);
+    for (const InplaceDecision& d : decisions) {
+      const ValueId in = node.inputs[d.input];
+      const ValueEntry& e = s_.graph->value(in);
+      if (d.mode == ReuseMode::kMayReuse && e.is_input() && !e.is_initializer()) {
+        // An overwritten graph input leaves its buffer, which now holds an intermediate.
+        set_source(s_.buffer_of[in], BufferSource::kIntermediate);
+        leave(in);
+      }
+    }
+    for (std::size_t o = 0; o < node.outputs.size(); ++o) {
+      const ValueId v = node.outputs[o];
+      if (v == kNoValue || !decided[o]) continue;
+      if (!s_.graph->value(v).is_output() && s_.last_use[v] == kInvalidId) leave(v);  // nobody reads it
+    }
+  }
+
+  ComputeContext::State& s_;
+  ExprPool& pool_;
+  Expr live_total_;
+  std::array<std::array<Expr, kTagOrder.size()>, 3> sums_;
+  std::array<std::array<std::uint32_t, kTagOrder.size()>, 3> nonzero_;
+  std::vector<std::uint32_t> members_;
+  std::vector<Tag> tag_;
+  std::vector<BufferSource> source_;
+};
+
+}  // namespace
+
+void run_memory_stage(ComputeContext::State& s) {
+  if (!s.options.memory.enabled) {
+    const Expr zero = s.pool->integer(0);
+    s.memory.assign(s.graph->main_node_count(), MemoryProfile{zero, zero, zero, {}, {}, {}, {}});
+    return;
+  }
+  MemoryStage(s).run();
+}
+
+}  // namespace cctx

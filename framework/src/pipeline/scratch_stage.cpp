@@ -1,0 +1,68 @@
+// Stage 6: per-node scratch memory from the plugins' estimators (semantics.md 9).
+#include "pipeline/analysis_state.hpp"
+#include "pipeline/expr_bridge.hpp"
+#include "pipeline/host_node_view.hpp"
+#include "pipeline/shape_types.hpp"
+
+namespace cctx {
+
+namespace {
+
+class HostScratchSink final : public sdk::IScratchSink {
+ public:
+  using sdk::IScratchSink::set_bytes;
+  sdk::Status set_bytes(std::uint32_t bytes) noexcept override {
+    bytes_ = Expr{bytes};
+    set_ = true;
+    return sdk::Status::kOk;
+  }
+  sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override {
+    try {
+      error_.assign(message.data ? message.data : "", message.size);
+    } catch (...) {
+    }
+    return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
+  }
+  bool set() const { return set_; }
+  Expr bytes() const { return bytes_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  Expr bytes_;
+  bool set_ = false;
+  std::string error_;
+};
+
+}  // namespace
+
+void run_scratch_stage(ComputeContext::State& s) {
+  const std::size_t count = s.graph->main_node_count();
+  const Expr zero = s.pool->integer(0);
+  s.scratch.assign(count, zero);
+  if (!s.options.scratch.enabled) return;
+  ExprBridge bridge(*s.pool);
+  for (NodeId n = 0; n < count; ++n) {
+    const sdk::IScratchEstimator* estimator = s.rules[n].scratch;
+    if (estimator == nullptr) continue;
+    HostNodeView view(s, bridge, n);
+    HostScratchSink sink;
+    sdk::Status status = estimator->estimate(view, sink);
+    for (const std::string& e : bridge.take_errors()) {
+      s.warn(n, describe_node(*s.graph, n) + ": expression error in scratch estimate: " + e);
+    }
+    if (status == sdk::Status::kOk && sink.set()) {
+      s.scratch[n] = sink.bytes();
+      continue;
+    }
+    // Never a silent 0: an estimate that cannot be computed is a named unknown.
+    const NodeEntry& node = s.graph->node(n);
+    const std::string name = "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
+    s.scratch[n] = s.pool->fresh_symbol(name, Interval{0, kPosInf},
+                                        "scratch estimate of " + describe_node(*s.graph, n));
+    s.warn(n, describe_node(*s.graph, n) + ": scratch estimate unavailable (" +
+                  (sink.error().empty() ? std::string("no reason given") : sink.error()) +
+                  "); reported as " + name);
+  }
+}
+
+}  // namespace cctx

@@ -1,0 +1,485 @@
+// Stage 1: symbolic shape inference (semantics.md 3, expressions.md 7-8).
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+#include <unordered_map>
+
+#include "cctx/errors.hpp"
+#include "model/tensor_data.hpp"
+#include "pipeline/analysis_state.hpp"
+#include "pipeline/expr_bridge.hpp"
+#include "pipeline/host_node_view.hpp"
+#include "pipeline/onnx_fallback.hpp"
+#include "pipeline/shape_types.hpp"
+
+namespace cctx {
+
+namespace {
+
+constexpr std::size_t kMaxValueElements = 64;
+
+std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size) : std::string(); }
+
+class ShapeStage;
+
+/// The host's IShapeSink for one node: writes straight into the analysis state.
+class HostShapeSink final : public sdk::IShapeSink {
+ public:
+  HostShapeSink(ShapeStage& stage, ComputeContext::State& s, NodeId n)
+      : stage_(stage), s_(s), n_(n), node_(s.graph->node(n)), set_(node_.outputs.size(), false) {}
+
+  sdk::Status set_output(std::uint32_t out, sdk::ValueKind kind, std::int32_t dtype,
+                         std::int32_t rank, const std::uint32_t* dims) noexcept override {
+    try {
+      if (out >= node_.outputs.size()) {
+        return fail(sdk::Status::kInvalidArgument,
+                    sdk::StringRef(bad_output_message(out).data(), message_.size()));
+      }
+      ValueId v = node_.outputs[out];
+      if (v == kNoValue) return sdk::Status::kOk;  // omitted optional output
+      ValueShape shape;
+      shape.kind = kind;
+      shape.dtype = dtype;
+      shape.inferred = true;
+      if (rank >= 0) {
+        shape.known_rank = true;
+        shape.dims.reserve(static_cast<std::size_t>(rank));
+        for (std::int32_t k = 0; k < rank; ++k) shape.dims.push_back(Expr{dims[k]});
+      }
+      s_.shapes[v] = std::move(shape);
+      set_[out] = true;
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  sdk::Status set_output_value(std::uint32_t out, std::uint32_t count,
+                               const std::uint32_t* values) noexcept override {
+    try {
+      if (out >= node_.outputs.size()) {
+        return fail(sdk::Status::kInvalidArgument,
+                    sdk::StringRef(bad_output_message(out).data(), message_.size()));
+      }
+      ValueId v = node_.outputs[out];
+      if (v == kNoValue || count > kMaxValueElements) return sdk::Status::kOk;
+      ValueShape& shape = s_.shapes[v];
+      shape.has_value = true;
+      shape.value.resize(count);
+      for (std::uint32_t k = 0; k < count; ++k) shape.value[k] = Expr{values[k]};
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  std::uint32_t fresh_dim(std::uint32_t out, std::uint32_t axis, std::int64_t lo,
+                          std::int64_t hi) noexcept override {
+    try {
+      return fresh_output_dim(s_, n_, out, axis, lo, hi).id;
+    } catch (...) {
+      return s_.pool->integer(0).id;
+    }
+  }
+
+  sdk::Status constraint(sdk::ConstraintKind kind, std::uint32_t a, std::uint32_t b,
+                         std::uint32_t c) noexcept override {
+    try {
+      s_.constraints.push_back(
+          Constraint{static_cast<Constraint::Kind>(kind), Expr{a}, Expr{b}, Expr{c}, n_});
+    } catch (...) {
+    }
+    return sdk::Status::kOk;
+  }
+
+  sdk::Status warn(sdk::StringRef message) noexcept override {
+    try {
+      s_.warn(n_, describe_node(*s_.graph, n_) + ": " + text(message));
+    } catch (...) {
+    }
+    return sdk::Status::kOk;
+  }
+
+  sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override {
+    try {
+      if (!error_.empty()) error_ += "; ";
+      error_ += message.empty() ? std::string("rule failed") : text(message);
+    } catch (...) {
+    }
+    return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
+  }
+
+  sdk::Status infer_body(sdk::StringRef attr, std::uint32_t input_count,
+                         const sdk::ValueDesc* inputs, sdk::IBodyOutputs& outputs) noexcept override;
+
+  const std::string& error() const { return error_; }
+  bool output_set(std::size_t k) const { return set_[k]; }
+
+ private:
+  const std::string& bad_output_message(std::uint32_t out) {
+    message_ = "output index " + std::to_string(out) + " out of range (node has " +
+               std::to_string(node_.outputs.size()) + " outputs)";
+    return message_;
+  }
+
+  ShapeStage& stage_;
+  ComputeContext::State& s_;
+  NodeId n_;
+  const NodeEntry& node_;
+  std::vector<bool> set_;
+  std::string error_;
+  std::string message_;
+};
+
+class ShapeStage {
+ public:
+  explicit ShapeStage(ComputeContext::State& s) : s_(s), bridge_(*s.pool) {}
+
+  void run() {
+    s_.shapes.assign(s_.graph->values().size(), ValueShape{});
+    s_.rules.assign(s_.graph->nodes().size(), ResolvedRules{});
+    seed_graph(0);
+    infer_graph(0);
+    for (ValueId v = 0; v < s_.shapes.size(); ++v) {
+      const ValueShape& shape = s_.shapes[v];
+      if (s_.graph->value(v).graph == 0 && shape.kind == ValueKind::kTensor && !shape.known_rank &&
+          dtype_bits(shape.dtype, s_.registry.get()) != 0) {
+        s_.unknown_rank_values.push_back(v);
+      }
+    }
+  }
+
+  /// Seeds initializers and declared inputs of graph g (inputs of bodies are set by the caller).
+  void seed_graph(GraphId g) {
+    const GraphEntry& ge = s_.graph->graphs()[g];
+    for (ValueId v : ge.inputs) {
+      const onnx::ValueInfoProto* decl = s_.graph->value(v).graph_input;
+      if (s_.graph->value(v).is_initializer()) continue;  // the initializer's shape wins
+      s_.shapes[v] = declared_shape(v, *decl);
+    }
+    for (ValueId v : ge.initializers) seed_initializer(v);
+  }
+
+  void infer_graph(GraphId g) {
+    for (NodeId n : s_.graph->graphs()[g].nodes) infer_node(n);
+  }
+
+  /// Infers a body for a control-flow rule; reports its outputs.
+  sdk::Status infer_body(NodeId n, const std::string& attr, std::uint32_t count,
+                         const sdk::ValueDesc* inputs, sdk::IBodyOutputs& outputs) {
+    const NodeEntry& node = s_.graph->node(n);
+    GraphId body = kInvalidId;
+    for (const BodyRef& b : node.bodies) {
+      if (b.attribute == attr) body = b.graph;
+    }
+    if (body == kInvalidId) return sdk::Status::kInvalidArgument;
+    const GraphEntry& ge = s_.graph->graphs()[body];
+    seed_graph(body);
+    for (std::size_t k = 0; k < ge.inputs.size() && k < count; ++k) {
+      ValueId v = ge.inputs[k];
+      const sdk::ValueDesc& d = inputs[k];
+      if (d.kind == sdk::ValueKind::kUnknown && d.dtype == 0 && d.rank < 0) continue;  // keep declared
+      ValueShape shape;
+      shape.kind = d.kind;
+      shape.dtype = d.dtype;
+      shape.inferred = true;
+      if (d.rank >= 0) {
+        shape.known_rank = true;
+        for (std::int32_t a = 0; a < d.rank; ++a) shape.dims.push_back(Expr{d.dims[a]});
+      }
+      if (d.value_size >= 0) {
+        shape.has_value = true;
+        for (std::int32_t a = 0; a < d.value_size; ++a) shape.value.push_back(Expr{d.values[a]});
+      }
+      s_.shapes[v] = std::move(shape);
+    }
+    infer_graph(body);
+    std::vector<std::uint32_t> dims, values;
+    for (std::size_t k = 0; k < ge.outputs.size(); ++k) {
+      ValueId v = ge.outputs[k];
+      const ValueShape& shape = s_.shapes[v];
+      dims.clear();
+      values.clear();
+      for (Expr e : shape.dims) dims.push_back(e.id);
+      for (Expr e : shape.value) values.push_back(e.id);
+      sdk::ValueDesc d;
+      d.kind = shape.kind;
+      d.dtype = shape.dtype;
+      d.rank = shape.known_rank ? static_cast<std::int32_t>(dims.size()) : -1;
+      d.dims = dims.data();
+      d.value_size = shape.has_value ? static_cast<std::int32_t>(values.size()) : -1;
+      d.values = values.data();
+      outputs.on_output(static_cast<std::uint32_t>(k), d);
+    }
+    return sdk::Status::kOk;
+  }
+
+ private:
+  ValueShape declared_shape(ValueId v, const onnx::ValueInfoProto& decl) {
+    if (!decl.has_type()) return ValueShape{};
+    return from_type_proto(*s_.pool, decl.type(),
+                           [&](std::size_t axis) { return fresh_declared_dim(s_, v, axis); }, false);
+  }
+
+  void seed_initializer(ValueId v) {
+    const onnx::TensorProto& t = *s_.graph->value(v).initializer;
+    ValueShape shape;
+    shape.kind = ValueKind::kTensor;
+    shape.dtype = t.data_type();
+    shape.known_rank = true;
+    for (std::int64_t d : t.dims()) shape.dims.push_back(s_.pool->integer(d));
+    std::vector<std::int64_t> ints;
+    if (sdk::dtype::carries_values(shape.dtype) && tensor_int_values(t, kMaxValueElements, &ints)) {
+      shape.has_value = true;
+      for (std::int64_t k : ints) shape.value.push_back(s_.pool->integer(k));
+    }
+    std::vector<double> floats;
+    if (tensor_float_values(t, kMaxValueElements, &floats)) s_.float_values[v] = std::move(floats);
+    s_.shapes[v] = std::move(shape);
+  }
+
+  const ResolvedRules& resolve(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    std::string key;
+    key.reserve(node.domain.size() + node.op_type.size() + 12);
+    key.append(node.domain).push_back('\0');
+    key.append(node.op_type).push_back('\0');
+    key.append(std::to_string(node.opset));
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      it = cache_.emplace(std::move(key), s_.registry->resolve(node.domain, node.op_type, node.opset)).first;
+    }
+    s_.rules[n] = it->second;
+    return it->second;
+  }
+
+  std::string identify(NodeId n) const {
+    const NodeEntry& node = s_.graph->node(n);
+    return describe_node(*s_.graph, n) + " [domain '" +
+           (node.domain.empty() ? std::string("ai.onnx") : std::string(node.domain)) + "', opset " +
+           std::to_string(node.opset) + "]";
+  }
+
+  void infer_node(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    const ResolvedRules& rules = resolve(n);
+    record_constant_floats(n);
+    bool rule_failed = false;
+    std::string rule_error;
+    std::vector<bool> done(node.outputs.size(), false);
+    if (rules.shape != nullptr) {
+      HostNodeView view(s_, bridge_, n);
+      HostShapeSink sink(*this, s_, n);
+      sdk::Status status = rules.shape->infer(view, sink);
+      if (parked_) {
+        AnalysisError e = *parked_;
+        parked_.reset();
+        throw e;
+      }
+      for (const std::string& e : bridge_.take_errors()) {
+        s_.warn(n, describe_node(*s_.graph, n) + ": expression error: " + e);
+      }
+      if (status == sdk::Status::kOk) {
+        for (std::size_t k = 0; k < node.outputs.size(); ++k) done[k] = sink.output_set(k);
+      } else {
+        rule_failed = true;
+        rule_error = sink.error().empty() ? "shape rule failed" : sink.error();
+        if (s_.options.shapes.strict) throw AnalysisError(identify(n) + ": " + rule_error);
+        s_.warn(n, describe_node(*s_.graph, n) + ": " + rule_error + " (shape rule " +
+                       rules.entries[static_cast<std::size_t>(RuleKind::kShape)]->origin +
+                       "); using the fallbacks");
+      }
+    }
+    if (!all_done(node, done)) fall_back(n, rule_failed, done);
+    apply_declarations(n);
+  }
+
+  static bool all_done(const NodeEntry& node, const std::vector<bool>& done) {
+    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+      if (node.outputs[k] != kNoValue && !done[k]) return false;
+    }
+    return true;
+  }
+
+  // semantics.md 3.6: schema inference (only without a rule), declared shapes, unknown rank.
+  void fall_back(NodeId n, bool rule_failed, std::vector<bool>& done) {
+    const NodeEntry& node = s_.graph->node(n);
+    std::string reasons;
+    for (const std::string& step : s_.options.shapes.fallback) {
+      if (all_done(node, done)) return;
+      if (step == "onnx_schema" && !rule_failed) {
+        std::string why;
+        if (onnx_schema_inference(s_, n, &why)) {
+          s_.warn(n, describe_node(*s_.graph, n) + ": no cctx shape rule; used ONNX schema inference");
+          std::fill(done.begin(), done.end(), true);
+          return;
+        }
+        reasons += (reasons.empty() ? "" : "; ") + std::string("ONNX schema inference: ") + why;
+      } else if (step == "declared") {
+        bool any = false;
+        for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+          ValueId v = node.outputs[k];
+          if (v == kNoValue || done[k]) continue;
+          const onnx::ValueInfoProto* decl = declaration(v);
+          if (decl == nullptr || !decl->has_type() || !has_declared_shape(*decl)) continue;
+          s_.shapes[v] = declared_shape(v, *decl);
+          done[k] = true;
+          any = true;
+        }
+        if (any) {
+          s_.warn(n, describe_node(*s_.graph, n) + ": no shape rule" +
+                         (rule_failed ? " result" : "") + "; used the declared output shapes");
+        }
+      } else if (step == "unknown_rank") {
+        std::string names;
+        for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+          ValueId v = node.outputs[k];
+          if (v == kNoValue || done[k]) continue;
+          ValueShape shape;
+          shape.kind = ValueKind::kTensor;
+          if (const onnx::ValueInfoProto* decl = declaration(v); decl && decl->has_type()) {
+            shape = declared_shape(v, *decl);
+          }
+          shape.known_rank = false;
+          shape.dims.clear();
+          s_.shapes[v] = std::move(shape);
+          done[k] = true;
+          names += (names.empty() ? "'" : ", '") + s_.graph->value(v).name + "'";
+        }
+        if (s_.options.shapes.strict) {
+          throw AnalysisError(identify(n) + ": no shape rule and no declared shape for " + names);
+        }
+        s_.warn(n, describe_node(*s_.graph, n) + ": no shape rule" +
+                       (reasons.empty() ? std::string() : " (" + reasons + ")") +
+                       " and no declared shape; " + names + " get an unknown rank");
+      }
+    }
+    if (!all_done(node, done) && s_.options.shapes.strict) {
+      throw AnalysisError(identify(n) + ": no shape rule and the fallbacks gave no shape");
+    }
+  }
+
+  const onnx::ValueInfoProto* declaration(ValueId v) const {
+    const ValueEntry& e = s_.graph->value(v);
+    return e.graph_output ? e.graph_output : e.value_info;
+  }
+
+  static bool has_declared_shape(const onnx::ValueInfoProto& decl) {
+    const onnx::TypeProto& t = decl.type();
+    if (t.has_tensor_type()) return t.tensor_type().has_shape();
+    if (t.has_sequence_type()) return t.sequence_type().elem_type().tensor_type().has_shape();
+    return t.value_case() != onnx::TypeProto::VALUE_NOT_SET;
+  }
+
+  // semantics.md 3.5: declarations refine inferred shapes, never widen them.
+  void apply_declarations(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    for (ValueId v : node.outputs) {
+      if (v == kNoValue) continue;
+      const onnx::ValueInfoProto* decl = declaration(v);
+      if (decl == nullptr || !decl->has_type()) continue;
+      ValueShape& inferred = s_.shapes[v];
+      ValueShape declared = declared_shape(v, *decl);
+      const std::string& name = s_.graph->value(v).name;
+      if (inferred.dtype == 0) {
+        inferred.dtype = declared.dtype;
+        if (inferred.kind == ValueKind::kUnknown) inferred.kind = declared.kind;
+      } else if (declared.dtype != 0 && declared.dtype != inferred.dtype) {
+        conflict(n, "'" + name + "' is declared " + dtype_name(declared.dtype) + " but inferred " +
+                        dtype_name(inferred.dtype));
+      }
+      if (!declared.known_rank) continue;
+      if (!inferred.known_rank) {
+        inferred.known_rank = true;
+        inferred.dims = declared.dims;
+        continue;
+      }
+      if (declared.dims.size() != inferred.dims.size()) {
+        conflict(n, "'" + name + "' is declared with rank " + std::to_string(declared.dims.size()) +
+                        " but inferred with rank " + std::to_string(inferred.dims.size()));
+        continue;
+      }
+      for (std::size_t k = 0; k < declared.dims.size(); ++k) {
+        Expr d = declared.dims[k], i = inferred.dims[k];
+        if (d == i) continue;
+        auto dk = s_.pool->as_int(d), ik = s_.pool->as_int(i);
+        if (dk && ik) {
+          conflict(n, "'" + name + "' dim " + std::to_string(k) + " is declared " +
+                          std::to_string(*dk) + " but inferred " + std::to_string(*ik));
+        } else if (dk) {
+          s_.constraints.push_back(Constraint{Constraint::Kind::kEq, i, d, Expr{}, n});
+          inferred.dims[k] = d;
+        } else if (is_fresh(i) && !is_fresh(d)) {
+          inferred.dims[k] = d;
+        }
+      }
+    }
+  }
+
+  bool is_fresh(Expr e) const {
+    if (!s_.pool->is_symbol(e)) return false;
+    const SymbolInfo* info = s_.pool->find_symbol(s_.pool->print(e));
+    return info != nullptr && info->kind == SymbolKind::kFresh;
+  }
+
+  void conflict(NodeId n, const std::string& message) {
+    if (s_.options.shapes.strict) throw AnalysisError(describe_node(*s_.graph, n) + ": " + message);
+    s_.warn(n, describe_node(*s_.graph, n) + ": " + message + "; keeping the inferred shape");
+  }
+
+  // Constant outputs with small floating payloads feed rules that read float constants (Resize
+  // scales); integer payloads travel as values set by the Constant shape rule.
+  void record_constant_floats(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    if (node.op_type != "Constant" || !node.domain.empty() || node.outputs.empty() ||
+        node.outputs[0] == kNoValue) {
+      return;
+    }
+    for (const onnx::AttributeProto& a : node.proto->attribute()) {
+      std::vector<double> floats;
+      if (a.name() == "value" && a.has_t() && tensor_float_values(a.t(), kMaxValueElements, &floats)) {
+        s_.float_values[node.outputs[0]] = std::move(floats);
+      } else if (a.name() == "value_float") {
+        s_.float_values[node.outputs[0]] = {static_cast<double>(a.f())};
+      } else if (a.name() == "value_floats" && a.floats_size() <= static_cast<int>(kMaxValueElements)) {
+        s_.float_values[node.outputs[0]].assign(a.floats().begin(), a.floats().end());
+      }
+    }
+  }
+
+  ComputeContext::State& s_;
+  ExprBridge bridge_;
+  std::unordered_map<std::string, ResolvedRules> cache_;
+  std::optional<AnalysisError> parked_;
+
+ public:
+  void park(const AnalysisError& e) {
+    if (!parked_) parked_ = e;
+  }
+};
+
+sdk::Status HostShapeSink::infer_body(sdk::StringRef attr, std::uint32_t input_count,
+                                      const sdk::ValueDesc* inputs,
+                                      sdk::IBodyOutputs& outputs) noexcept {
+  try {
+    sdk::Status st = stage_.infer_body(n_, text(attr), input_count, inputs, outputs);
+    if (st != sdk::Status::kOk) {
+      std::string m = "node has no graph attribute '" + text(attr) + "'";
+      return fail(st, sdk::StringRef(m.data(), m.size()));
+    }
+    return st;
+  } catch (const AnalysisError& e) {
+    // Strict mode inside a body ends the analysis; the error cannot cross the plugin, so it is
+    // parked and rethrown once the rule has returned.
+    stage_.park(e);
+    return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+  } catch (const std::exception& e) {
+    return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+  }
+}
+
+}  // namespace
+
+void run_shape_stage(ComputeContext::State& s) { ShapeStage(s).run(); }
+
+}  // namespace cctx

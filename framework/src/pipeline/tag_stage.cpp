@@ -1,0 +1,305 @@
+// Stage 2: value and node tags (semantics.md 5). The per-node steps are generic; the tables
+// (explicit tags, positional tags, inheritance, backward propagation) come from the plugins'
+// TagTraits, and op-specific logic from their ITagRules.
+#include <onnx/onnx_pb.h>
+
+#include "model/metadata.hpp"
+#include "pipeline/analysis_state.hpp"
+#include "pipeline/expr_bridge.hpp"
+#include "pipeline/host_node_view.hpp"
+
+namespace cctx {
+
+namespace {
+
+const TagTraitsCopy kDefaultTraits{};  // inherit input 0, no backward propagation
+
+std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size) : std::string(); }
+
+class TagStage;
+
+/// ITagSink over the analysis state for one node.
+class HostTagSink final : public sdk::ITagSink {
+ public:
+  HostTagSink(TagStage& stage, NodeId n);
+  sdk::Tag input_tag(std::uint32_t i) const noexcept override;
+  sdk::Tag output_tag(std::uint32_t i) const noexcept override;
+  void merge_input_tag(std::uint32_t i, sdk::Tag tag) noexcept override;
+  void merge_output_tag(std::uint32_t i, sdk::Tag tag) noexcept override;
+  void set_node_tag(sdk::Tag tag) noexcept override;
+  sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override;
+  const std::string& error() const { return error_; }
+
+ private:
+  TagStage& stage_;
+  const NodeEntry& node_;
+  NodeId n_;
+  std::string error_;
+};
+
+class TagStage {
+ public:
+  explicit TagStage(ComputeContext::State& s) : s_(s), bridge_(*s.pool) {}
+
+  void run() {
+    s_.value_tags.assign(s_.graph->values().size(), Tag::kNone);
+    s_.node_tags.assign(s_.graph->nodes().size(), Tag::kNone);
+    s_.sticky.assign(s_.graph->nodes().size(), false);
+    seed_main();
+    fixpoint(0);
+  }
+
+  // ---- primitives used by the sink -------------------------------------------------------------
+  Tag tag(ValueId v) const { return v == kNoValue ? Tag::kNone : s_.value_tags[v]; }
+  void merge(ValueId v, Tag t) {
+    if (v == kNoValue) return;
+    Tag merged = merge_tag(s_.value_tags[v], t);
+    if (merged != s_.value_tags[v]) {
+      s_.value_tags[v] = merged;
+      ++changes_;
+    }
+  }
+  void set_node(NodeId n, Tag t) {
+    if (s_.node_tags[n] != t) {
+      s_.node_tags[n] = t;
+      ++changes_;
+    }
+  }
+  void set_sticky(NodeId n, Tag t) {
+    s_.sticky[n] = true;
+    set_node(n, t);
+  }
+  ComputeContext::State& state() { return s_; }
+
+ private:
+  void seed_main() {
+    const GraphEntry& main = s_.graph->main();
+    auto seed = [&](ValueId v, const google::protobuf::Message* carrier, int field, bool default_weight) {
+      bool found = false;
+      std::string text_tag = carrier ? find_metadata(*carrier, field, "cctx.value_tag", &found) : "";
+      if (found) {
+        if (auto t = parse_tag(text_tag)) {
+          merge(v, *t);
+          return;
+        }
+        s_.warn(kInvalidId, "'" + s_.graph->value(v).name + "': ignoring unknown cctx.value_tag '" +
+                           text_tag + "'");
+      }
+      if (default_weight) merge(v, Tag::kWeight);
+    };
+    for (ValueId v : main.initializers) {
+      seed(v, s_.graph->value(v).initializer, kTensorMetadataField, true);
+    }
+    for (ValueId v : main.inputs) {
+      if (s_.graph->value(v).is_initializer()) continue;  // seeded once, as an initializer
+      seed(v, s_.graph->value(v).graph_input, kValueInfoMetadataField, true);
+    }
+    for (ValueId v = 0; v < s_.graph->values().size(); ++v) {
+      const ValueEntry& e = s_.graph->value(v);
+      if (e.graph != 0) continue;
+      if (e.value_info) seed(v, e.value_info, kValueInfoMetadataField, false);
+      if (e.graph_output) seed(v, e.graph_output, kValueInfoMetadataField, false);
+    }
+  }
+
+  void fixpoint(GraphId g) {
+    const GraphEntry& ge = s_.graph->graphs()[g];
+    for (NodeId n : ge.nodes) {
+      s_.node_tags[n] = Tag::kNone;
+      s_.sticky[n] = false;
+    }
+    for (int pass = 0;; ++pass) {
+      const std::uint64_t before = changes_;
+      for (NodeId n : ge.nodes) process(n);
+      if (changes_ == before) break;
+    }
+  }
+
+  void process(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    const ResolvedRules& rules = s_.rules[n];
+    const TagTraitsCopy& traits = rules.traits ? *rules.traits : kDefaultTraits;
+    const Tag previous = s_.node_tags[n];
+
+    // 1. explicit
+    Tag explicit_tag = traits.explicit_tag;
+    if (traits.constant_like) {
+      Tag shared = Tag::kNone;
+      bool consistent = outputs_tag(node, &shared);
+      explicit_tag = consistent && shared != Tag::kNone ? shared : Tag::kWeight;
+    }
+    // 2. positional (only with at least two inputs)
+    if (node.inputs.size() >= 2) {
+      for (const sdk::PositionalTag& p : traits.positional) {
+        if (p.input < node.inputs.size()) merge(node.inputs[p.input], p.tag);
+      }
+    }
+    // 3. the plugin's rule
+    if (rules.tag != nullptr) {
+      HostNodeView view(s_, bridge_, n);
+      HostTagSink sink(*this, n);
+      if (rules.tag->apply(view, sink) != sdk::Status::kOk) {
+        report_rule_error(n, sink.error());
+      }
+    }
+    // 4. output tag and consistency
+    Tag out_tag = Tag::kNone;
+    const bool consistent = outputs_tag(node, &out_tag);
+    // 5. inherited
+    const Tag body_tag = node.bodies.empty()
+                             ? Tag::kNone
+                             : run_bodies(n, traits.inherit == sdk::TagInherit::kControlFlow);
+    Tag inherited = Tag::kNone;
+    switch (traits.inherit) {
+      case sdk::TagInherit::kInput0:
+        if (!node.inputs.empty()) inherited = tag(node.inputs[0]);
+        break;
+      case sdk::TagInherit::kConcat:
+        inherited = concat_tag(node);
+        break;
+      case sdk::TagInherit::kControlFlow:
+        inherited = body_tag;
+        break;
+      case sdk::TagInherit::kNone:
+        break;
+    }
+    // 6. node tag
+    Tag node_tag = s_.sticky[n]                ? s_.node_tags[n]
+                   : explicit_tag != Tag::kNone ? explicit_tag
+                   : inherited != Tag::kNone    ? inherited
+                                                : previous;
+    set_node(n, node_tag);
+    for (ValueId v : node.outputs) merge(v, node_tag);
+    // 7. backward
+    if (consistent && out_tag != Tag::kNone) backward(node, traits.backward, out_tag);
+  }
+
+  /// First tag among the outputs; false when two output tags differ.
+  bool outputs_tag(const NodeEntry& node, Tag* first) const {
+    *first = Tag::kNone;
+    for (ValueId v : node.outputs) {
+      Tag t = tag(v);
+      if (t == Tag::kNone) continue;
+      if (*first == Tag::kNone) {
+        *first = t;
+      } else if (*first != t) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  Tag concat_tag(const NodeEntry& node) const {
+    Tag shared = Tag::kNone;
+    bool any = false, agree = true;
+    for (ValueId v : node.inputs) {
+      Tag t = tag(v);
+      if (t == Tag::kNone) continue;
+      if (t == Tag::kWeight) return Tag::kWeight;
+      if (!any) {
+        shared = t;
+        any = true;
+      } else if (t != shared) {
+        agree = false;
+      }
+    }
+    if (!any) return Tag::kNone;
+    return agree ? shared : Tag::kAmbiguous;
+  }
+
+  void backward(const NodeEntry& node, sdk::TagBackward mode, Tag t) {
+    switch (mode) {
+      case sdk::TagBackward::kNone:
+        return;
+      case sdk::TagBackward::kAllInputs:
+        if (t == Tag::kAmbiguous) return;
+        for (ValueId v : node.inputs) merge(v, t);
+        return;
+      case sdk::TagBackward::kInput0:
+        if (!node.inputs.empty()) merge(node.inputs[0], t);
+        return;
+      case sdk::TagBackward::kInputs01WeightOnly:
+        if (t != Tag::kWeight) return;
+        for (std::size_t k = 0; k < 2 && k < node.inputs.size(); ++k) merge(node.inputs[k], t);
+        return;
+    }
+  }
+
+  // semantics.md 5.4: the fixpoint runs in each body, inputs seeded from the outer values they
+  // bind to; the node's outputs merge the matching body outputs. Returns the first output tag.
+  Tag run_bodies(NodeId n, bool bind_outputs) {
+    const NodeEntry& node = s_.graph->node(n);
+    const bool is_loop = node.domain.empty() && node.op_type == "Loop";
+    const bool is_if = node.domain.empty() && node.op_type == "If";
+    for (const BodyRef& b : node.bodies) {
+      const GraphEntry& body = s_.graph->graphs()[b.graph];
+      for (ValueId v : body.initializers) merge(v, Tag::kWeight);
+      if (!is_if) {
+        for (std::size_t k = 0; k < body.inputs.size(); ++k) {
+          // Loop: body input 0 is the iteration number (untagged); cond and the carried values
+          // bind to node inputs 1, 2, ... at the same positions. Scan and others bind
+          // positionally.
+          if (is_loop && k == 0) continue;
+          if (k < node.inputs.size()) merge(body.inputs[k], tag(node.inputs[k]));
+        }
+      }
+      fixpoint(b.graph);
+      if (!bind_outputs) continue;
+      for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+        // Loop's body output 0 is the condition; node output k matches body output k + 1.
+        std::size_t inner = is_loop ? k + 1 : k;
+        if (inner < body.outputs.size()) merge(node.outputs[k], tag(body.outputs[inner]));
+      }
+    }
+    Tag first = Tag::kNone;
+    outputs_tag(node, &first);
+    return first;
+  }
+
+  void report_rule_error(NodeId n, const std::string& error) {
+    s_.warn(n, describe_node(*s_.graph, n) + ": tag rule failed: " +
+                   (error.empty() ? std::string("no reason given") : error));
+  }
+
+  ComputeContext::State& s_;
+  ExprBridge bridge_;
+  std::uint64_t changes_ = 0;
+};
+
+HostTagSink::HostTagSink(TagStage& stage, NodeId n)
+    : stage_(stage), node_(stage.state().graph->node(n)), n_(n) {}
+
+sdk::Tag HostTagSink::input_tag(std::uint32_t i) const noexcept {
+  return i < node_.inputs.size() ? stage_.tag(node_.inputs[i]) : Tag::kNone;
+}
+sdk::Tag HostTagSink::output_tag(std::uint32_t i) const noexcept {
+  return i < node_.outputs.size() ? stage_.tag(node_.outputs[i]) : Tag::kNone;
+}
+void HostTagSink::merge_input_tag(std::uint32_t i, sdk::Tag tag) noexcept {
+  if (i < node_.inputs.size()) stage_.merge(node_.inputs[i], tag);
+}
+void HostTagSink::merge_output_tag(std::uint32_t i, sdk::Tag tag) noexcept {
+  if (i < node_.outputs.size()) stage_.merge(node_.outputs[i], tag);
+}
+void HostTagSink::set_node_tag(sdk::Tag tag) noexcept { stage_.set_sticky(n_, tag); }
+sdk::Status HostTagSink::fail(sdk::Status code, sdk::StringRef message) noexcept {
+  try {
+    error_ = text(message);
+  } catch (...) {
+  }
+  return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
+}
+
+}  // namespace
+
+void run_tag_stage(ComputeContext::State& s) {
+  if (!s.options.tags.enabled) {
+    s.value_tags.assign(s.graph->values().size(), Tag::kNone);
+    s.node_tags.assign(s.graph->nodes().size(), Tag::kNone);
+    s.sticky.assign(s.graph->nodes().size(), false);
+    return;
+  }
+  TagStage(s).run();
+}
+
+}  // namespace cctx

@@ -1,0 +1,29 @@
+// Byte sizes of values (semantics.md 4).
+#include "pipeline/analysis_state.hpp"
+#include "pipeline/shape_types.hpp"
+
+namespace cctx {
+
+std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
+  const ValueShape& shape = s.shapes[v];
+  if (shape.kind != ValueKind::kTensor) return std::nullopt;
+  const std::uint32_t bits = dtype_bits(shape.dtype, s.registry.get());
+  if (bits == 0) return std::nullopt;
+  ExprPool& pool = *s.pool;
+  if (!shape.known_rank) {
+    return pool.fresh_symbol("bytes_" + sanitize_symbol(s.graph->value(v).name),
+                             Interval{0, kPosInf},
+                             "byte size of '" + s.graph->value(v).name + "' (unknown rank)");
+  }
+  Expr count = pool.product(shape.dims);
+  if (bits % 8 == 0) return pool.mul(count, pool.integer(bits / 8));
+  if (bits < 8 && 8 % bits == 0) {
+    // Sub-byte types pack per tensor, rounded up.
+    const std::int64_t per_byte = 8 / bits;
+    return pool.floor_div(pool.add(count, pool.integer(per_byte - 1)), pool.integer(per_byte));
+  }
+  // Other widths (plugin-registered): round the bit count up to bytes.
+  return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)), pool.integer(8));
+}
+
+}  // namespace cctx

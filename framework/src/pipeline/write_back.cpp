@@ -1,0 +1,146 @@
+// ComputeContext::write_to_model (semantics.md 11.1-11.2): inferred shapes into value_info and
+// graph outputs, annotations into node/value/initializer metadata_props.
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include "cctx/errors.hpp"
+#include "model/metadata.hpp"
+#include "pipeline/analysis_state.hpp"
+#include "pipeline/shape_types.hpp"
+
+namespace cctx {
+
+namespace {
+
+std::string join_names(const GraphView& g, const std::vector<ValueId>& values) {
+  std::string out;
+  for (ValueId v : values) {
+    if (!out.empty()) out += ';';
+    out += g.value(v).name;
+  }
+  return out;
+}
+
+bool has_inferred_type(const ValueShape& shape) {
+  return shape.dtype != 0 || shape.known_rank || shape.kind != ValueKind::kUnknown;
+}
+
+/// Finds the GraphProto of `target` that corresponds to graph `gid` of the analysed model.
+onnx::GraphProto* locate_graph(const GraphView& g, onnx::ModelProto& target, GraphId gid) {
+  if (gid == 0) return target.mutable_graph();
+  const GraphEntry& ge = g.graphs()[gid];
+  onnx::GraphProto* parent = locate_graph(g, target, ge.parent);
+  if (parent == nullptr) return nullptr;
+  const NodeEntry& owner = g.node(ge.owner);
+  if (static_cast<int>(owner.proto_index) >= parent->node_size()) return nullptr;
+  onnx::NodeProto* node = parent->mutable_node(static_cast<int>(owner.proto_index));
+  for (onnx::AttributeProto& a : *node->mutable_attribute()) {
+    if (a.has_g()) {
+      for (const BodyRef& b : owner.bodies) {
+        if (b.graph == gid && b.attribute == a.name()) return a.mutable_g();
+      }
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void ComputeContext::write_to_model(Model& model) const {
+  const State& s = *state_;
+  if (!s.graph) throw Error("write_to_model: compute() has not run", ExitCode::kUsage);
+  const GraphView& g = *s.graph;
+  ExprPool& pool = *s.pool;
+  onnx::ModelProto& target = model.proto();
+  if (target.graph().node_size() != static_cast<int>(g.main().nodes.size()) ||
+      target.graph().output_size() != static_cast<int>(g.main().outputs.size())) {
+    throw Error(model.source() + ": write_to_model: the model is not the one that was analysed");
+  }
+
+  // ---- shapes, per graph -----------------------------------------------------------------------
+  for (GraphId gid = 0; gid < g.graphs().size(); ++gid) {
+    onnx::GraphProto* graph = locate_graph(g, target, gid);
+    if (graph == nullptr) continue;
+    const GraphEntry& ge = g.graphs()[gid];
+    std::unordered_set<std::string> declared;
+    for (const onnx::ValueInfoProto& vi : graph->input()) declared.insert(vi.name());
+    for (const onnx::TensorProto& t : graph->initializer()) declared.insert(t.name());
+    for (int k = 0; k < graph->output_size() && k < static_cast<int>(ge.outputs.size()); ++k) {
+      onnx::ValueInfoProto* vi = graph->mutable_output(k);
+      declared.insert(vi->name());
+      const ValueShape& shape = s.shapes[ge.outputs[static_cast<std::size_t>(k)]];
+      if (has_inferred_type(shape) && shape.dtype != 0) *vi->mutable_type() = to_type_proto(pool, shape);
+    }
+    std::map<std::string, ValueId> by_name;
+    for (ValueId v = 0; v < g.values().size(); ++v) {
+      if (g.value(v).graph == gid) by_name.emplace(g.value(v).name, v);
+    }
+    for (onnx::ValueInfoProto& vi : *graph->mutable_value_info()) {
+      declared.insert(vi.name());
+      auto it = by_name.find(vi.name());
+      if (it == by_name.end()) continue;
+      const ValueShape& shape = s.shapes[it->second];
+      if (shape.dtype != 0) *vi.mutable_type() = to_type_proto(pool, shape);
+    }
+    for (const auto& [name, v] : by_name) {  // sorted by name
+      const ValueShape& shape = s.shapes[v];
+      if (declared.count(name) != 0 || shape.dtype == 0) continue;
+      onnx::ValueInfoProto* vi = graph->add_value_info();
+      vi->set_name(name);
+      *vi->mutable_type() = to_type_proto(pool, shape);
+    }
+  }
+
+  // ---- node annotations (main graph) -----------------------------------------------------------
+  onnx::GraphProto* main = target.mutable_graph();
+  for (NodeId n = 0; n < g.main_node_count(); ++n) {
+    onnx::NodeProto* node = main->mutable_node(static_cast<int>(g.node(n).proto_index));
+    std::string reuse;
+    for (const InplaceDecision& d : s.inplace[n]) {
+      if (!reuse.empty()) reuse += ';';
+      reuse += std::to_string(d.output) + ":" + std::to_string(d.input) + ":" +
+               (d.kind == ReuseKind::kEqual ? "equal" : "greater");
+    }
+    if (!reuse.empty()) set_metadata(*node, kNodeMetadataField, "cctx.inplace_reuse", reuse);
+    if (!s.release_after[n].empty()) {
+      set_metadata(*node, kNodeMetadataField, "cctx.release_after", join_names(g, s.release_after[n]));
+    }
+    if (!s.not_used_after[n].empty()) {
+      set_metadata(*node, kNodeMetadataField, "cctx.not_used_after", join_names(g, s.not_used_after[n]));
+    }
+    if (!s.release_after_shape_tag[n].empty()) {
+      set_metadata(*node, kNodeMetadataField, "cctx.release_after_shape_tag",
+                   join_names(g, s.release_after_shape_tag[n]));
+    }
+    auto scratch = pool.as_int(s.scratch[n]);
+    if (!scratch || *scratch != 0) {
+      set_metadata(*node, kNodeMetadataField, "cctx.peak_scratch_bytes", pool.print(s.scratch[n]));
+    }
+    if (s.node_tags[n] != Tag::kNone) {
+      set_metadata(*node, kNodeMetadataField, "cctx.node_tag", tag_name(s.node_tags[n]));
+      set_metadata(*node, kNodeMetadataField, "cctx.value_tag", tag_name(s.node_tags[n]));
+    }
+  }
+
+  // ---- value tags ------------------------------------------------------------------------------
+  auto tag_of = [&](const std::string& name) -> Tag {
+    ValueId v = g.find(name);
+    return v == kNoValue ? Tag::kNone : s.value_tags[v];
+  };
+  auto tag_value_info = [&](onnx::ValueInfoProto& vi) {
+    Tag t = tag_of(vi.name());
+    if (t != Tag::kNone) set_metadata(vi, kValueInfoMetadataField, "cctx.value_tag", tag_name(t));
+  };
+  for (onnx::ValueInfoProto& vi : *main->mutable_input()) tag_value_info(vi);
+  for (onnx::ValueInfoProto& vi : *main->mutable_output()) tag_value_info(vi);
+  for (onnx::ValueInfoProto& vi : *main->mutable_value_info()) tag_value_info(vi);
+  for (onnx::TensorProto& t : *main->mutable_initializer()) {
+    Tag tag = tag_of(t.name());
+    if (tag != Tag::kNone) set_metadata(t, kTensorMetadataField, "cctx.value_tag", tag_name(tag));
+  }
+}
+
+}  // namespace cctx

@@ -1,0 +1,172 @@
+#include "plugins/host_registrar.hpp"
+
+#include "cctx/errors.hpp"
+#include "cctx/model.hpp"
+
+namespace cctx {
+
+namespace {
+std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size) : std::string(); }
+}  // namespace
+
+HostRegistrar::HostRegistrar(RuleRegistry& registry, std::shared_ptr<const PluginHandle> owner,
+                             std::string origin,
+                             const std::map<std::string, std::string>& options,
+                             bool override_rules)
+    : registry_(registry),
+      owner_(std::move(owner)),
+      origin_(std::move(origin)),
+      options_(options),
+      override_rules_(override_rules) {}
+
+sdk::Status HostRegistrar::stage(RuleKind kind, const sdk::RuleKey& key, const void* rule,
+                                 std::shared_ptr<const TagTraitsCopy> traits) noexcept {
+  try {
+    if (rule == nullptr && !traits) {
+      const std::string m = "null rule for " + text(key.op_type);
+      return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
+    }
+    if (key.op_type.empty()) return fail(sdk::Status::kInvalidArgument, "empty op_type in a rule key");
+    if (key.since_version < 1) {
+      return fail(sdk::Status::kInvalidArgument, "since_version must be >= 1");
+    }
+    std::string domain(normalize_domain(text(key.domain)));
+    std::string op = text(key.op_type);
+    for (const Staged& s : staged_) {
+      if (s.kind == kind && s.domain == domain && s.op_type == op &&
+          s.since_version == key.since_version) {
+        std::string m = std::string(rule_kind_name(kind)) + " rule " +
+                        (domain.empty() ? "ai.onnx" : domain) + "::" + op + "@" +
+                        std::to_string(key.since_version) + " registered twice by the same plugin";
+        return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
+      }
+    }
+    if (!override_rules_) {
+      if (const RuleEntry* e = registry_.find_exact(kind, domain, op, key.since_version)) {
+        std::string m = std::string(rule_kind_name(kind)) + " rule " +
+                        (domain.empty() ? "ai.onnx" : domain) + "::" + op + "@" +
+                        std::to_string(key.since_version) + " is already registered by " +
+                        e->origin + " (mark this plugin 'override: true' to replace it)";
+        return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
+      }
+    }
+    staged_.push_back(Staged{kind, std::move(domain), std::move(op), key.since_version,
+                             RuleEntry{rule, std::move(traits), owner_, origin_}});
+    return sdk::Status::kOk;
+  } catch (const std::exception& e) {
+    errors_.push_back(e.what());
+    return sdk::Status::kInternal;
+  }
+}
+
+sdk::Status HostRegistrar::declare_domain(sdk::StringRef domain, std::int32_t min_version,
+                                          std::int32_t max_version) noexcept {
+  try {
+    if (min_version < 1 || max_version < min_version) {
+      return fail(sdk::Status::kInvalidArgument, "declare_domain: bad version range");
+    }
+    domains_.push_back(DomainRange{std::string(normalize_domain(text(domain))), min_version,
+                                   max_version, origin_});
+    return sdk::Status::kOk;
+  } catch (const std::exception& e) {
+    errors_.push_back(e.what());
+    return sdk::Status::kInternal;
+  }
+}
+
+sdk::Status HostRegistrar::add_shape_rule(const sdk::RuleKey& key,
+                                          const sdk::IShapeRule* rule) noexcept {
+  return stage(RuleKind::kShape, key, rule, nullptr);
+}
+
+sdk::Status HostRegistrar::add_tag_traits(const sdk::RuleKey& key,
+                                          const sdk::TagTraits& traits) noexcept {
+  try {
+    auto copy = std::make_shared<TagTraitsCopy>();
+    copy->explicit_tag = traits.explicit_tag;
+    copy->constant_like = traits.constant_like;
+    copy->positional.assign(traits.positional.begin(), traits.positional.end());
+    copy->inherit = traits.inherit;
+    copy->backward = traits.backward;
+    return stage(RuleKind::kTagTraits, key, nullptr, std::move(copy));
+  } catch (const std::exception& e) {
+    errors_.push_back(e.what());
+    return sdk::Status::kInternal;
+  }
+}
+
+sdk::Status HostRegistrar::add_tag_rule(const sdk::RuleKey& key, const sdk::ITagRule* rule) noexcept {
+  return stage(RuleKind::kTagRule, key, rule, nullptr);
+}
+
+sdk::Status HostRegistrar::add_inplace_policy(const sdk::RuleKey& key,
+                                              const sdk::IInplacePolicy* policy) noexcept {
+  return stage(RuleKind::kInplace, key, policy, nullptr);
+}
+
+sdk::Status HostRegistrar::add_scratch_estimator(const sdk::RuleKey& key,
+                                                 const sdk::IScratchEstimator* estimator) noexcept {
+  return stage(RuleKind::kScratch, key, estimator, nullptr);
+}
+
+sdk::Status HostRegistrar::add_dtype(std::int32_t code, std::uint32_t bits,
+                                     sdk::StringRef name) noexcept {
+  try {
+    if (bits == 0 || bits > 128) return fail(sdk::Status::kInvalidArgument, "add_dtype: bits must be 1..128");
+    dtypes_.emplace_back(code, bits, text(name));
+    return sdk::Status::kOk;
+  } catch (const std::exception& e) {
+    errors_.push_back(e.what());
+    return sdk::Status::kInternal;
+  }
+}
+
+bool HostRegistrar::option(sdk::StringRef key, sdk::StringRef* value) const noexcept {
+  try {
+    auto it = options_.find(text(key));
+    if (it == options_.end()) return false;
+    *value = sdk::StringRef(it->second.data(), it->second.size());
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+sdk::Status HostRegistrar::fail(sdk::Status code, sdk::StringRef message) noexcept {
+  try {
+    errors_.push_back(message.empty() ? std::string("registration failed") : text(message));
+  } catch (...) {
+  }
+  return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
+}
+
+void HostRegistrar::commit() {
+  // Check every key first so that a conflict leaves the registry untouched.
+  if (!override_rules_) {
+    for (const Staged& s : staged_) {
+      if (const RuleEntry* e = registry_.find_exact(s.kind, s.domain, s.op_type, s.since_version)) {
+        throw PluginError(std::string(rule_kind_name(s.kind)) + " rule " +
+                          (s.domain.empty() ? "ai.onnx" : s.domain) + "::" + s.op_type + "@" +
+                          std::to_string(s.since_version) + " registered twice: by " + e->origin +
+                          " and by " + origin_);
+      }
+    }
+  }
+  for (Staged& s : staged_) {
+    registry_.add(s.kind, s.domain, s.op_type, s.since_version, std::move(s.entry), override_rules_);
+  }
+  for (DomainRange& d : domains_) registry_.declare_domain(std::move(d));
+  for (auto& [code, bits, name] : dtypes_) registry_.add_dtype(code, bits, std::move(name));
+  staged_.clear();
+}
+
+std::string HostRegistrar::messages() const {
+  std::string out;
+  for (const std::string& e : errors_) {
+    if (!out.empty()) out += "; ";
+    out += e;
+  }
+  return out;
+}
+
+}  // namespace cctx

@@ -1,0 +1,180 @@
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+#include <cctx/sdk/abi.hpp>
+
+#include <cstdlib>
+#include <system_error>
+
+#include "cctx/errors.hpp"
+#include "cctx/host.hpp"
+#include "plugins/host_registrar.hpp"
+#include "plugins/plugin_handle.hpp"
+
+namespace cctx {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The size of PluginDescriptor as ABI 1.0 defined it: a plugin reporting less is refused.
+constexpr std::uint32_t kDescriptorV10Size = sizeof(sdk::PluginDescriptor);
+
+std::string toolchain_text(const sdk::ToolchainTag& t) {
+  const char* lib = t.stdlib == 1 ? "libstdc++" : t.stdlib == 2 ? "libc++" : t.stdlib == 3 ? "MSVC STL" : "unknown C++ library";
+  return std::string(lib) + " ABI " + std::to_string(t.stdlib_abi) +
+         (t.checked != 0 ? " with debug checks" : "");
+}
+
+// Checks the descriptor before anything of the plugin runs beyond its entry function.
+void check_compatible(const sdk::PluginDescriptor& d, const fs::path& path) {
+  const std::string where = path.string() + ": ";
+  if (d.abi_major != CCTX_SDK_ABI_MAJOR) {
+    throw PluginError(where + "built for cctx plugin ABI " + std::to_string(d.abi_major) + "." +
+                      std::to_string(d.abi_minor) + ", but this cctx supports ABI " +
+                      std::to_string(CCTX_SDK_ABI_MAJOR) + ".x; rebuild it against this SDK");
+  }
+  if (d.abi_minor > CCTX_SDK_ABI_MINOR) {
+    throw PluginError(where + "built for cctx plugin ABI " + std::to_string(d.abi_major) + "." +
+                      std::to_string(d.abi_minor) + ", newer than this cctx (ABI " +
+                      std::to_string(CCTX_SDK_ABI_MAJOR) + "." + std::to_string(CCTX_SDK_ABI_MINOR) +
+                      "); upgrade cctx or rebuild the plugin against this SDK");
+  }
+  if (d.struct_size < kDescriptorV10Size) {
+    throw PluginError(where + "plugin descriptor is " + std::to_string(d.struct_size) +
+                      " bytes, smaller than ABI 1.0's " + std::to_string(kDescriptorV10Size) +
+                      " bytes; the plugin is corrupt or built against a broken SDK");
+  }
+  const sdk::ToolchainTag host = sdk::this_toolchain();
+  if (d.toolchain.stdlib != host.stdlib || d.toolchain.stdlib_abi != host.stdlib_abi ||
+      d.toolchain.checked != host.checked) {
+    throw PluginError(where + "built with " + toolchain_text(d.toolchain) + ", but cctx uses " +
+                      toolchain_text(host) + "; rebuild the plugin with the same C++ runtime");
+  }
+  if (d.register_rules == nullptr) throw PluginError(where + "plugin descriptor has no register function");
+}
+
+std::string expand_home(const std::string& s) { return s; }
+
+}  // namespace
+
+fs::path Host::default_plugin_dir() {
+  std::error_code ec;
+  fs::path self = boost::dll::this_line_location(ec);
+  if (ec) return {};
+  return (self.parent_path() / ".." / CCTX_PLUGIN_SUBDIR).lexically_normal();
+}
+
+fs::path Host::default_profile_path() {
+  std::error_code ec;
+  fs::path self = boost::dll::this_line_location(ec);
+  if (ec) return {};
+  return (self.parent_path() / ".." / CCTX_PROFILE_SUBDIR / "default.yaml").lexically_normal();
+}
+
+Profile Host::default_profile() {
+  fs::path path = default_profile_path();
+  std::error_code ec;
+  if (!path.empty() && fs::is_regular_file(path, ec)) return load_profile(path);
+  Profile p;
+  PluginSpec onnx;
+  onnx.name = "onnx";
+  onnx.where = "built-in default profile";
+  p.plugins.push_back(onnx);
+  return p;
+}
+
+Host::Host(Profile profile, std::vector<fs::path> extra_plugin_dirs)
+    : profile_(std::move(profile)), registry_(std::make_shared<RuleRegistry>()) {
+  search_dirs_ = profile_.plugin_path;
+  for (fs::path& d : extra_plugin_dirs) search_dirs_.push_back(std::move(d));
+  if (const char* env = std::getenv("CCTX_PLUGIN_PATH"); env != nullptr && *env != '\0') {
+    std::string list = env;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t end = list.find(':', start);
+      if (end == std::string::npos) end = list.size();
+      if (end > start) search_dirs_.emplace_back(expand_home(list.substr(start, end - start)));
+      start = end + 1;
+    }
+  }
+  if (fs::path d = default_plugin_dir(); !d.empty()) search_dirs_.push_back(d);
+  for (const PluginSpec& spec : profile_.plugins) load(spec);
+}
+
+Host::~Host() {
+  // Teardown order: rules first (registry), then the libraries that own their code.
+  registry_.reset();
+  libraries_.clear();
+}
+
+fs::path Host::locate(const PluginSpec& spec) const {
+  const std::string where = spec.where.empty() ? profile_.source.string() : spec.where;
+  std::error_code ec;
+  if (!spec.path.empty()) {
+    if (!fs::exists(spec.path, ec)) {
+      throw PluginError(where + ": plugin file " + spec.path.string() + " does not exist");
+    }
+    if (fs::is_directory(spec.path, ec)) {
+      throw PluginError(where + ": plugin path " + spec.path.string() +
+                        " is a folder, not a shared library");
+    }
+    return spec.path;
+  }
+  const std::string candidates[] = {"libcctx_" + spec.name + ".so", "lib" + spec.name + ".so",
+                                    spec.name + ".so"};
+  std::string searched;
+  for (const fs::path& dir : search_dirs_) {
+    for (const std::string& file : candidates) {
+      fs::path p = dir / file;
+      if (fs::is_regular_file(p, ec)) return p;
+    }
+    if (!searched.empty()) searched += ", ";
+    searched += dir.string();
+  }
+  throw PluginError(where + ": plugin '" + spec.name + "' not found (looked for libcctx_" +
+                    spec.name + ".so in: " + (searched.empty() ? "no folders" : searched) + ")");
+}
+
+void Host::load(const PluginSpec& spec) {
+  const fs::path path = locate(spec);
+  auto handle = std::make_shared<PluginHandle>();
+  handle->path = path;
+  try {
+    handle->library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    throw PluginError(path.string() + ": cannot load plugin (" + e.what() + ")");
+  }
+  if (!handle->library.has(CCTX_PLUGIN_ENTRY_NAME)) {
+    throw PluginError(path.string() + ": not a cctx plugin (no '" CCTX_PLUGIN_ENTRY_NAME
+                      "' entry point)");
+  }
+  auto& entry = handle->library.get<const sdk::PluginDescriptor*()>(CCTX_PLUGIN_ENTRY_NAME);
+  const sdk::PluginDescriptor* descriptor = entry();
+  if (descriptor == nullptr) throw PluginError(path.string() + ": entry point returned no descriptor");
+  check_compatible(*descriptor, path);
+  handle->name = descriptor->name ? descriptor->name : "";
+  handle->version = descriptor->version ? descriptor->version : "";
+  if (handle->name.empty()) throw PluginError(path.string() + ": plugin descriptor has no name");
+  for (const PluginInfo& other : infos_) {
+    if (other.name == handle->name) {
+      throw PluginError(path.string() + ": a plugin named '" + handle->name +
+                        "' is already loaded from " + other.path.string());
+    }
+  }
+
+  std::shared_ptr<const PluginHandle> owner = handle;
+  HostRegistrar registrar(*registry_, owner, handle->origin(), spec.options, spec.override_rules);
+  sdk::Status status = descriptor->register_rules(registrar);
+  if (status != sdk::Status::kOk || registrar.failed()) {
+    std::string why = registrar.messages();
+    throw PluginError(path.string() + ": plugin '" + handle->name + "' failed to register" +
+                      (why.empty() ? " (status " + std::to_string(static_cast<int>(status)) + ")"
+                                   : ": " + why) +
+                      "; nothing of it was kept");
+  }
+  registrar.commit();
+  libraries_.push_back(owner);
+  infos_.push_back(PluginInfo{handle->name, handle->version, path, descriptor->abi_major,
+                              descriptor->abi_minor, spec.override_rules});
+}
+
+}  // namespace cctx

@@ -1,0 +1,235 @@
+// The `cctx.analysis/1` JSON report (architecture.md) and the CSV export.
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include "cctx/report.hpp"
+
+namespace cctx {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char* value_kind(const ValueEntry& e) {
+  if (e.is_initializer()) return "initializer";
+  if (e.is_input()) return "input";
+  if (e.is_output()) return "output";
+  return "intermediate";
+}
+
+Json names(const GraphView& g, const std::vector<ValueId>& values) {
+  Json out = Json::array();
+  for (ValueId v : values) out.push_back(g.value(v).name);
+  return out;
+}
+
+Json bucket_json(ExprPool& pool, const Bucket& bucket) {
+  Json out = Json::object();
+  for (const auto& [tag, amount] : bucket) out[tag_name(tag)] = amount_json(pool, amount);
+  return out;
+}
+
+Json assignment_json(const Assignment& a) {
+  Json out = Json::object();
+  for (const auto& [name, value] : a) out[name] = value;
+  return out;
+}
+
+const char* constraint_kind(Constraint::Kind k) {
+  switch (k) {
+    case Constraint::Kind::kEq:
+      return "eq";
+    case Constraint::Kind::kLe:
+      return "le";
+    case Constraint::Kind::kNe:
+      return "ne";
+    case Constraint::Kind::kBroadcast:
+      return "bcast";
+    case Constraint::Kind::kOneOf:
+      return "one_of";
+    case Constraint::Kind::kDivides:
+      return "divides";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
+  ExprPool& pool = ctx.pool();
+  const GraphView& g = ctx.graph();
+  const onnx::ModelProto& model = g.model().proto();
+  Json doc;
+  doc["format"] = "cctx.analysis/1";
+  Json opsets = Json::object();
+  for (const auto& op : model.opset_import()) opsets[op.domain()] = op.version();
+  doc["model"] = {{"path", options.model_path}, {"graph", model.graph().name()}, {"opsets", opsets}};
+
+  Json values = Json::object();
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    const ValueEntry& e = g.value(v);
+    if (e.graph != 0) continue;
+    const ValueShape& s = ctx.shape(v);
+    Json value;
+    value["kind"] = value_kind(e);
+    value["dtype"] = dtype_name(s.dtype, &ctx.registry());
+    if (s.known_rank) {
+      Json shape = Json::array();
+      for (Expr d : s.dims) shape.push_back(amount_json(pool, d));
+      value["shape"] = shape;
+    } else {
+      value["shape"] = nullptr;
+    }
+    if (s.has_value) {
+      Json content = Json::array();
+      for (Expr x : s.value) content.push_back(amount_json(pool, x));
+      value["value"] = content;
+    }
+    value["tag"] = tag_name(ctx.value_tag(v));
+    if (auto bytes = ctx.value_bytes(v)) {
+      value["bytes"] = amount_json(pool, *bytes);
+    } else {
+      value["bytes"] = nullptr;
+    }
+    values[e.name] = std::move(value);
+  }
+  doc["values"] = std::move(values);
+
+  Json nodes = Json::array();
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    const NodeEntry& node = g.node(n);
+    Json j;
+    j["index"] = n;
+    j["name"] = node.proto->name();
+    j["op_type"] = node.op_type;
+    j["domain"] = node.domain;
+    Json inputs = Json::array(), outputs = Json::array();
+    for (const std::string& s : node.proto->input()) inputs.push_back(s);
+    for (const std::string& s : node.proto->output()) outputs.push_back(s);
+    j["inputs"] = inputs;
+    j["outputs"] = outputs;
+    j["tag"] = tag_name(ctx.node_tag(n));
+    Json inplace = Json::array();
+    for (const InplaceDecision& d : ctx.inplace(n)) {
+      inplace.push_back({{"output", d.output},
+                         {"input", d.input},
+                         {"kind", d.kind == ReuseKind::kEqual ? "equal" : "greater"},
+                         {"mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse"}});
+    }
+    j["inplace"] = inplace;
+    j["release_after"] = names(g, ctx.release_after(n));
+    j["not_used_after"] = names(g, ctx.not_used_after(n));
+    j["release_after_shape_tag"] = names(g, ctx.release_after_shape_tag(n));
+    const MemoryProfile& p = ctx.memory(n);
+    j["memory"] = {{"already_allocated_bytes", amount_json(pool, p.already_allocated)},
+                   {"output_allocation_bytes", amount_json(pool, p.output_allocation)},
+                   {"inputs", bucket_json(pool, p.inputs)},
+                   {"initializers", bucket_json(pool, p.initializers)},
+                   {"intermediates", bucket_json(pool, p.intermediates)},
+                   {"outputs", bucket_json(pool, p.outputs)},
+                   {"total_bytes", amount_json(pool, p.total)}};
+    j["peak_scratch_bytes"] = amount_json(pool, ctx.node_peak_memory(n));
+    nodes.push_back(std::move(j));
+  }
+  doc["nodes"] = std::move(nodes);
+
+  Json peak;
+  peak["total_bytes"] = amount_json(pool, ctx.peak_total_bytes());
+  if (auto n = ctx.peak_node()) {
+    peak["node"] = *n;
+  } else {
+    peak["node"] = nullptr;
+  }
+  Json evaluations = Json::array();
+  for (const Assignment& a : options.evaluate) {
+    PeakEvaluation e = ctx.evaluate_peak(a);
+    evaluations.push_back({{"assignment", assignment_json(a)}, {"bytes", e.bytes}, {"node", e.node}});
+  }
+  peak["evaluations"] = evaluations;
+  doc["peak"] = std::move(peak);
+
+  Json symbols = Json::array();
+  for (const SymbolInfo& s : pool.symbols()) {
+    Json sym{{"name", s.name},
+             {"kind", s.kind == SymbolKind::kFresh ? "fresh" : s.kind == SymbolKind::kOpaque ? "opaque" : "declared"},
+             {"bounds", {s.bounds.lo == kNegInf ? Json(nullptr) : Json(s.bounds.lo),
+                         s.bounds.hi == kPosInf ? Json(nullptr) : Json(s.bounds.hi)}}};
+    if (!s.origin.empty()) sym["origin"] = s.origin;
+    symbols.push_back(std::move(sym));
+  }
+  doc["symbols"] = std::move(symbols);
+  Json constraints = Json::array();
+  for (const Constraint& c : ctx.constraints()) {
+    Json args = Json::array({amount_json(pool, c.a), amount_json(pool, c.b)});
+    if (c.kind == Constraint::Kind::kOneOf) args.push_back(amount_json(pool, c.c));
+    constraints.push_back({{"kind", constraint_kind(c.kind)}, {"args", args}, {"node", c.node}});
+  }
+  doc["constraints"] = std::move(constraints);
+  doc["unknown_rank_values"] = names(g, ctx.unknown_rank_values());
+  doc["unsized_values"] = names(g, ctx.unsized_values());
+  Json warnings = Json::array();
+  for (const Diagnostic& d : ctx.diagnostics()) {
+    if (d.severity != Diagnostic::Severity::kNote) warnings.push_back(d.message);
+  }
+  doc["warnings"] = std::move(warnings);
+  return doc;
+}
+
+namespace {
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string csv_bucket(ExprPool& pool, const Bucket& bucket) {
+  std::string out;
+  for (const auto& [tag, amount] : bucket) {
+    if (!out.empty()) out += ';';
+    out += std::string(tag_name(tag)) + "=" + pool.print(amount);
+  }
+  return out;
+}
+}  // namespace
+
+std::string csv_report(const ComputeContext& ctx, const ReportOptions& options) {
+  ExprPool& pool = ctx.pool();
+  std::string out =
+      "node,name,op_type,domain,already_allocated_bytes,output_allocation_bytes,inputs,initializers,"
+      "intermediates,outputs,total_bytes,peak_scratch_bytes";
+  for (const Assignment& a : options.evaluate) out += "," + csv_field("total_bytes@" + assignment_label(a));
+  out += '\n';
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    const NodeEntry& node = ctx.graph().node(n);
+    const MemoryProfile& p = ctx.memory(n);
+    const std::string cells[] = {std::to_string(n), node.proto->name(), std::string(node.op_type),
+                                 std::string(node.domain), pool.print(p.already_allocated),
+                                 pool.print(p.output_allocation), csv_bucket(pool, p.inputs),
+                                 csv_bucket(pool, p.initializers), csv_bucket(pool, p.intermediates),
+                                 csv_bucket(pool, p.outputs), pool.print(p.total),
+                                 pool.print(ctx.node_peak_memory(n))};
+    std::string row;
+    for (const std::string& c : cells) row += (row.empty() ? "" : ",") + csv_field(c);
+    for (const Assignment& a : options.evaluate) row += "," + std::to_string(pool.eval(p.total, a));
+    out += row + "\n";
+  }
+  return out;
+}
+
+Json shapes_json(const ComputeContext& ctx, const ReportOptions& options) {
+  Json full = json_report(ctx, options);
+  Json doc;
+  doc["format"] = "cctx.shapes/1";
+  doc["model"] = full["model"];
+  doc["values"] = full["values"];
+  doc["symbols"] = full["symbols"];
+  doc["constraints"] = full["constraints"];
+  doc["warnings"] = full["warnings"];
+  return doc;
+}
+
+}  // namespace cctx

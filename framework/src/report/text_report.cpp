@@ -1,0 +1,212 @@
+// Text reports in the seed's layout.
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cctx/report.hpp"
+
+namespace cctx {
+
+std::string amount_text(ExprPool& pool, Expr e) { return pool.print(e); }
+
+nlohmann::ordered_json amount_json(ExprPool& pool, Expr e) {
+  if (auto v = pool.as_int(e)) return *v;
+  return pool.print(e);
+}
+
+std::string bucket_text(ExprPool& pool, const Bucket& bucket) {
+  if (bucket.empty()) return "-";
+  std::string out;
+  for (const auto& [tag, amount] : bucket) {
+    if (!out.empty()) out += ", ";
+    out += tag == Tag::kNone ? "untagged" : tag_name(tag);
+    out += '=';
+    out += pool.print(amount);
+  }
+  return out;
+}
+
+std::string assignment_label(const Assignment& a) {
+  std::string out;
+  for (const auto& [name, value] : a) {
+    if (!out.empty()) out += ',';
+    out += name + "=" + std::to_string(value);
+  }
+  return out;
+}
+
+namespace {
+
+/// Left-aligned columns separated by two spaces, indented by two, with dashed rules above and
+/// below the header and at the end (the seed's table layout).
+std::string render_columns(const std::vector<std::string>& headers,
+                           const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const std::string& h : headers) widths.push_back(h.size());
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out = "  ";
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) out += "  ";
+      out += cells[i];
+      out.append(widths[i] - cells[i].size(), ' ');
+    }
+    return out + "\n";
+  };
+  std::vector<std::string> dashes;
+  for (std::size_t w : widths) dashes.emplace_back(w, '-');
+  std::string separator = line(dashes);
+  std::string out = separator + line(headers) + separator;
+  for (const auto& row : rows) out += line(row);
+  return out + separator;
+}
+
+}  // namespace
+
+std::string memory_table(const ComputeContext& ctx) {
+  ExprPool& pool = ctx.pool();
+  const GraphView& g = ctx.graph();
+  std::vector<std::vector<std::string>> rows;
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    const MemoryProfile& p = ctx.memory(n);
+    rows.push_back({std::to_string(n), std::string(g.node(n).op_type), pool.print(p.already_allocated),
+                    pool.print(p.output_allocation), bucket_text(pool, p.inputs),
+                    bucket_text(pool, p.initializers), bucket_text(pool, p.intermediates),
+                    bucket_text(pool, p.outputs), pool.print(p.total)});
+  }
+  return render_columns({"node", "op", "already_allocated", "output_allocation", "inputs",
+                         "initializers", "intermediates", "outputs", "total"},
+                        rows);
+}
+
+std::string scratch_listing(const ComputeContext& ctx) {
+  std::string out = "Per-node peak scratch memory (bytes):\n";
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    out += fmt::format("  node{} {:>8}: {}\n", n, ctx.graph().node(n).op_type,
+                       ctx.pool().print(ctx.node_peak_memory(n)));
+  }
+  return out;
+}
+
+std::string evaluated_totals_table(const ComputeContext& ctx, const std::vector<Assignment>& evaluate) {
+  if (evaluate.empty()) return {};
+  // With one symbol the seed's layout: the symbol's name heads the first column.
+  const bool single = evaluate.front().size() == 1;
+  std::string label_head = single ? evaluate.front().begin()->first : "assignment";
+  std::size_t width = std::max<std::size_t>(6, label_head.size());
+  std::vector<std::string> labels;
+  for (const Assignment& a : evaluate) {
+    labels.push_back(single && a.size() == 1 ? std::to_string(a.begin()->second) : assignment_label(a));
+    width = std::max(width, labels.back().size());
+  }
+  std::string out = "Evaluated total_bytes per node:\n";
+  out += fmt::format("  {:>{}} ", label_head, width);
+  for (NodeId n = 0; n < ctx.node_count(); ++n) out += fmt::format("{}node{:>2}", n ? " " : "", n);
+  out += '\n';
+  for (std::size_t k = 0; k < evaluate.size(); ++k) {
+    out += fmt::format("  {:>{}} ", labels[k], width);
+    for (NodeId n = 0; n < ctx.node_count(); ++n) {
+      std::int64_t v = ctx.pool().eval(ctx.memory(n).total, evaluate[k]);
+      out += fmt::format("{}{:>6}", n ? " " : "", v);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate) {
+  ExprPool& pool = ctx.pool();
+  std::string out = "Peak total bytes: " + pool.print(ctx.peak_total_bytes());
+  if (auto n = ctx.peak_node()) {
+    out += fmt::format(" at node {} ({})", *n, ctx.graph().node(*n).op_type);
+  }
+  out += '\n';
+  for (const Assignment& a : evaluate) {
+    PeakEvaluation e = ctx.evaluate_peak(a);
+    out += fmt::format("  {}: {} bytes at node {}", assignment_label(a), e.bytes, e.node);
+    if (e.node >= 0) out += fmt::format(" ({})", ctx.graph().node(static_cast<NodeId>(e.node)).op_type);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string diagnostics_text(const ComputeContext& ctx) {
+  std::string out;
+  for (const Diagnostic& d : ctx.diagnostics()) {
+    out += d.severity == Diagnostic::Severity::kNote ? "note: " : "warning: ";
+    out += d.message + "\n";
+  }
+  return out;
+}
+
+std::string model_listing(const Model& model) {
+  const onnx::ModelProto& m = model.proto();
+  auto type_text = [](const onnx::TypeProto& t) {
+    if (!t.has_tensor_type()) return std::string("?");
+    std::string name = onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(t.tensor_type().elem_type()));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string dims;
+    if (t.tensor_type().has_shape()) {
+      for (const auto& d : t.tensor_type().shape().dim()) {
+        if (!dims.empty()) dims += ',';
+        dims += d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? d.dim_param() : "?";
+      }
+    }
+    return name + "[" + dims + "]";
+  };
+  std::string out;
+  for (const auto& op : m.opset_import()) {
+    out += fmt::format("opset: domain='{}' version={}\n", op.domain(), op.version());
+  }
+  const onnx::GraphProto& g = m.graph();
+  out += fmt::format("graph: name='{}'\n", g.name());
+  for (const auto& in : g.input()) out += "input: " + type_text(in.type()) + " " + in.name() + "\n";
+  for (const auto& t : g.initializer()) {
+    std::string name = onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t.data_type()));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string dims;
+    for (std::int64_t d : t.dims()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    out += "init: " + name + "[" + dims + "] " + t.name() + "\n";
+  }
+  for (int k = 0; k < g.node_size(); ++k) {
+    const onnx::NodeProto& n = g.node(k);
+    std::string inputs, outputs;
+    for (const std::string& s : n.input()) inputs += (inputs.empty() ? "" : ", ") + s;
+    for (const std::string& s : n.output()) outputs += (outputs.empty() ? "" : ", ") + s;
+    std::string op = n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + ":" + n.op_type();
+    out += fmt::format("{}: {}({}) -> {}\n", k, op, inputs, outputs);
+  }
+  for (const auto& o : g.output()) out += "output: " + type_text(o.type()) + " " + o.name() + "\n";
+  return out;
+}
+
+std::string shapes_table(const ComputeContext& ctx) {
+  ExprPool& pool = ctx.pool();
+  const GraphView& g = ctx.graph();
+  std::vector<std::vector<std::string>> rows;
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    if (g.value(v).graph != 0) continue;
+    const ValueShape& s = ctx.shape(v);
+    std::string shape = "?";
+    if (s.known_rank) {
+      shape = "[";
+      for (std::size_t k = 0; k < s.dims.size(); ++k) shape += (k ? "," : "") + pool.print(s.dims[k]);
+      shape += "]";
+    }
+    std::string value = "-";
+    if (s.has_value) {
+      value = "[";
+      for (std::size_t k = 0; k < s.value.size(); ++k) value += (k ? "," : "") + pool.print(s.value[k]);
+      value += "]";
+    }
+    const char* tag = tag_name(ctx.value_tag(v));
+    rows.push_back({g.value(v).name, dtype_name(s.dtype, &ctx.registry()), shape, value, *tag ? tag : "-"});
+  }
+  return render_columns({"value", "dtype", "shape", "value", "tag"}, rows);
+}
+
+}  // namespace cctx

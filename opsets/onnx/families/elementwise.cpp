@@ -1,0 +1,260 @@
+// Element-wise operators: unary (same shape), binary and variadic with multidirectional
+// broadcasting, comparisons (bool results), Where, and value propagation for integer arithmetic
+// (expressions.md 8).
+#include "families.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+// ---- unary -------------------------------------------------------------------------------------
+
+Status unary_same(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  Shape s = input_shape(node, 0);
+  if (Status r = set_shape(out, 0, node.input_dtype(0), s); r != Status::kOk) return r;
+  // Identity-like value flow for integer tensors (Neg negates).
+  std::vector<Dim> values;
+  if (input_values(node, 0, &values)) {
+    if (node.is_op("Neg")) {
+      for (Dim& v : values) v = -v;
+    } else if (node.is_op("Abs")) {
+      for (Dim& v : values) {
+        if (!v.provably_ge(v.lift(0))) return Status::kOk;  // |v| unknown: no value
+      }
+    } else if (!node.is_op("Identity")) {
+      return Status::kOk;
+    }
+    return set_value(out, 0, values);
+  }
+  return Status::kOk;
+}
+
+Status unary_bool(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  return set_shape(out, 0, dtype::kBool, input_shape(node, 0));
+}
+
+// ---- binary / variadic broadcasting -------------------------------------------------------------
+
+/// Elementwise value propagation over broadcast small integer tensors.
+template <class Op>
+void propagate_values(const INodeView& node, IShapeSink& out, const Shape& result, Op op) {
+  std::vector<Dim> a, b;
+  if (!input_values(node, 0, &a) || !input_values(node, 1, &b)) return;
+  if (!result.known || result.rank() > 1) return;
+  std::size_t n = result.rank() == 0 ? 1 : 0;
+  if (result.rank() == 1) {
+    std::int64_t len;
+    if (!result.dims[0].get_int(&len) || len < 0 || len > 64) return;
+    n = static_cast<std::size_t>(len);
+  }
+  if ((a.size() != n && a.size() != 1) || (b.size() != n && b.size() != 1)) return;
+  std::vector<Dim> values;
+  values.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    Dim x = a[a.size() == 1 ? 0 : k], y = b[b.size() == 1 ? 0 : k];
+    Dim r;
+    if (!op(x, y, &r)) return;
+    values.push_back(r);
+  }
+  set_value(out, 0, values);
+}
+
+Status broadcast_inputs(const INodeView& node, IShapeSink& out, Shape* result) {
+  std::vector<Shape> shapes;
+  for (std::uint32_t i = 0; i < node.input_count(); ++i) {
+    if (node.has_input(i)) shapes.push_back(input_shape(node, i));
+  }
+  if (shapes.empty()) return fail(out, "expects at least one input");
+  return broadcast_shapes(out, shapes, result);
+}
+
+Status arithmetic(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  Shape result;
+  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  if (Status s = set_shape(out, 0, node.input_dtype(0), result); s != Status::kOk) return s;
+  if (node.is_op("Add")) {
+    propagate_values(node, out, result, [](Dim x, Dim y, Dim* r) { return *r = x + y, true; });
+  } else if (node.is_op("Sub")) {
+    propagate_values(node, out, result, [](Dim x, Dim y, Dim* r) { return *r = x - y, true; });
+  } else if (node.is_op("Mul")) {
+    propagate_values(node, out, result, [](Dim x, Dim y, Dim* r) { return *r = x * y, true; });
+  } else if (node.is_op("Div")) {
+    // Integer division truncates; it equals floor division when both operands are >= 0 / > 0.
+    propagate_values(node, out, result, [](Dim x, Dim y, Dim* r) {
+      if (!x.provably_ge(x.lift(0)) || !y.provably_gt(y.lift(0))) return false;
+      *r = floor_div(x, y);
+      return true;
+    });
+  } else if (node.is_op("Mod")) {
+    const bool fmod = node.attr_int_or("fmod", 0) != 0;
+    propagate_values(node, out, result, [fmod](Dim x, Dim y, Dim* r) {
+      if (fmod && (!x.provably_ge(x.lift(0)) || !y.provably_gt(y.lift(0)))) return false;
+      *r = mod(x, y);
+      return true;
+    });
+  }
+  return Status::kOk;
+}
+
+Status variadic(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  Shape result;
+  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  std::int32_t dtype = 0;
+  for (std::uint32_t i = 0; i < node.input_count() && dtype == 0; ++i) dtype = node.input_dtype(i);
+  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  if (node.input_count() == 2 && (node.is_op("Max") || node.is_op("Min"))) {
+    const bool is_max = node.is_op("Max");
+    propagate_values(node, out, result, [is_max](Dim x, Dim y, Dim* r) {
+      *r = is_max ? max(x, y) : min(x, y);
+      return true;
+    });
+  }
+  return Status::kOk;
+}
+
+/// 0/1 for a decided comparison, false when undecided.
+bool decide(Dim x, Dim y, const INodeView& node, Dim* r) {
+  bool value;
+  if (node.is_op("Equal")) {
+    if (x.provably_eq(y)) {
+      value = true;
+    } else if (x.provably_ne(y)) {
+      value = false;
+    } else {
+      return false;
+    }
+  } else {
+    DimRelation rel = x.compare(y);
+    const bool lt = rel == DimRelation::kLt, gt = rel == DimRelation::kGt;
+    const bool le = lt || rel == DimRelation::kLe || rel == DimRelation::kEq;
+    const bool ge = gt || rel == DimRelation::kGe || rel == DimRelation::kEq;
+    if (node.is_op("Less")) {
+      if (lt) value = true; else if (ge) value = false; else return false;
+    } else if (node.is_op("Greater")) {
+      if (gt) value = true; else if (le) value = false; else return false;
+    } else if (node.is_op("LessOrEqual")) {
+      if (le) value = true; else if (gt) value = false; else return false;
+    } else if (node.is_op("GreaterOrEqual")) {
+      if (ge) value = true; else if (lt) value = false; else return false;
+    } else {
+      return false;
+    }
+  }
+  *r = x.lift(value ? 1 : 0);
+  return true;
+}
+
+Status comparison(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  Shape result;
+  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  if (Status s = set_shape(out, 0, dtype::kBool, result); s != Status::kOk) return s;
+  propagate_values(node, out, result, [&node](Dim x, Dim y, Dim* r) { return decide(x, y, node, r); });
+  return Status::kOk;
+}
+
+Status logical(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  Shape result;
+  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  return set_shape(out, 0, dtype::kBool, result);
+}
+
+// Bitwise and bit-shift ops keep the input type.
+Status bitwise(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  Shape result;
+  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  return set_shape(out, 0, node.input_dtype(0), result);
+}
+
+Status where(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 3, &st)) return st;
+  Shape result;
+  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  std::int32_t dtype = node.input_dtype(1) != 0 ? node.input_dtype(1) : node.input_dtype(2);
+  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  // Per-element choice when every condition is decided.
+  std::vector<Dim> c, x, y;
+  if (input_values(node, 0, &c) && input_values(node, 1, &x) && input_values(node, 2, &y) &&
+      result.known && result.rank() <= 1) {
+    std::size_t n = 1;
+    if (result.rank() == 1) {
+      std::int64_t len;
+      if (!result.dims[0].get_int(&len) || len > 64) return Status::kOk;
+      n = static_cast<std::size_t>(len);
+    }
+    std::vector<Dim> values;
+    for (std::size_t k = 0; k < n; ++k) {
+      auto pick = [&](const std::vector<Dim>& v) { return v.size() == 1 ? v[0] : v[k]; };
+      if ((c.size() != 1 && c.size() != n) || (x.size() != 1 && x.size() != n) ||
+          (y.size() != 1 && y.size() != n)) {
+        return Status::kOk;
+      }
+      std::int64_t cond;
+      if (!pick(c).get_int(&cond)) return Status::kOk;
+      values.push_back(cond != 0 ? pick(x) : pick(y));
+    }
+    set_value(out, 0, values);
+  }
+  return Status::kOk;
+}
+
+constinit const FnShapeRule kUnary{&unary_same};
+constinit const FnShapeRule kUnaryBool{&unary_bool};
+constinit const FnShapeRule kArithmetic{&arithmetic};
+constinit const FnShapeRule kVariadic{&variadic};
+constinit const FnShapeRule kComparison{&comparison};
+constinit const FnShapeRule kLogical{&logical};
+constinit const FnShapeRule kBitwise{&bitwise};
+constinit const FnShapeRule kWhere{&where};
+
+}  // namespace
+
+Status register_elementwise(IRegistrar& r) {
+  const char* const unary_ops[] = {
+      "Abs",      "Neg",        "Relu",     "LeakyRelu", "Elu",       "Selu",     "Sigmoid",
+      "HardSigmoid", "HardSwish", "Tanh",   "Exp",       "Log",       "Sqrt",     "Reciprocal",
+      "Floor",    "Ceil",       "Round",    "Sign",      "Erf",       "Gelu",     "Softplus",
+      "Softsign", "Clip",       "Sin",      "Cos",       "Tan",       "Asin",     "Acos",
+      "Atan",     "Sinh",       "Cosh",     "Asinh",     "Acosh",     "Atanh",    "Mish",
+      "ThresholdedRelu", "Celu", "Shrink",  "BitwiseNot", "Identity", "Softmax",  "LogSoftmax",
+      "Hardmax",  "Not"};
+  for (const char* op : unary_ops) {
+    if (Status s = r.add_shape_rule(key(op, 1), &kUnary); s != Status::kOk) return s;
+  }
+  for (const char* op : {"IsNaN", "IsInf"}) {
+    if (Status s = r.add_shape_rule(key(op, 1), &kUnaryBool); s != Status::kOk) return s;
+  }
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu"}) {
+    if (Status s = r.add_shape_rule(key(op, 1), &kArithmetic); s != Status::kOk) return s;
+  }
+  for (const char* op : {"Sum", "Max", "Min", "Mean"}) {
+    if (Status s = r.add_shape_rule(key(op, 1), &kVariadic); s != Status::kOk) return s;
+  }
+  for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
+    if (Status s = r.add_shape_rule(key(op, 1), &kComparison); s != Status::kOk) return s;
+  }
+  for (const char* op : {"And", "Or", "Xor"}) {
+    if (Status s = r.add_shape_rule(key(op, 1), &kLogical); s != Status::kOk) return s;
+  }
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"}) {
+    if (Status s = r.add_shape_rule(key(op, 1), &kBitwise); s != Status::kOk) return s;
+  }
+  return r.add_shape_rule(key("Where", 9), &kWhere);
+}
+
+}  // namespace cctx::opsets::onnx

@@ -1,0 +1,79 @@
+// MatMul and Gemm (expressions.md 7), with their scratch estimators (0: a blocked kernel writes
+// straight into the output).
+#include "families.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+/// Unifies two contraction dims: a concrete mismatch is an error, otherwise an `eq` constraint.
+bool unify_inner(IShapeSink& out, Dim a, Dim b, std::string* error) {
+  if (a.provably_eq(b)) return true;
+  std::int64_t x, y;
+  if ((a.get_int(&x) && b.get_int(&y)) || a.provably_ne(b)) {
+    *error = "inner dimensions differ: " + to_string(a) + " vs " + to_string(b);
+    return false;
+  }
+  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
+  return true;
+}
+
+Status matmul(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  Shape a = input_shape(node, 0), b = input_shape(node, 1);
+  const std::int32_t dtype = node.is_op("MatMulInteger") ? dtype::kInt32 : node.input_dtype(0);
+  if (!a.known || !b.known) return set_shape(out, 0, dtype, Shape::unknown());
+  if (a.rank() == 0 || b.rank() == 0) return fail(out, "MatMul operands must have rank >= 1");
+  // 1-D operands are promoted ([k] -> [1,k] on the left, [k,1] on the right), and the promoted
+  // axis is dropped from the result.
+  const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
+  if (a_vector) a.dims.insert(a.dims.begin(), node.constant(1));
+  if (b_vector) b.dims.push_back(node.constant(1));
+  std::string error;
+  if (!unify_inner(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], &error)) return fail(out, error);
+  Shape batch_a = Shape::of({a.dims.begin(), a.dims.end() - 2});
+  Shape batch_b = Shape::of({b.dims.begin(), b.dims.end() - 2});
+  Shape batch;
+  if (Status s = broadcast_shapes(out, {batch_a, batch_b}, &batch); s != Status::kOk) return s;
+  std::vector<Dim> dims = batch.dims;
+  if (!a_vector) dims.push_back(a.dims[a.rank() - 2]);
+  if (!b_vector) dims.push_back(b.dims[b.rank() - 1]);
+  return set_shape(out, 0, dtype, Shape::of(std::move(dims)));
+}
+
+Status gemm(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  Shape a = input_shape(node, 0), b = input_shape(node, 1);
+  const std::int32_t dtype = node.input_dtype(0);
+  if (!a.known || !b.known) return set_shape(out, 0, dtype, Shape::unknown());
+  if (a.rank() != 2 || b.rank() != 2) return fail(out, "Gemm operands must be 2-D");
+  const bool ta = node.attr_int_or("transA", 0) != 0, tb = node.attr_int_or("transB", 0) != 0;
+  Dim m = ta ? a.dims[1] : a.dims[0], ka = ta ? a.dims[0] : a.dims[1];
+  Dim kb = tb ? b.dims[1] : b.dims[0], n = tb ? b.dims[0] : b.dims[1];
+  std::string error;
+  if (!unify_inner(out, ka, kb, &error)) return fail(out, error);
+  return set_shape(out, 0, dtype, Shape::of({m, n}));
+}
+
+Status zero_scratch(const INodeView& node, IScratchSink& out) { return out.set_bytes(node.constant(0)); }
+
+constinit const FnShapeRule kMatMul{&matmul};
+constinit const FnShapeRule kGemm{&gemm};
+constinit const FnScratchEstimator kZeroScratch{&zero_scratch};
+
+}  // namespace
+
+Status register_matmul(IRegistrar& r) {
+  const ShapeEntry shapes[] = {
+      {"MatMul", 1, &kMatMul}, {"MatMulInteger", 10, &kMatMul}, {"Gemm", 1, &kGemm}};
+  if (Status s = add_shape_rules(r, shapes); s != Status::kOk) return s;
+  for (const char* op : {"MatMul", "Gemm"}) {
+    if (Status s = r.add_scratch_estimator(key(op, 1), &kZeroScratch); s != Status::kOk) return s;
+  }
+  return Status::kOk;
+}
+
+}  // namespace cctx::opsets::onnx

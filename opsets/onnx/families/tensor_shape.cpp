@@ -1,0 +1,304 @@
+// Shape-manipulating operators: Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
+// Cast, CastLike (expressions.md 7), with their value propagation (expressions.md 8).
+#include <algorithm>
+
+#include "families.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+/// Passes input 0's known value through unchanged (a reshape of a small tensor keeps its
+/// row-major element list).
+void keep_value(const INodeView& node, IShapeSink& out) {
+  std::vector<Dim> values;
+  if (input_values(node, 0, &values)) set_value(out, 0, values);
+}
+
+Status shape_op(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  Shape s = input_shape(node, 0);
+  if (!s.known) {
+    Dim len(&node.expr(), out.fresh_dim(0, 0, 0, kMaxRank));
+    return set_shape(out, 0, dtype::kInt64, Shape::of({len}));
+  }
+  const auto rank = static_cast<std::int64_t>(s.rank());
+  std::int64_t start = node.attr_int_or("start", 0), end = node.attr_int_or("end", rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<std::int64_t>(start, 0, rank);
+  end = std::clamp<std::int64_t>(end, 0, rank);
+  std::vector<Dim> values;
+  for (std::int64_t k = start; k < end; ++k) values.push_back(s.dims[static_cast<std::size_t>(k)]);
+  if (Status r = set_shape(out, 0, dtype::kInt64,
+                           Shape::of({node.constant(static_cast<std::int64_t>(values.size()))}));
+      r != Status::kOk) {
+    return r;
+  }
+  return set_value(out, 0, values);
+}
+
+Status size_op(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  if (Status r = set_shape(out, 0, dtype::kInt64, Shape::of({})); r != Status::kOk) return r;
+  Shape s = input_shape(node, 0);
+  if (s.known) return set_value(out, 0, {product(node, s.dims, 0, s.rank())});
+  return Status::kOk;
+}
+
+Status reshape(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  Shape in = input_shape(node, 0);
+  std::vector<Dim> target;
+  if (node.opset_version() < 5) {
+    std::vector<std::int64_t> attr;
+    if (!attr_ints_vec(node, "shape", &attr)) return fail(out, "missing 'shape' attribute");
+    for (std::int64_t v : attr) target.push_back(node.constant(v));
+  } else {
+    if (!require_inputs(node, out, 2, &st)) return st;
+    if (!input_values(node, 1, &target)) {
+      // Unknown value of known length L: L fresh dims; else unknown rank.
+      Shape shape_in = input_shape(node, 1);
+      std::int64_t len;
+      if (shape_in.known && shape_in.rank() == 1 && shape_in.dims[0].get_int(&len) && len >= 0) {
+        std::vector<Dim> dims;
+        for (std::int64_t k = 0; k < len; ++k) {
+          dims.emplace_back(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(k), 0, kPosInf));
+        }
+        if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
+        keep_value(node, out);
+        return Status::kOk;
+      }
+      return set_shape(out, 0, dtype, Shape::unknown());
+    }
+  }
+  const bool allowzero = node.attr_int_or("allowzero", 0) != 0;
+  std::vector<Dim> dims(target.size());
+  std::ptrdiff_t infer_at = -1;
+  for (std::size_t k = 0; k < target.size(); ++k) {
+    std::int64_t v;
+    if (!target[k].get_int(&v)) {
+      dims[k] = target[k];
+      if (!target[k].provably_ge(target[k].lift(1))) {
+        out.constraint(ConstraintKind::kLe, node.constant(1).handle(), target[k].handle(), 0);
+      }
+      continue;
+    }
+    if (v == 0 && !allowzero) {
+      if (!in.known) {
+        dims[k] = Dim(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(k), 0, kPosInf));
+      } else if (k >= in.rank()) {
+        return fail(out, "shape entry " + std::to_string(k) + " is 0 (copy) but the input has rank " +
+                             std::to_string(in.rank()));
+      } else {
+        dims[k] = in.dims[k];
+      }
+    } else if (v == -1) {
+      if (infer_at >= 0) return fail(out, "shape has more than one -1");
+      infer_at = static_cast<std::ptrdiff_t>(k);
+    } else if (v < -1) {
+      return fail(out, "invalid shape entry " + std::to_string(v));
+    } else {
+      dims[k] = target[k];
+    }
+  }
+  if (infer_at >= 0) {
+    const auto at = static_cast<std::size_t>(infer_at);
+    if (!in.known) {
+      dims[at] = Dim(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(at), 0, kPosInf));
+    } else {
+      Dim total = product(node, in.dims, 0, in.rank());
+      Dim known = node.constant(1);
+      for (std::size_t k = 0; k < dims.size(); ++k) {
+        if (k != at) known = known * dims[k];
+      }
+      std::int64_t t, kn;
+      const bool concrete = total.get_int(&t) && known.get_int(&kn);
+      if (concrete && kn == 0) return fail(out, "cannot infer -1: the other dims multiply to 0");
+      if (concrete && t % kn != 0) {
+        return fail(out, "cannot reshape " + std::to_string(t) + " elements into a multiple of " +
+                             std::to_string(kn));
+      }
+      if (known.is(0)) return fail(out, "cannot infer -1: the other dims multiply to 0");
+      dims[at] = exact_div(total, known);
+    }
+  }
+  if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
+  keep_value(node, out);
+  return Status::kOk;
+}
+
+Status flatten(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  Shape in = input_shape(node, 0);
+  const std::int32_t dtype = node.input_dtype(0);
+  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  const auto rank = static_cast<std::int64_t>(in.rank());
+  std::int64_t axis = node.attr_int_or("axis", 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank) return fail(out, "axis out of range for rank " + std::to_string(rank));
+  const auto a = static_cast<std::size_t>(axis);
+  if (Status r = set_shape(out, 0, dtype,
+                           Shape::of({product(node, in.dims, 0, a), product(node, in.dims, a, in.rank())}));
+      r != Status::kOk) {
+    return r;
+  }
+  keep_value(node, out);
+  return Status::kOk;
+}
+
+/// Axes from the attribute (opset < 13) or input 1 (opset >= 13). False when unknown.
+bool read_axes(const INodeView& node, bool* present, std::vector<std::int64_t>* axes) {
+  *present = false;
+  if (node.opset_version() < 13) {
+    *present = attr_ints_vec(node, "axes", axes);
+    return true;
+  }
+  if (!node.has_input(1)) return true;
+  *present = true;
+  return input_ints(node, 1, axes);
+}
+
+Status squeeze(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  Shape in = input_shape(node, 0);
+  const std::int32_t dtype = node.input_dtype(0);
+  bool present;
+  std::vector<std::int64_t> axes;
+  if (!read_axes(node, &present, &axes) || !in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  const auto rank = static_cast<std::int64_t>(in.rank());
+  std::vector<bool> drop(in.rank(), false);
+  if (present) {
+    for (std::int64_t a : axes) {
+      std::int64_t axis;
+      if (!normalize_axis(a, rank, &axis)) return fail(out, "axis " + std::to_string(a) + " out of range");
+      Dim d = in.dims[static_cast<std::size_t>(axis)];
+      std::int64_t v;
+      if (d.get_int(&v) && v != 1) {
+        return fail(out, "cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(v));
+      }
+      if (!d.is(1)) out.constraint(ConstraintKind::kEq, d.handle(), d.lift(1).handle(), 0);
+      drop[static_cast<std::size_t>(axis)] = true;
+    }
+  } else {
+    for (std::size_t k = 0; k < in.rank(); ++k) {
+      if (in.dims[k].is(1)) {
+        drop[k] = true;
+      } else if (!in.dims[k].is_const()) {
+        out.constraint(ConstraintKind::kNe, in.dims[k].handle(), in.dims[k].lift(1).handle(), 0);
+      }
+    }
+  }
+  std::vector<Dim> dims;
+  for (std::size_t k = 0; k < in.rank(); ++k) {
+    if (!drop[k]) dims.push_back(in.dims[k]);
+  }
+  if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
+  keep_value(node, out);
+  return Status::kOk;
+}
+
+Status unsqueeze(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  Shape in = input_shape(node, 0);
+  const std::int32_t dtype = node.input_dtype(0);
+  bool present;
+  std::vector<std::int64_t> axes;
+  if (!read_axes(node, &present, &axes) || !in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  if (!present) return fail(out, "missing axes");
+  const auto out_rank = static_cast<std::int64_t>(in.rank() + axes.size());
+  std::vector<bool> is_new(static_cast<std::size_t>(out_rank), false);
+  for (std::int64_t a : axes) {
+    std::int64_t axis;
+    if (!normalize_axis(a, out_rank, &axis)) return fail(out, "axis " + std::to_string(a) + " out of range");
+    if (is_new[static_cast<std::size_t>(axis)]) return fail(out, "duplicate axis " + std::to_string(a));
+    is_new[static_cast<std::size_t>(axis)] = true;
+  }
+  std::vector<Dim> dims;
+  std::size_t next = 0;
+  for (std::int64_t k = 0; k < out_rank; ++k) {
+    dims.push_back(is_new[static_cast<std::size_t>(k)] ? node.constant(1) : in.dims[next++]);
+  }
+  if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
+  keep_value(node, out);
+  return Status::kOk;
+}
+
+Status transpose(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  Shape in = input_shape(node, 0);
+  const std::int32_t dtype = node.input_dtype(0);
+  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  std::vector<std::int64_t> perm;
+  if (!attr_ints_vec(node, "perm", &perm)) {
+    for (std::size_t k = in.rank(); k-- > 0;) perm.push_back(static_cast<std::int64_t>(k));
+  }
+  if (perm.size() != in.rank()) return fail(out, "perm has the wrong length");
+  std::vector<bool> used(in.rank(), false);
+  std::vector<Dim> dims;
+  for (std::int64_t p : perm) {
+    std::int64_t axis;
+    if (!normalize_axis(p, static_cast<std::int64_t>(in.rank()), &axis) || used[static_cast<std::size_t>(axis)]) {
+      return fail(out, "perm is not a permutation");
+    }
+    used[static_cast<std::size_t>(axis)] = true;
+    dims.push_back(in.dims[static_cast<std::size_t>(axis)]);
+  }
+  return set_shape(out, 0, dtype, Shape::of(dims));
+}
+
+Status cast(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  std::int32_t to = node.is_op("CastLike") ? node.input_dtype(1)
+                                           : static_cast<std::int32_t>(node.attr_int_or("to", 0));
+  if (Status r = set_shape(out, 0, to, input_shape(node, 0)); r != Status::kOk) return r;
+  if (to == dtype::kInt64 || to == dtype::kInt32) {
+    std::vector<Dim> values;
+    if (input_values(node, 0, &values)) {
+      if (to == dtype::kInt32) {
+        for (Dim v : values) {
+          std::int64_t x;
+          if (v.get_int(&x) && (x < INT32_MIN || x > INT32_MAX)) return Status::kOk;
+        }
+      }
+      return set_value(out, 0, values);
+    }
+  }
+  return Status::kOk;
+}
+
+constinit const FnShapeRule kShape{&shape_op};
+constinit const FnShapeRule kSize{&size_op};
+constinit const FnShapeRule kReshape{&reshape};
+constinit const FnShapeRule kFlatten{&flatten};
+constinit const FnShapeRule kSqueeze{&squeeze};
+constinit const FnShapeRule kUnsqueeze{&unsqueeze};
+constinit const FnShapeRule kTranspose{&transpose};
+constinit const FnShapeRule kCast{&cast};
+
+}  // namespace
+
+Status register_tensor_shape(IRegistrar& r) {
+  // Rules that read the opset version themselves are registered once per behaviour change so
+  // that `cctx plugins` shows the versions covered.
+  const ShapeEntry shapes[] = {
+      {"Shape", 1, &kShape},         {"Shape", 15, &kShape},         {"Size", 1, &kSize},
+      {"Reshape", 1, &kReshape},     {"Reshape", 5, &kReshape},      {"Reshape", 14, &kReshape},
+      {"Flatten", 1, &kFlatten},     {"Squeeze", 1, &kSqueeze},      {"Squeeze", 13, &kSqueeze},
+      {"Unsqueeze", 1, &kUnsqueeze}, {"Unsqueeze", 13, &kUnsqueeze}, {"Transpose", 1, &kTranspose},
+      {"Cast", 1, &kCast},           {"CastLike", 15, &kCast},
+  };
+  return add_shape_rules(r, shapes);
+}
+
+}  // namespace cctx::opsets::onnx

@@ -1,0 +1,66 @@
+// In-place policies of the ai.onnx operators (semantics.md 7.1): which outputs may take over an
+// input's buffer when it dies, and which outputs are views of an input.
+#include "families.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+Status reuse_input0(const INodeView&, IInplaceSink& out) { return out.may_reuse(0, 0); }
+
+Status reuse_inputs01(const INodeView&, IInplaceSink& out) {
+  if (Status s = out.may_reuse(0, 0); s != Status::kOk) return s;
+  return out.may_reuse(0, 1);
+}
+
+Status reuse_any_input(const INodeView& node, IInplaceSink& out) {
+  for (std::uint32_t k = 0; k < node.input_count(); ++k) {
+    if (Status s = out.may_reuse(0, k); s != Status::kOk) return s;
+  }
+  return Status::kOk;
+}
+
+Status reuse_where_branches(const INodeView&, IInplaceSink& out) {
+  if (Status s = out.may_reuse(0, 1); s != Status::kOk) return s;
+  return out.may_reuse(0, 2);
+}
+
+Status alias_input0(const INodeView&, IInplaceSink& out) { return out.alias(0, 0); }
+
+constinit const FnInplacePolicy kReuseInput0{&reuse_input0};
+constinit const FnInplacePolicy kReuseInputs01{&reuse_inputs01};
+constinit const FnInplacePolicy kReuseAnyInput{&reuse_any_input};
+constinit const FnInplacePolicy kReuseWhere{&reuse_where_branches};
+constinit const FnInplacePolicy kAliasInput0{&alias_input0};
+
+Status add_all(IRegistrar& r, std::initializer_list<const char*> ops, const IInplacePolicy* policy) {
+  for (const char* op : ops) {
+    if (Status s = r.add_inplace_policy(key(op, 1), policy); s != Status::kOk) return s;
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status register_inplace(IRegistrar& r) {
+  if (Status s = add_all(r, {"Abs", "Neg", "Relu", "LeakyRelu", "Elu", "Selu", "Sigmoid",
+                             "HardSigmoid", "HardSwish", "Tanh", "Exp", "Log", "Sqrt",
+                             "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Erf", "Gelu",
+                             "Softplus", "Softsign", "Clip", "Not", "Cast"},
+                         &kReuseInput0);
+      s != Status::kOk) {
+    return s;
+  }
+  if (Status s = add_all(r, {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu", "And", "Or", "Xor",
+                             "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"},
+                         &kReuseInputs01);
+      s != Status::kOk) {
+    return s;
+  }
+  if (Status s = add_all(r, {"Sum", "Max", "Min", "Mean"}, &kReuseAnyInput); s != Status::kOk) return s;
+  if (Status s = add_all(r, {"Where"}, &kReuseWhere); s != Status::kOk) return s;
+  return add_all(r, {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"}, &kAliasInput0);
+}
+
+}  // namespace cctx::opsets::onnx

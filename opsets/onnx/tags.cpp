@@ -1,0 +1,87 @@
+// Tag traits of the ai.onnx operators (semantics.md 5.3): explicit tags, positional input tags,
+// inheritance and backward propagation. Ops not listed inherit input 0's tag.
+#include "families.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+constexpr PositionalTag kShapeAt1[] = {{1, Tag::kShape}};
+constexpr PositionalTag kAxesAt1[] = {{1, Tag::kAxes}};
+constexpr PositionalTag kSlicePositions[] = {
+    {1, Tag::kShape}, {2, Tag::kShape}, {3, Tag::kAxes}, {4, Tag::kShape}};
+
+struct TagEntry {
+  const char* op;
+  TagTraits traits;
+};
+
+TagTraits explicit_tag(Tag t) {
+  TagTraits traits;
+  traits.explicit_tag = t;
+  return traits;
+}
+template <std::size_t N>
+TagTraits positional(const PositionalTag (&p)[N], TagBackward backward) {
+  TagTraits traits;
+  traits.positional = Span<PositionalTag>{p, N};
+  traits.backward = backward;
+  return traits;
+}
+TagTraits backward(TagBackward b) {
+  TagTraits traits;
+  traits.backward = b;
+  return traits;
+}
+
+}  // namespace
+
+Status register_tags(IRegistrar& r) {
+  TagTraits constant;
+  constant.constant_like = true;
+  TagTraits concat;
+  concat.inherit = TagInherit::kConcat;
+  concat.backward = TagBackward::kAllInputs;
+  TagTraits control_flow;
+  control_flow.inherit = TagInherit::kControlFlow;
+
+  const TagEntry entries[] = {
+      {"Shape", explicit_tag(Tag::kShape)},
+      {"Size", explicit_tag(Tag::kShape)},
+      {"Constant", constant},
+      {"Reshape", positional(kShapeAt1, TagBackward::kInput0)},
+      {"Expand", positional(kShapeAt1, TagBackward::kNone)},
+      {"Slice", positional(kSlicePositions, TagBackward::kInput0)},
+      {"Squeeze", positional(kAxesAt1, TagBackward::kInput0)},
+      {"Unsqueeze", positional(kAxesAt1, TagBackward::kInput0)},
+      {"ReduceSum", positional(kAxesAt1, TagBackward::kNone)},
+      {"ReduceMean", positional(kAxesAt1, TagBackward::kNone)},
+      {"ReduceMax", positional(kAxesAt1, TagBackward::kNone)},
+      {"ReduceMin", positional(kAxesAt1, TagBackward::kNone)},
+      {"Concat", concat},
+      {"If", control_flow},
+      {"Loop", control_flow},
+      {"Scan", control_flow},
+      {"Identity", backward(TagBackward::kInput0)},
+      {"Cast", backward(TagBackward::kInput0)},
+      {"Gather", backward(TagBackward::kInput0)},
+  };
+  for (const TagEntry& e : entries) {
+    if (Status s = r.add_tag_traits(key(e.op, 1), e.traits); s != Status::kOk) return s;
+  }
+  // Binary arithmetic, comparison and logic: a weight result makes both operands weight.
+  const char* const binary_weight_back[] = {
+      "Add",   "And",         "BitwiseAnd", "BitwiseOr",      "BitShift", "BitwiseXor", "Div",
+      "Equal", "Greater",     "GreaterOrEqual", "Less",       "LessOrEqual", "Mod",     "Mul",
+      "Or",    "Pow",         "PRelu",      "Sub",            "Xor"};
+  for (const char* op : binary_weight_back) {
+    if (Status s = r.add_tag_traits(key(op, 1), backward(TagBackward::kInputs01WeightOnly));
+        s != Status::kOk) {
+      return s;
+    }
+  }
+  return Status::kOk;
+}
+
+}  // namespace cctx::opsets::onnx

@@ -1,0 +1,189 @@
+/// @file shape_helpers.hpp
+/// Header-only convenience layer for shape rules: shapes as vectors of Dims, value lists, axis
+/// normalisation and multidirectional broadcasting. It uses std containers *inside* the plugin;
+/// nothing of it crosses the boundary (the sinks receive plain handle arrays).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cctx/sdk/dims.hpp"
+#include "cctx/sdk/node_view.hpp"
+#include "cctx/sdk/rules.hpp"
+
+namespace cctx::sdk {
+inline namespace v1 {
+
+/// A symbolic shape: unknown rank, or a list of dims.
+struct Shape {
+  bool known = false;
+  std::vector<Dim> dims;
+
+  static Shape unknown() { return Shape{}; }
+  static Shape of(std::vector<Dim> d) { return Shape{true, std::move(d)}; }
+  std::size_t rank() const noexcept { return dims.size(); }
+};
+
+/// Canonical text of a dim (for messages).
+inline std::string to_string(Dim d) {
+  char buffer[128];
+  std::size_t n = d.print(buffer, sizeof buffer);
+  if (n <= sizeof buffer) return std::string(buffer, n);
+  std::string text(n, '\0');
+  d.print(text.data(), n);
+  return text;
+}
+
+inline std::string to_string(StringRef s) { return std::string(s.data, s.size); }
+
+inline Shape input_shape(const INodeView& node, std::uint32_t i) {
+  Shape s;
+  std::int32_t rank = node.input_rank(i);
+  if (rank < 0) return s;
+  s.known = true;
+  s.dims.reserve(static_cast<std::size_t>(rank));
+  for (std::int32_t a = 0; a < rank; ++a) {
+    s.dims.push_back(node.input_dim(i, static_cast<std::uint32_t>(a)));
+  }
+  return s;
+}
+
+/// The known value of input i (a small integer tensor), or false.
+inline bool input_values(const INodeView& node, std::uint32_t i, std::vector<Dim>* out) {
+  if (!node.has_input(i)) return false;
+  std::int32_t n = node.input_value_size(i);
+  if (n < 0) return false;
+  out->clear();
+  out->reserve(static_cast<std::size_t>(n));
+  for (std::int32_t k = 0; k < n; ++k) {
+    out->push_back(node.input_value(i, static_cast<std::uint32_t>(k)));
+  }
+  return true;
+}
+
+/// The known value of input i when every element is an integer.
+inline bool input_ints(const INodeView& node, std::uint32_t i, std::vector<std::int64_t>* out) {
+  std::vector<Dim> values;
+  if (!input_values(node, i, &values)) return false;
+  out->clear();
+  for (Dim d : values) {
+    std::int64_t v;
+    if (!d.get_int(&v)) return false;
+    out->push_back(v);
+  }
+  return true;
+}
+
+inline std::vector<std::uint32_t> handles(const std::vector<Dim>& dims) {
+  std::vector<std::uint32_t> h;
+  h.reserve(dims.size());
+  for (Dim d : dims) h.push_back(d.handle());
+  return h;
+}
+
+inline Status set_shape(IShapeSink& out, std::uint32_t index, std::int32_t dtype,
+                        const Shape& shape) {
+  if (!shape.known) return out.set_unknown_rank(index, dtype);
+  std::vector<std::uint32_t> h = handles(shape.dims);
+  return out.set_tensor(index, dtype, static_cast<std::int32_t>(h.size()), h.data());
+}
+
+inline Status set_value(IShapeSink& out, std::uint32_t index, const std::vector<Dim>& values) {
+  std::vector<std::uint32_t> h = handles(values);
+  return out.set_output_value(index, static_cast<std::uint32_t>(h.size()), h.data());
+}
+
+/// Maps a possibly negative axis into [0, rank). False when out of range.
+inline bool normalize_axis(std::int64_t axis, std::int64_t rank, std::int64_t* out) noexcept {
+  if (axis < -rank || axis >= rank) return false;
+  *out = axis < 0 ? axis + rank : axis;
+  return true;
+}
+
+/// Broadcasts two dims (expressions.md section 7). Records constraints; returns false and sets
+/// `*error` when the dims provably cannot broadcast.
+inline bool broadcast_dim(IShapeSink& sink, Dim a, Dim b, Dim* out, std::string* error) {
+  if (a.same(b) || a.provably_eq(b)) {
+    *out = a;
+    return true;
+  }
+  if (a.is(1)) {
+    *out = b;
+    return true;
+  }
+  if (b.is(1)) {
+    *out = a;
+    return true;
+  }
+  std::int64_t ca, cb;
+  bool ka = a.get_int(&ca), kb = b.get_int(&cb);
+  if (ka && kb) {
+    *error = "cannot broadcast " + std::to_string(ca) + " with " + std::to_string(cb);
+    return false;
+  }
+  if (ka || kb) {
+    Dim c = ka ? a : b, s = ka ? b : a;
+    Dim one = c.lift(1);
+    if (s.provably_ne(one) && s.provably_ne(c)) {
+      *error = "cannot broadcast " + to_string(a) + " with " + to_string(b);
+      return false;
+    }
+    sink.constraint(ConstraintKind::kOneOf, s.handle(), one.handle(), c.handle());
+    *out = c;
+    return true;
+  }
+  Dim one = a.lift(1);
+  if (a.provably_ne(one) && b.provably_ne(one) && a.provably_ne(b)) {
+    *error = "cannot broadcast " + to_string(a) + " with " + to_string(b);
+    return false;
+  }
+  sink.constraint(ConstraintKind::kBroadcast, a.handle(), b.handle(), 0);
+  // max(a,b)*min(a,b,1) is exact when a dim may be 0; the engine reduces it to max(a,b) when
+  // both are provably >= 1.
+  *out = max(a, b) * min(min(a, b), one);
+  return true;
+}
+
+/// Multidirectional (numpy) broadcasting of several shapes. Unknown rank in -> unknown rank out.
+inline Status broadcast_shapes(IShapeSink& sink, const std::vector<Shape>& shapes, Shape* out) {
+  std::size_t rank = 0;
+  for (const Shape& s : shapes) {
+    if (!s.known) {
+      *out = Shape::unknown();
+      return Status::kOk;
+    }
+    if (s.rank() > rank) rank = s.rank();
+  }
+  std::vector<Dim> dims(rank);
+  std::vector<bool> set(rank, false);
+  for (const Shape& s : shapes) {
+    std::size_t offset = rank - s.rank();
+    for (std::size_t k = 0; k < s.rank(); ++k) {
+      std::size_t axis = offset + k;
+      if (!set[axis]) {
+        dims[axis] = s.dims[k];
+        set[axis] = true;
+        continue;
+      }
+      std::string error;
+      if (!broadcast_dim(sink, dims[axis], s.dims[k], &dims[axis], &error)) {
+        error += " at output axis " + std::to_string(axis);
+        return sink.fail(Status::kInvalidArgument, StringRef(error.data(), error.size()));
+      }
+    }
+  }
+  *out = Shape::of(std::move(dims));
+  return Status::kOk;
+}
+
+/// Product of dims [begin, end) (1 for an empty range).
+inline Dim product(const INodeView& node, const std::vector<Dim>& dims, std::size_t begin,
+                   std::size_t end) {
+  Dim p = node.constant(1);
+  for (std::size_t k = begin; k < end && k < dims.size(); ++k) p = p * dims[k];
+  return p;
+}
+
+}  // namespace v1
+}  // namespace cctx::sdk

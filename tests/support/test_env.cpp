@@ -1,0 +1,28 @@
+#include "test_env.hpp"
+
+#include <sys/wait.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace cctx::test {
+
+RunResult run_cctx(const std::string& args) {
+  TempDir dir;
+  const std::string out = (dir / "out").string(), err = (dir / "err").string();
+  const std::string command = cctx_binary().string() + " " + args + " >" + out + " 2>" + err;
+  const int status = std::system(command.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace cctx::test
