@@ -34,33 +34,24 @@ constinit const FnInplacePolicy kReuseAnyInput{&reuse_any_input};
 constinit const FnInplacePolicy kReuseWhere{&reuse_where_branches};
 constinit const FnInplacePolicy kAliasInput0{&alias_input0};
 
-Status add_all(IRegistrar& r, std::initializer_list<const char*> ops, const IInplacePolicy* policy) {
-  for (const char* op : ops) {
-    if (Status s = r.add_inplace_policy(key(op, 1), policy); s != Status::kOk) return s;
-  }
-  return Status::kOk;
-}
-
 }  // namespace
 
-Status register_inplace(IRegistrar& r) {
-  if (Status s = add_all(r, {"Abs", "Neg", "Relu", "LeakyRelu", "Elu", "Selu", "Sigmoid",
-                             "HardSigmoid", "HardSwish", "Tanh", "Exp", "Log", "Sqrt",
-                             "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Erf", "Gelu",
-                             "Softplus", "Softsign", "Clip", "Not", "Cast"},
-                         &kReuseInput0);
-      s != Status::kOk) {
-    return s;
+void register_inplace(Registration& reg) {
+  for (const char* op : {"Abs", "Neg", "Relu", "LeakyRelu", "Elu", "Selu", "Sigmoid", "HardSigmoid",
+                         "HardSwish", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil",
+                         "Round", "Sign", "Erf", "Gelu", "Softplus", "Softsign", "Clip", "Not",
+                         "Cast"}) {
+    reg.inplace(op, 1, kReuseInput0);
   }
-  if (Status s = add_all(r, {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu", "And", "Or", "Xor",
-                             "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"},
-                         &kReuseInputs01);
-      s != Status::kOk) {
-    return s;
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu", "And", "Or", "Xor",
+                         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"}) {
+    reg.inplace(op, 1, kReuseInputs01);
   }
-  if (Status s = add_all(r, {"Sum", "Max", "Min", "Mean"}, &kReuseAnyInput); s != Status::kOk) return s;
-  if (Status s = add_all(r, {"Where"}, &kReuseWhere); s != Status::kOk) return s;
-  return add_all(r, {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"}, &kAliasInput0);
+  for (const char* op : {"Sum", "Max", "Min", "Mean"}) reg.inplace(op, 1, kReuseAnyInput);
+  reg.inplace("Where", 1, kReuseWhere);
+  for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"}) {
+    reg.inplace(op, 1, kAliasInput0);
+  }
 }
 
 }  // namespace cctx::opsets::onnx

@@ -10,21 +10,29 @@ namespace {
 // The newest ai.onnx opset whose operators this plugin knows.
 constexpr std::int32_t kMaxOpset = 23;
 
+// Every family, in registration order. Add a family here and declare it in families.hpp.
+using Family = void (*)(Registration&);
+constexpr Family kFamilies[] = {
+    register_elementwise, register_matmul, register_tensor_shape, register_concat_split,
+    register_tags,        register_inplace,
+};
+
 Status register_all(IRegistrar& r) noexcept {
   return guarded(r, [&] {
-    using Fn = Status (*)(IRegistrar&);
-    const Fn families[] = {register_elementwise, register_matmul, register_tensor_shape,
-                           register_concat_split, register_tags};
-    if (Status s = r.declare_domain("", 1, kMaxOpset); s != Status::kOk) return s;
-    for (Fn family : families) {
-      if (Status s = family(r); s != Status::kOk) return s;
-    }
     // Option `inplace: off` registers no in-place policy (to compare with the structural
     // fallback, or to model a runtime that never reuses buffers).
-    StringRef inplace;
-    if (r.option("inplace", &inplace) && inplace.equals("off")) return Status::kOk;
-    if (!r.option("inplace", &inplace) || inplace.equals("on")) return register_inplace(r);
-    return r.fail(Status::kInvalidArgument, "option 'inplace' must be 'on' or 'off'");
+    StringRef inplace("on");
+    r.option("inplace", &inplace);
+    if (!inplace.equals("on") && !inplace.equals("off")) {
+      return r.fail(Status::kInvalidArgument, "option 'inplace' must be 'on' or 'off'");
+    }
+    if (Status s = r.declare_domain("", 1, kMaxOpset); s != Status::kOk) return s;
+    Registration reg(r, inplace.equals("on"));
+    for (Family family : kFamilies) {
+      family(reg);
+      if (!reg.ok()) return reg.status();
+    }
+    return Status::kOk;
   });
 }
 

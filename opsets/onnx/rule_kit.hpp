@@ -75,25 +75,47 @@ inline RuleKey key(const char* op, std::int32_t since) {
   return RuleKey{StringRef(""), StringRef::from_c_str(op), since};
 }
 
-/// Registers one shape rule for each (op, since_version) pair; stops at the first error.
-struct ShapeEntry {
-  const char* op;
-  std::int32_t since;
-  const IShapeRule* rule;
-};
-inline Status add_shape_rules(IRegistrar& r, const ShapeEntry* entries, std::size_t count) {
-  for (std::size_t k = 0; k < count; ++k) {
-    if (Status s = r.add_shape_rule(key(entries[k].op, entries[k].since), entries[k].rule);
-        s != Status::kOk) {
-      return s;
-    }
+/// What every family registers through: the host's registrar plus the plugin's options. Calls
+/// never throw; the first failure is kept and every later call is skipped, so a family is a plain
+/// list of registrations and plugin.cpp checks status() once.
+class Registration {
+ public:
+  Registration(IRegistrar& registrar, bool inplace_enabled) noexcept
+      : r_(registrar), inplace_enabled_(inplace_enabled) {}
+
+  void shape(const char* op, std::int32_t since, const IShapeRule& rule) {
+    if (ok()) status_ = r_.add_shape_rule(key(op, since), &rule);
   }
-  return Status::kOk;
-}
-template <std::size_t N>
-Status add_shape_rules(IRegistrar& r, const ShapeEntry (&entries)[N]) {
-  return add_shape_rules(r, entries, N);
-}
+  /// The same rule for several since_versions (the versions whose semantics it handles).
+  void shape(const char* op, std::initializer_list<std::int32_t> versions, const IShapeRule& rule) {
+    for (std::int32_t v : versions) shape(op, v, rule);
+  }
+  void scratch(const char* op, std::int32_t since, const IScratchEstimator& estimator) {
+    if (ok()) status_ = r_.add_scratch_estimator(key(op, since), &estimator);
+  }
+  /// Skipped when the profile sets the plugin option `inplace: off`.
+  void inplace(const char* op, std::int32_t since, const IInplacePolicy& policy) {
+    if (ok() && inplace_enabled_) status_ = r_.add_inplace_policy(key(op, since), &policy);
+  }
+  void tags(const char* op, const TagTraits& traits) {
+    if (ok()) status_ = r_.add_tag_traits(key(op, 1), traits);
+  }
+  void tag_rule(const char* op, std::int32_t since, const ITagRule& rule) {
+    if (ok()) status_ = r_.add_tag_rule(key(op, since), &rule);
+  }
+  void fail(const std::string& message) {
+    if (ok()) status_ = r_.fail(Status::kInvalidArgument, StringRef(message.data(), message.size()));
+  }
+
+  bool ok() const noexcept { return status_ == Status::kOk; }
+  Status status() const noexcept { return status_; }
+  IRegistrar& registrar() noexcept { return r_; }
+
+ private:
+  IRegistrar& r_;
+  bool inplace_enabled_;
+  Status status_ = Status::kOk;
+};
 
 // ---- messages ------------------------------------------------------------------------------------
 

@@ -37,7 +37,7 @@ TagTraits backward(TagBackward b) {
 
 }  // namespace
 
-Status register_tags(IRegistrar& r) {
+void register_tags(Registration& reg) {
   TagTraits constant;
   constant.constant_like = true;
   TagTraits concat;
@@ -67,21 +67,13 @@ Status register_tags(IRegistrar& r) {
       {"Cast", backward(TagBackward::kInput0)},
       {"Gather", backward(TagBackward::kInput0)},
   };
-  for (const TagEntry& e : entries) {
-    if (Status s = r.add_tag_traits(key(e.op, 1), e.traits); s != Status::kOk) return s;
-  }
+  for (const TagEntry& e : entries) reg.tags(e.op, e.traits);
   // Binary arithmetic, comparison and logic: a weight result makes both operands weight.
   const char* const binary_weight_back[] = {
       "Add",   "And",         "BitwiseAnd", "BitwiseOr",      "BitShift", "BitwiseXor", "Div",
       "Equal", "Greater",     "GreaterOrEqual", "Less",       "LessOrEqual", "Mod",     "Mul",
       "Or",    "Pow",         "PRelu",      "Sub",            "Xor"};
-  for (const char* op : binary_weight_back) {
-    if (Status s = r.add_tag_traits(key(op, 1), backward(TagBackward::kInputs01WeightOnly));
-        s != Status::kOk) {
-      return s;
-    }
-  }
-  return Status::kOk;
+  for (const char* op : binary_weight_back) reg.tags(op, backward(TagBackward::kInputs01WeightOnly));
 }
 
 }  // namespace cctx::opsets::onnx

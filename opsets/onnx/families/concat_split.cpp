@@ -157,11 +157,9 @@ constinit const FnShapeRule kSplit{&split};
 
 }  // namespace
 
-Status register_concat_split(IRegistrar& r) {
-  const ShapeEntry shapes[] = {{"Concat", 1, &kConcat}, {"Concat", 4, &kConcat},
-                               {"Split", 1, &kSplit},   {"Split", 13, &kSplit},
-                               {"Split", 18, &kSplit}};
-  return add_shape_rules(r, shapes);
+void register_concat_split(Registration& reg) {
+  reg.shape("Concat", {1, 4, 11, 13}, kConcat);
+  reg.shape("Split", {1, 2, 11, 13, 18}, kSplit);
 }
 
 }  // namespace cctx::opsets::onnx

@@ -224,37 +224,26 @@ constinit const FnShapeRule kWhere{&where};
 
 }  // namespace
 
-Status register_elementwise(IRegistrar& r) {
-  const char* const unary_ops[] = {
-      "Abs",      "Neg",        "Relu",     "LeakyRelu", "Elu",       "Selu",     "Sigmoid",
-      "HardSigmoid", "HardSwish", "Tanh",   "Exp",       "Log",       "Sqrt",     "Reciprocal",
-      "Floor",    "Ceil",       "Round",    "Sign",      "Erf",       "Gelu",     "Softplus",
-      "Softsign", "Clip",       "Sin",      "Cos",       "Tan",       "Asin",     "Acos",
-      "Atan",     "Sinh",       "Cosh",     "Asinh",     "Acosh",     "Atanh",    "Mish",
-      "ThresholdedRelu", "Celu", "Shrink",  "BitwiseNot", "Identity", "Softmax",  "LogSoftmax",
-      "Hardmax",  "Not"};
-  for (const char* op : unary_ops) {
-    if (Status s = r.add_shape_rule(key(op, 1), &kUnary); s != Status::kOk) return s;
+void register_elementwise(Registration& reg) {
+  for (const char* op :
+       {"Abs",      "Neg",      "Relu",       "LeakyRelu", "Elu",        "Selu",       "Sigmoid",
+        "HardSigmoid", "HardSwish", "Tanh",   "Exp",       "Log",        "Sqrt",       "Reciprocal",
+        "Floor",    "Ceil",     "Round",      "Sign",      "Erf",        "Gelu",       "Softplus",
+        "Softsign", "Clip",     "Sin",        "Cos",       "Tan",        "Asin",       "Acos",
+        "Atan",     "Sinh",     "Cosh",       "Asinh",     "Acosh",      "Atanh",      "Mish",
+        "ThresholdedRelu", "Celu", "Shrink",  "BitwiseNot", "Identity",  "Softmax",    "LogSoftmax",
+        "Hardmax",  "Not",      "Swish"}) {
+    reg.shape(op, 1, kUnary);
   }
-  for (const char* op : {"IsNaN", "IsInf"}) {
-    if (Status s = r.add_shape_rule(key(op, 1), &kUnaryBool); s != Status::kOk) return s;
-  }
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu"}) {
-    if (Status s = r.add_shape_rule(key(op, 1), &kArithmetic); s != Status::kOk) return s;
-  }
-  for (const char* op : {"Sum", "Max", "Min", "Mean"}) {
-    if (Status s = r.add_shape_rule(key(op, 1), &kVariadic); s != Status::kOk) return s;
-  }
+  for (const char* op : {"IsNaN", "IsInf"}) reg.shape(op, 1, kUnaryBool);
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu"}) reg.shape(op, 1, kArithmetic);
+  for (const char* op : {"Sum", "Max", "Min", "Mean"}) reg.shape(op, 1, kVariadic);
   for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
-    if (Status s = r.add_shape_rule(key(op, 1), &kComparison); s != Status::kOk) return s;
+    reg.shape(op, 1, kComparison);
   }
-  for (const char* op : {"And", "Or", "Xor"}) {
-    if (Status s = r.add_shape_rule(key(op, 1), &kLogical); s != Status::kOk) return s;
-  }
-  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"}) {
-    if (Status s = r.add_shape_rule(key(op, 1), &kBitwise); s != Status::kOk) return s;
-  }
-  return r.add_shape_rule(key("Where", 9), &kWhere);
+  for (const char* op : {"And", "Or", "Xor"}) reg.shape(op, 1, kLogical);
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"}) reg.shape(op, 1, kBitwise);
+  reg.shape("Where", {9, 16}, kWhere);
 }
 
 }  // namespace cctx::opsets::onnx

@@ -66,14 +66,12 @@ constinit const FnScratchEstimator kZeroScratch{&zero_scratch};
 
 }  // namespace
 
-Status register_matmul(IRegistrar& r) {
-  const ShapeEntry shapes[] = {
-      {"MatMul", 1, &kMatMul}, {"MatMulInteger", 10, &kMatMul}, {"Gemm", 1, &kGemm}};
-  if (Status s = add_shape_rules(r, shapes); s != Status::kOk) return s;
-  for (const char* op : {"MatMul", "Gemm"}) {
-    if (Status s = r.add_scratch_estimator(key(op, 1), &kZeroScratch); s != Status::kOk) return s;
-  }
-  return Status::kOk;
+void register_matmul(Registration& reg) {
+  reg.shape("MatMul", {1, 9, 13}, kMatMul);
+  reg.shape("MatMulInteger", 10, kMatMul);
+  reg.shape("Gemm", {1, 6, 7, 9, 11, 13}, kGemm);
+  reg.scratch("MatMul", 1, kZeroScratch);
+  reg.scratch("Gemm", 1, kZeroScratch);
 }
 
 }  // namespace cctx::opsets::onnx

@@ -288,17 +288,18 @@ constinit const FnShapeRule kCast{&cast};
 
 }  // namespace
 
-Status register_tensor_shape(IRegistrar& r) {
+void register_tensor_shape(Registration& reg) {
   // Rules that read the opset version themselves are registered once per behaviour change so
   // that `cctx plugins` shows the versions covered.
-  const ShapeEntry shapes[] = {
-      {"Shape", 1, &kShape},         {"Shape", 15, &kShape},         {"Size", 1, &kSize},
-      {"Reshape", 1, &kReshape},     {"Reshape", 5, &kReshape},      {"Reshape", 14, &kReshape},
-      {"Flatten", 1, &kFlatten},     {"Squeeze", 1, &kSqueeze},      {"Squeeze", 13, &kSqueeze},
-      {"Unsqueeze", 1, &kUnsqueeze}, {"Unsqueeze", 13, &kUnsqueeze}, {"Transpose", 1, &kTranspose},
-      {"Cast", 1, &kCast},           {"CastLike", 15, &kCast},
-  };
-  return add_shape_rules(r, shapes);
+  reg.shape("Shape", {1, 13, 15, 19, 21}, kShape);
+  reg.shape("Size", {1, 13, 19, 21}, kSize);
+  reg.shape("Reshape", {1, 5, 13, 14, 19, 21}, kReshape);
+  reg.shape("Flatten", {1, 9, 11, 13, 21}, kFlatten);
+  reg.shape("Squeeze", {1, 11, 13, 21}, kSqueeze);
+  reg.shape("Unsqueeze", {1, 11, 13, 21}, kUnsqueeze);
+  reg.shape("Transpose", {1, 13, 21}, kTranspose);
+  reg.shape("Cast", {1, 6, 9, 13, 19, 21}, kCast);
+  reg.shape("CastLike", {15, 19, 21}, kCast);
 }
 
 }  // namespace cctx::opsets::onnx
