@@ -9,7 +9,8 @@ CMAKE_ARGS ?=
 # Everything the build, the tests and the demo need, from Debian's archive.
 DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotobuf-dev \
   protobuf-compiler libonnx-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev \
-  nlohmann-json3-dev libfmt-dev libonnx-testdata binutils
+  nlohmann-json3-dev libfmt-dev libonnx-testdata binutils pybind11-dev python3-dev \
+  python3-onnx python3-numpy python3-matplotlib python3-pytest
 
 .PHONY: all deps configure build test demo bench clean format
 
@@ -49,8 +50,7 @@ demo: build
 	@$(BUILD)/bin/cctx analyze examples/seed/seed.onnx --eval N=1,8,32,128
 
 bench: build
-	@if [ -x $(BUILD)/tests/bench/run_benchmarks.sh ]; then $(BUILD)/tests/bench/run_benchmarks.sh; \
-	else for b in $(BUILD)/bin/bench_*; do [ -x "$$b" ] && "$$b"; done; fi
+	bash $(BUILD)/tests/bench/run_benchmarks.sh
 
 format:
 	find sdk framework cli opsets tests -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i

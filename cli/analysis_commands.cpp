@@ -1,6 +1,9 @@
 // `cctx analyze`, `cctx shapes` and `cctx print`.
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <iostream>
 
 #include "cctx/compute_context.hpp"
@@ -97,6 +100,18 @@ void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& ass
   }
 }
 
+// On large graphs a terminal user sees each stage finish (stderr only, never when piped).
+void report_progress(void*, const StageTiming& finished, std::size_t nodes) {
+  constexpr std::size_t kLargeGraph = 100000;
+  if (nodes > kLargeGraph) {
+    std::fprintf(stderr, "cctx: %-9s %8.2f s  (%zu nodes)\n", finished.stage.c_str(), finished.seconds, nodes);
+  }
+}
+
+void watch_progress(ComputeContext& ctx) {
+  if (::isatty(STDERR_FILENO) != 0) ctx.set_progress(&report_progress, nullptr);
+}
+
 void run_analyze(const AnalysisArgs& args) {
   if (args.format != "table" && args.format != "json" && args.format != "csv") {
     throw Error("--format must be table, json or csv", ExitCode::kUsage);
@@ -106,6 +121,7 @@ void run_analyze(const AnalysisArgs& args) {
   Model model = Model::load(args.model);
   Host host(profile);
   ComputeContext ctx(host);
+  watch_progress(ctx);
   ctx.compute(model);
   check_symbols(ctx, evaluate);
   ReportOptions options{args.model, evaluate};

@@ -14,6 +14,11 @@ constexpr std::int32_t kMaxOpset = 23;
 using Family = void (*)(Registration&);
 constexpr Family kFamilies[] = {
     register_elementwise, register_matmul, register_tensor_shape, register_concat_split,
+    register_reduce, register_control_flow, register_sequence, register_quantization,
+    register_random_signal, register_text_image,  // misc
+    register_indexing, register_generators, register_spatial,
+    register_conv_pool, register_normalization, register_attention, register_rnn,
+    register_einsum, register_losses,  // neural-network operators
     register_tags,        register_inplace,
 };
 

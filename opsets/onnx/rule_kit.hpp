@@ -1,9 +1,10 @@
-// Small building blocks shared by every ai.onnx rule: rule classes wrapping plain functions
-// (constant-initialised, so nothing runs when the plugin is loaded), registration helpers and
-// attribute/shape utilities.
+// Small building blocks shared by every ai.onnx rule: the SDK's rule kit (rule classes wrapping
+// plain functions, constant-initialised so nothing runs when the plugin is loaded, and the
+// Registration helper) bound to the ai.onnx domain, plus attribute/shape utilities.
 #pragma once
 
 #include <cctx/sdk/plugin.hpp>
+#include <cctx/sdk/rule_kit.hpp>
 #include <cctx/sdk/shape_helpers.hpp>
 
 #include <cstdint>
@@ -19,55 +20,16 @@ inline constexpr std::int64_t kPosInf = INT64_MAX;
 /// Largest rank a fresh "rank" symbol may take.
 inline constexpr std::int64_t kMaxRank = 1024;
 
-using ShapeFn = Status (*)(const INodeView& node, IShapeSink& out);
-using ScratchFn = Status (*)(const INodeView& node, IScratchSink& out);
-using InplaceFn = Status (*)(const INodeView& node, IInplaceSink& out);
-using TagFn = Status (*)(const INodeView& node, ITagSink& tags);
-
-/// A shape rule backed by a function. Exceptions become diagnostics (guarded()).
-class FnShapeRule final : public IShapeRule {
- public:
-  constexpr explicit FnShapeRule(ShapeFn fn) noexcept : fn_(fn) {}
-  Status infer(const INodeView& node, IShapeSink& out) const noexcept override {
-    return guarded(out, [&] { return fn_(node, out); });
-  }
-
- private:
-  ShapeFn fn_;
-};
-
-class FnScratchEstimator final : public IScratchEstimator {
- public:
-  constexpr explicit FnScratchEstimator(ScratchFn fn) noexcept : fn_(fn) {}
-  Status estimate(const INodeView& node, IScratchSink& out) const noexcept override {
-    return guarded(out, [&] { return fn_(node, out); });
-  }
-
- private:
-  ScratchFn fn_;
-};
-
-class FnInplacePolicy final : public IInplacePolicy {
- public:
-  constexpr explicit FnInplacePolicy(InplaceFn fn) noexcept : fn_(fn) {}
-  Status declare(const INodeView& node, IInplaceSink& out) const noexcept override {
-    return guarded(out, [&] { return fn_(node, out); });
-  }
-
- private:
-  InplaceFn fn_;
-};
-
-class FnTagRule final : public ITagRule {
- public:
-  constexpr explicit FnTagRule(TagFn fn) noexcept : fn_(fn) {}
-  Status apply(const INodeView& node, ITagSink& tags) const noexcept override {
-    return guarded(tags, [&] { return fn_(node, tags); });
-  }
-
- private:
-  TagFn fn_;
-};
+// The generic rule classes and function types live in the SDK (cctx/sdk/rule_kit.hpp, shared with
+// the ai.onnx.ml plugin); these declarations keep their names in this namespace.
+using sdk::FnInplacePolicy;
+using sdk::FnScratchEstimator;
+using sdk::FnShapeRule;
+using sdk::FnTagRule;
+using sdk::InplaceFn;
+using sdk::ScratchFn;
+using sdk::ShapeFn;
+using sdk::TagFn;
 
 // ---- registration ------------------------------------------------------------------------------
 
@@ -75,46 +37,14 @@ inline RuleKey key(const char* op, std::int32_t since) {
   return RuleKey{StringRef(""), StringRef::from_c_str(op), since};
 }
 
-/// What every family registers through: the host's registrar plus the plugin's options. Calls
-/// never throw; the first failure is kept and every later call is skipped, so a family is a plain
-/// list of registrations and plugin.cpp checks status() once.
-class Registration {
+/// What every family registers through: the SDK's Registration for the ai.onnx domain (""), with
+/// in-place policies off when the profile sets the plugin option `inplace: off`. Calls never
+/// throw; the first failure is kept and every later call is skipped, so a family is a plain list
+/// of registrations and plugin.cpp checks status() once.
+class Registration final : public sdk::Registration {
  public:
   Registration(IRegistrar& registrar, bool inplace_enabled) noexcept
-      : r_(registrar), inplace_enabled_(inplace_enabled) {}
-
-  void shape(const char* op, std::int32_t since, const IShapeRule& rule) {
-    if (ok()) status_ = r_.add_shape_rule(key(op, since), &rule);
-  }
-  /// The same rule for several since_versions (the versions whose semantics it handles).
-  void shape(const char* op, std::initializer_list<std::int32_t> versions, const IShapeRule& rule) {
-    for (std::int32_t v : versions) shape(op, v, rule);
-  }
-  void scratch(const char* op, std::int32_t since, const IScratchEstimator& estimator) {
-    if (ok()) status_ = r_.add_scratch_estimator(key(op, since), &estimator);
-  }
-  /// Skipped when the profile sets the plugin option `inplace: off`.
-  void inplace(const char* op, std::int32_t since, const IInplacePolicy& policy) {
-    if (ok() && inplace_enabled_) status_ = r_.add_inplace_policy(key(op, since), &policy);
-  }
-  void tags(const char* op, const TagTraits& traits) {
-    if (ok()) status_ = r_.add_tag_traits(key(op, 1), traits);
-  }
-  void tag_rule(const char* op, std::int32_t since, const ITagRule& rule) {
-    if (ok()) status_ = r_.add_tag_rule(key(op, since), &rule);
-  }
-  void fail(const std::string& message) {
-    if (ok()) status_ = r_.fail(Status::kInvalidArgument, StringRef(message.data(), message.size()));
-  }
-
-  bool ok() const noexcept { return status_ == Status::kOk; }
-  Status status() const noexcept { return status_; }
-  IRegistrar& registrar() noexcept { return r_; }
-
- private:
-  IRegistrar& r_;
-  bool inplace_enabled_;
-  Status status_ = Status::kOk;
+      : sdk::Registration(registrar, StringRef(""), inplace_enabled) {}
 };
 
 // ---- messages ------------------------------------------------------------------------------------

@@ -133,7 +133,8 @@ std::string raw_text(const Raw& r, std::mt19937_64& rng) {
   return "";
 }
 
-// ---- the generator --------------------------------------------------------------------------------
+// ---- the generator
+// --------------------------------------------------------------------------------
 
 struct SymSpec {
   std::string name;
@@ -203,10 +204,9 @@ class Generator {
       }
       return node;
     }
-    static constexpr Raw::Op kOps[] = {Raw::kNeg, Raw::kAdd,  Raw::kAdd,      Raw::kSub,
-                                       Raw::kMul, Raw::kMul,  Raw::kFloorDiv, Raw::kFloorDiv,
-                                       Raw::kMod, Raw::kExactDiv, Raw::kMax,  Raw::kMin,
-                                       Raw::kCeil};
+    static constexpr Raw::Op kOps[] = {
+        Raw::kNeg,      Raw::kAdd, Raw::kAdd,      Raw::kSub, Raw::kMul, Raw::kMul, Raw::kFloorDiv,
+        Raw::kFloorDiv, Raw::kMod, Raw::kExactDiv, Raw::kMax, Raw::kMin, Raw::kCeil};
     node->op = kOps[uniform(0, std::size(kOps) - 1)];
     switch (node->op) {
       case Raw::kNeg:
@@ -384,7 +384,8 @@ TEST(ExprProperty, PrintingIsIndependentOfConstructionOrder) {
     auto backward = make_pool(syms);
     // Same symbols, created in the opposite order, and the expressions parsed in reverse.
     backward = std::make_unique<ExprPool>();
-    for (auto it = syms.rbegin(); it != syms.rend(); ++it) backward->declare_symbol(it->name, it->bounds);
+    for (auto it = syms.rbegin(); it != syms.rend(); ++it)
+      backward->declare_symbol(it->name, it->bounds);
     std::vector<std::optional<std::string>> a(texts.size());
     std::vector<std::optional<std::string>> b(texts.size());
     for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -472,7 +473,8 @@ TEST(ExprProperty, SubstituteThenEvalEqualsEvalOfUnion) {
         } catch (const ExprError& err) {
           // Large values can make a coefficient of the partially substituted polynomial
           // unrepresentable even though the full evaluation fits (it uses wide intermediates).
-          ASSERT_EQ(err.kind(), ExprError::Kind::kOverflow) << pool->print(c.e) << ": " << err.what();
+          ASSERT_EQ(err.kind(), ExprError::Kind::kOverflow)
+              << pool->print(c.e) << ": " << err.what();
           continue;
         }
         const auto got = pool_eval(*pool, partial, s2);
@@ -555,13 +557,15 @@ TEST(ExprProperty, DivisionFamiliesAreSoundAndRoundTrip) {
       // Q = a*x + b*y (+ c), small coefficients.
       RawPtr q = bin(Raw::kMul, leaf(Raw::kInt, gen.uniform(1, 3)), leaf(Raw::kSym, 0, "x"));
       if (gen.uniform(0, 1) == 0) {
-        q = bin(Raw::kAdd, q, bin(Raw::kMul, leaf(Raw::kInt, gen.uniform(-2, 2)), leaf(Raw::kSym, 0, "y")));
+        q = bin(Raw::kAdd, q,
+                bin(Raw::kMul, leaf(Raw::kInt, gen.uniform(-2, 2)), leaf(Raw::kSym, 0, "y")));
       }
       RawPtr total = leaf(Raw::kInt, gen.uniform(-3, 3));
       const int terms = static_cast<int>(gen.uniform(2, 6));
       for (int t = 0; t < terms; ++t) {
         const RawPtr c = leaf(Raw::kInt, gen.uniform(0, 3) == 0 ? gen.uniform(-3, 3) : 1);
-        const RawPtr shifted = bin(Raw::kAdd, q, leaf(Raw::kInt, gen.uniform(-2, static_cast<int>(k) + 1)));
+        const RawPtr shifted =
+            bin(Raw::kAdd, q, leaf(Raw::kInt, gen.uniform(-2, static_cast<int>(k) + 1)));
         RawPtr term;
         switch (gen.uniform(0, 3)) {
           case 0:

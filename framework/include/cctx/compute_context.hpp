@@ -98,6 +98,15 @@ struct DecisionEvent {
   std::string mode;
 };
 
+/// Wall time of one pipeline stage in the last compute().
+struct StageTiming {
+  std::string stage;  ///< "graph", "shapes", "tags", "lifetimes", "inplace", "memory", "scratch", "peak"
+  double seconds = 0;
+};
+
+/// Called after each stage with its timing (progress reporting on large graphs).
+using ProgressCallback = void (*)(void* user, const StageTiming& finished, std::size_t node_count);
+
 struct PeakEvaluation {
   Assignment assignment;
   std::int64_t bytes = 0;
@@ -160,6 +169,10 @@ class ComputeContext {
   const std::vector<ValueId>& unsized_values() const;
   const std::vector<DecisionEvent>& events() const;
   void clear_events();
+  /// Per-stage wall time of the last compute().
+  const std::vector<StageTiming>& stage_timings() const;
+  /// Reports each finished stage to `callback` (nullptr: none).
+  void set_progress(ProgressCallback callback, void* user);
 
   struct State;  // the stages' shared results (pipeline/analysis_state.hpp)
 

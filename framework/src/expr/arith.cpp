@@ -49,16 +49,61 @@ void detail::PoolImpl::normalize(Poly& p) {
 Expr detail::PoolImpl::intern_poly(const Poly& p) {
   if (p.terms.empty()) return integer(p.c0);
   if (p.terms.size() == 1 && p.terms[0].coef == 1 && p.c0 == 0) return Expr{p.terms[0].mono};
-  words.clear();
+  words.resize(p.terms.size() * 3);
+  std::uint32_t* w = words.data();
   for (const Term& t : p.terms) {
-    words.push_back(t.mono);
-    put_i64(words, t.coef);
+    const auto u = static_cast<std::uint64_t>(t.coef);
+    w[0] = t.mono;
+    w[1] = static_cast<std::uint32_t>(u);
+    w[2] = static_cast<std::uint32_t>(u >> 32);
+    w += 3;
   }
   return intern(Kind::kSum, p.c0, words.data(), static_cast<std::uint32_t>(words.size()));
 }
 
-Expr detail::PoolImpl::make_poly(Poly& p) {
-  normalize(p);
+void detail::PoolImpl::merge_add(Expr a, Expr b, Poly& out) const {
+  // Both operands' terms are sorted by monomial: one linear merge, no sort.
+  const Node& na = nodes[a.id];
+  const Node& nb = nodes[b.id];
+  const std::uint32_t single_a[3] = {a.id, 1, 0};
+  const std::uint32_t single_b[3] = {b.id, 1, 0};
+  const std::uint32_t* wa = single_a;
+  const std::uint32_t* wb = single_b;
+  std::uint32_t la = 3;
+  std::uint32_t lb = 3;
+  if (na.kind == Kind::kSum || na.kind == Kind::kInt) {
+    wa = payload.data() + na.off;
+    la = na.len;
+    out.c0 = na.aux;
+  }
+  if (nb.kind == Kind::kSum || nb.kind == Kind::kInt) {
+    wb = payload.data() + nb.off;
+    lb = nb.len;
+    out.c0 = checked_add(out.c0, nb.aux);
+  }
+  out.terms.reserve((la + lb) / 3);
+  std::uint32_t i = 0;
+  std::uint32_t j = 0;
+  while (i < la && j < lb) {
+    if (wa[i] < wb[j]) {
+      out.terms.push_back(Term{wa[i], get_i64(wa + i + 1)});
+      i += 3;
+    } else if (wb[j] < wa[i]) {
+      out.terms.push_back(Term{wb[j], get_i64(wb + j + 1)});
+      j += 3;
+    } else {
+      const std::int64_t c = checked_add(get_i64(wa + i + 1), get_i64(wb + j + 1));
+      if (c != 0) out.terms.push_back(Term{wa[i], c});
+      i += 3;
+      j += 3;
+    }
+  }
+  for (; i < la; i += 3) out.terms.push_back(Term{wa[i], get_i64(wa + i + 1)});
+  for (; j < lb; j += 3) out.terms.push_back(Term{wb[j], get_i64(wb + j + 1)});
+}
+
+Expr detail::PoolImpl::make_poly(Poly& p, bool normalized) {
+  if (!normalized) normalize(p);
   std::uint8_t flags = 0;
   for (const Term& t : p.terms) flags |= nodes[t.mono].flags;
   if ((flags & kFlagExactFactor) != 0) {
@@ -80,9 +125,8 @@ Expr detail::PoolImpl::add(Expr a, Expr b) {
   if (a.id > b.id) std::swap(a, b);
   if (const auto hit = memo_find(Op::kAdd, a, b)) return *hit;
   PolyLoan p(*this);
-  append_terms(a, 1, *p);
-  append_terms(b, 1, *p);
-  const Expr r = make_poly(*p);
+  merge_add(a, b, *p);
+  const Expr r = make_poly(*p, true);
   memo_store(Op::kAdd, a, b, r);
   return r;
 }
@@ -95,8 +139,8 @@ Expr detail::PoolImpl::scale(Expr e, std::int64_t k) {
   const Expr ke = integer(k);
   if (const auto hit = memo_find(Op::kMul, ke, e)) return *hit;
   PolyLoan p(*this);
-  append_terms(e, k, *p);
-  const Expr r = make_poly(*p);
+  append_terms(e, k, *p);  // scaling by k != 0 keeps the terms sorted, merged and non-zero
+  const Expr r = make_poly(*p, true);
   memo_store(Op::kMul, ke, e, r);
   return r;
 }
@@ -179,8 +223,8 @@ Expr detail::PoolImpl::mono_mul(Expr a, Expr b) {
       merged.push_back(fb[j++]);
     } else {
       const std::uint64_t e = std::uint64_t{fa[i].exp} + fb[j].exp;
-      merged.push_back(Factor{fa[i].atom, static_cast<std::uint32_t>(std::min<std::uint64_t>(
-                                              e, 0xffffffffULL))});
+      merged.push_back(Factor{
+          fa[i].atom, static_cast<std::uint32_t>(std::min<std::uint64_t>(e, 0xffffffffULL))});
       ++i;
       ++j;
     }

@@ -48,7 +48,8 @@ void divide_poly(PoolImpl& impl, Poly& p, std::int64_t g, const std::vector<Fact
       fs.clear();
       impl.factors_of(Expr{t.mono}, fs);
       for (const Factor& x : f) {
-        auto it = std::find_if(fs.begin(), fs.end(), [&](const Factor& y) { return y.atom == x.atom; });
+        auto it =
+            std::find_if(fs.begin(), fs.end(), [&](const Factor& y) { return y.atom == x.atom; });
         it->exp -= x.exp;
         if (it->exp == 0) fs.erase(it);
       }
@@ -115,7 +116,8 @@ std::optional<std::int64_t> ratio(const Poly& a, const Poly& b) {
 
 }  // namespace
 
-// ---- floor division ------------------------------------------------------------------------------
+// ---- floor division
+// ------------------------------------------------------------------------------
 
 Expr detail::PoolImpl::floor_div(Expr a, Expr b, int pass) {
   if (is_int(b)) {
@@ -199,7 +201,8 @@ Expr detail::PoolImpl::floor_div_pos(Expr a, std::int64_t d, int pass) {
     return make_poly(*p);
   }
   // Nested: (P//m + c)//n = (P + m*c)//(m*n) for m >= 1, n >= 1.
-  if (p->terms.size() == 1 && p->terms[0].coef == 1 && kind(Expr{p->terms[0].mono}) == Kind::kFloorDiv) {
+  if (p->terms.size() == 1 && p->terms[0].coef == 1 &&
+      kind(Expr{p->terms[0].mono}) == Kind::kFloorDiv) {
     const Expr inner{p->terms[0].mono};
     const Expr pp = child(inner, 0);
     const Expr m = child(inner, 1);
@@ -239,7 +242,8 @@ Expr detail::PoolImpl::floor_div_pos(Expr a, std::int64_t d, int pass) {
   return division_atom(Kind::kFloorDiv, a, de);
 }
 
-// ---- exact division ------------------------------------------------------------------------------
+// ---- exact division
+// ------------------------------------------------------------------------------
 
 Expr detail::PoolImpl::exact_div(Expr a, Expr b, int pass) {
   if (is_int(b)) {
@@ -309,7 +313,8 @@ Expr detail::PoolImpl::exact_div(Expr a, Expr b, int pass) {
   return r;
 }
 
-// ---- modulo --------------------------------------------------------------------------------------
+// ---- modulo
+// --------------------------------------------------------------------------------------
 
 Expr detail::PoolImpl::mod(Expr a, Expr b, int pass) {
   if (is_int(b)) {
@@ -403,7 +408,8 @@ Expr detail::PoolImpl::mod_pos(Expr a, std::int64_t d, int pass) {
   return division_atom(Kind::kMod, a, de);
 }
 
-// ---- ceiling division ----------------------------------------------------------------------------
+// ---- ceiling division
+// ----------------------------------------------------------------------------
 
 Expr detail::PoolImpl::ceil_div(Expr a, Expr b) {
   if (is_int(b)) {

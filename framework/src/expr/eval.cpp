@@ -57,9 +57,9 @@ Int128 detail::PoolImpl::eval_rec(Expr e, const Assignment& values, Expr top) {
       const SymbolInfo& info = symbols[static_cast<std::size_t>(n.aux)];
       const auto it = values.find(info.name);
       if (it == values.end()) {
-        throw ExprError(ExprError::Kind::kUnknownSymbol, "unknown symbol '" +
-                                                             quote_text(info.name) + "' in '" +
-                                                             quote_text(print(top)) + "'");
+        throw ExprError(
+            ExprError::Kind::kUnknownSymbol,
+            "unknown symbol '" + quote_text(info.name) + "' in '" + quote_text(print(top)) + "'");
       }
       if (it->second < info.bounds.lo || it->second > info.bounds.hi) {
         throw ExprError(ExprError::Kind::kOutOfBounds,

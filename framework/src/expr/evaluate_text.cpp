@@ -70,8 +70,8 @@ std::int64_t evaluate_expression(std::string_view text, const Assignment& values
         check_divisor(v[n.b], false);
         overflow_if(v[n.a] == kNegInf && v[n.b] == -1);
         if (v[n.a] % v[n.b] != 0) {
-          fail(ExprError::Kind::kInexactDivision, "inexact division " + std::to_string(v[n.a]) +
-                                                      "/:" + std::to_string(v[n.b]));
+          fail(ExprError::Kind::kInexactDivision,
+               "inexact division " + std::to_string(v[n.a]) + "/:" + std::to_string(v[n.b]));
         }
         r = v[n.a] / v[n.b];
         break;

@@ -13,9 +13,9 @@ constexpr std::size_t kMaxDimText = 4096;
 
 void check_bounds(std::string_view name, Interval bounds) {
   if (bounds.lo > bounds.hi) {
-    throw ExprError(ExprError::Kind::kOutOfBounds,
-                    "empty bounds [" + std::to_string(bounds.lo) + ", " + std::to_string(bounds.hi) +
-                        "] for symbol '" + quote_text(name) + "'");
+    throw ExprError(ExprError::Kind::kOutOfBounds, "empty bounds [" + std::to_string(bounds.lo) +
+                                                       ", " + std::to_string(bounds.hi) +
+                                                       "] for symbol '" + quote_text(name) + "'");
   }
 }
 
@@ -51,7 +51,8 @@ Expr ExprPool::opaque_symbol(std::string_view text) {
   if (const auto it = impl_->symbol_index.find(text); it != impl_->symbol_index.end()) {
     return impl_->symbol_node(it->second);
   }
-  return impl_->symbol_node(impl_->new_symbol(std::string(text), SymbolKind::kOpaque, kDimBounds, ""));
+  return impl_->symbol_node(
+      impl_->new_symbol(std::string(text), SymbolKind::kOpaque, kDimBounds, ""));
 }
 
 Expr ExprPool::add(Expr a, Expr b) { return impl_->add(a, b); }
@@ -177,9 +178,9 @@ Expr ExprPool::substitute(Expr e, const std::map<std::string, Expr, std::less<>>
     const Interval b = impl_->symbols[it->second].bounds;
     const Interval v = impl_->interval(value);
     if (v.lo < b.lo || v.hi > b.hi) {
-      throw ExprError(ExprError::Kind::kOutOfBounds,
-                      "value '" + quote_text(impl_->print(value)) + "' for symbol '" +
-                          quote_text(name) + "' may lie outside the symbol's bounds");
+      throw ExprError(ExprError::Kind::kOutOfBounds, "value '" + quote_text(impl_->print(value)) +
+                                                         "' for symbol '" + quote_text(name) +
+                                                         "' may lie outside the symbol's bounds");
     }
     map.emplace_back(it->second, value);
   }
@@ -205,6 +206,8 @@ std::size_t ExprPool::node_count() const { return impl_->nodes.size(); }
 
 const ExprLimits& ExprPool::limits() const { return impl_->limits; }
 
-ExprPoolStats ExprPool::stats() const { return ExprPoolStats{impl_->memo_hits, impl_->memo_misses}; }
+ExprPoolStats ExprPool::stats() const {
+  return ExprPoolStats{impl_->memo_hits, impl_->memo_misses};
+}
 
 }  // namespace cctx

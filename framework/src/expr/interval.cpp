@@ -119,16 +119,16 @@ Interval mod_iv(Interval n, Interval d) {
 }  // namespace
 
 Interval detail::PoolImpl::interval(Expr e) {
-  if ((state[e.id] & 1U) != 0) return intervals[e.id];
+  if ((extra[e.id].state & 1U) != 0) return extra[e.id].interval;
   const Node n = nodes[e.id];
   const Interval iv = interval_of_parts(n.kind, n.aux, payload.data() + n.off, n.len);
-  intervals[e.id] = iv;
-  state[e.id] |= 1U;
+  extra[e.id].interval = iv;
+  extra[e.id].state |= 1U;
   return iv;
 }
 
 Interval detail::PoolImpl::interval_of_parts(Kind k, std::int64_t aux, const std::uint32_t* w,
-                                           std::uint32_t n) {
+                                             std::uint32_t n) {
   switch (k) {
     case Kind::kInt:
       return {aux, aux};
@@ -148,7 +148,8 @@ Interval detail::PoolImpl::interval_of_parts(Kind k, std::int64_t aux, const std
     }
     case Kind::kMono: {
       Interval r{1, 1};
-      for (std::uint32_t i = 0; i < n; i += 2) r = mul_iv(r, pow_iv(interval(Expr{w[i]}), w[i + 1]));
+      for (std::uint32_t i = 0; i < n; i += 2)
+        r = mul_iv(r, pow_iv(interval(Expr{w[i]}), w[i + 1]));
       return r;
     }
     case Kind::kFloorDiv:

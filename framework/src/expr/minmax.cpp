@@ -60,6 +60,13 @@ Expr detail::PoolImpl::minmax(bool is_max, std::span<const Expr> args) {
   };
   std::vector<std::uint32_t> frontier;
   for (const std::uint32_t t : list) {
+    if (frontier.size() > limits.max_args) {
+      // Too many non-dominated arguments (4.4): stop proving (that would be quadratic) and let
+      // the size cap stand in for the whole call, bounded by the max/min of all intervals.
+      words.assign(list.begin(), list.end());
+      std::sort(words.begin(), words.end());
+      return intern(own, 0, words.data(), static_cast<std::uint32_t>(words.size()));
+    }
     bool dominated = false;
     for (const std::uint32_t f : frontier) {
       if (keeps(f, t)) {
@@ -82,6 +89,35 @@ Expr detail::PoolImpl::minmax(bool is_max, std::span<const Expr> args) {
   }
   if (binary) memo_store(op, a, b, r);
   return r;
+}
+
+Expr detail::PoolImpl::minmax_raw(bool is_max, std::span<const Expr> args) {
+  const Kind own = is_max ? Kind::kMax : Kind::kMin;
+  std::vector<std::uint32_t> list;
+  std::optional<std::int64_t> literal;
+  for (const Expr e : args) {
+    const Node n = nodes[e.id];
+    auto take = [&](std::uint32_t id) {
+      const Node& x = nodes[id];
+      if (x.kind == Kind::kInt) {
+        literal =
+            !literal ? x.aux : (is_max ? std::max(*literal, x.aux) : std::min(*literal, x.aux));
+      } else {
+        list.push_back(id);
+      }
+    };
+    if (n.kind == own) {
+      for (std::uint32_t i = 0; i < n.len; ++i) take(payload[n.off + i]);
+    } else {
+      take(e.id);
+    }
+  }
+  if (literal) list.push_back(integer(*literal).id);
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+  if (list.size() == 1) return Expr{list[0]};
+  words.assign(list.begin(), list.end());
+  return intern(own, 0, words.data(), static_cast<std::uint32_t>(words.size()));
 }
 
 }  // namespace cctx

@@ -174,13 +174,15 @@ class Parser {
         ++pos_;
       }
       constexpr std::uint64_t kMaxMagnitude = std::uint64_t{1} << 63;
-      if (!too_big && v < kMaxMagnitude) return emit(AstOp::kInt, 0, 0, static_cast<std::int64_t>(v));
+      if (!too_big && v < kMaxMagnitude)
+        return emit(AstOp::kInt, 0, 0, static_cast<std::int64_t>(v));
       if (!too_big && v == kMaxMagnitude && after_minus) {
         used_minus = true;  // the literal 2^63 is INT64_MIN only as the operand of unary minus
         return emit(AstOp::kInt, 0, 0, kNegInf);
       }
-      fail(start, "integer literal " + std::string(text_.substr(start, pos_ - start)) +
-                      " does not fit in int64",
+      fail(start,
+           "integer literal " + std::string(text_.substr(start, pos_ - start)) +
+               " does not fit in int64",
            ExprError::Kind::kOverflow);
     }
     if (is_ident_start(c)) {
@@ -213,8 +215,8 @@ class Parser {
       ++pos_;
       const std::uint32_t inner = expr();
       if (peek() != ')') {
-        fail(pos_, at_end() ? "expected ')' at end of input" : "expected ')' before " +
-                                                                   describe(text_[pos_]));
+        fail(pos_, at_end() ? "expected ')' at end of input"
+                            : "expected ')' before " + describe(text_[pos_]));
       }
       ++pos_;
       --depth_;
@@ -260,8 +262,8 @@ class Parser {
         ++pos_;
         break;
       }
-      fail(pos_, at_end() ? "expected ')' at end of input" : "expected ',' or ')' before " +
-                                                                 describe(c));
+      fail(pos_,
+           at_end() ? "expected ')' at end of input" : "expected ',' or ')' before " + describe(c));
     }
     --depth_;
     if (op == AstOp::kCeil) {
@@ -314,7 +316,8 @@ Expr detail::PoolImpl::parse(std::string_view src) {
           const auto it = symbol_index.find(name);
           r = it != symbol_index.end()
                   ? symbol_node(it->second)
-                  : symbol_node(new_symbol(std::string(name), SymbolKind::kDeclared, kDimBounds, ""));
+                  : symbol_node(
+                        new_symbol(std::string(name), SymbolKind::kDeclared, kDimBounds, ""));
           break;
         }
         case AstOp::kQuoted:
@@ -351,7 +354,8 @@ Expr detail::PoolImpl::parse(std::string_view src) {
       vals[i] = r;
     }
   } catch (const ExprError& e) {
-    throw ExprError(e.kind(), std::string(e.what()) + " while simplifying '" + quote_text(src) + "'");
+    throw ExprError(e.kind(),
+                    std::string(e.what()) + " while simplifying '" + quote_text(src) + "'");
   }
   return vals.back();
 }

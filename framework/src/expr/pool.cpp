@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
-#include <unordered_set>
 
 #include "expr/pool_impl.hpp"
 
@@ -10,15 +9,16 @@ namespace cctx {
 namespace detail {
 
 void throw_overflow(const std::string& context) {
-  throw ExprError(ExprError::Kind::kOverflow,
-                  context.empty() ? std::string("integer overflow") : "integer overflow in " + context);
+  throw ExprError(ExprError::Kind::kOverflow, context.empty() ? std::string("integer overflow")
+                                                              : "integer overflow in " + context);
 }
 
 bool is_identifier(std::string_view s) {
   if (s.empty()) return false;
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
   if (!alpha(s[0])) return false;
-  return std::all_of(s.begin() + 1, s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
+  return std::all_of(s.begin() + 1, s.end(),
+                     [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
 std::string quote_text(std::string_view text, std::size_t max_len) {
@@ -55,13 +55,16 @@ inline std::uint64_t finalize_hash(std::uint64_t h) {
 }
 
 inline std::uint32_t hash_node(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
-  std::uint64_t h = (static_cast<std::uint64_t>(k) + 1) * kMul1 ^ static_cast<std::uint64_t>(aux);
-  h = finalize_hash(h);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    h = (h ^ w[i]) * kMul1;
-    h ^= h >> 29;
+  std::uint64_t h =
+      (static_cast<std::uint64_t>(k) + n * 0x100ULL) * kMul1 ^ static_cast<std::uint64_t>(aux);
+  std::uint32_t i = 0;
+  for (; i + 1 < n; i += 2) {
+    h = (h ^ (static_cast<std::uint64_t>(w[i]) | static_cast<std::uint64_t>(w[i + 1]) << 32)) *
+        kMul1;
+    h ^= h >> 31;
   }
-  return static_cast<std::uint32_t>(finalize_hash(h ^ n));
+  if (i < n) h = (h ^ w[i]) * kMul1;
+  return static_cast<std::uint32_t>(finalize_hash(h));
 }
 
 inline std::uint32_t sat_add32(std::uint32_t a, std::uint64_t b) {
@@ -83,7 +86,7 @@ using namespace detail;
 
 detail::PoolImpl::PoolImpl(ExprLimits lim) : limits(lim) {
   table.assign(1024, 0);
-  memo.resize(kMemoSize);
+  op_memo.resize(kMemoSize);
   small_ints.assign(static_cast<std::size_t>(kSmallMax - kSmallMin + 1), 0xffffffffU);
   nodes.reserve(256);
   payload.reserve(1024);
@@ -206,9 +209,7 @@ Expr detail::PoolImpl::intern(Kind k, std::int64_t aux, const std::uint32_t* w, 
   nd.off = static_cast<std::uint32_t>(payload.size());
   payload.insert(payload.end(), w, w + n);
   nodes.push_back(nd);
-  intervals.emplace_back();
-  state.push_back(0);
-  text_ids.push_back(0);
+  extra.emplace_back();
   table[i] = (static_cast<std::uint64_t>(h) << 32) | (std::uint64_t{id} + 1);
   ++table_count;
   if (table_count * 10 > table.size() * 7) grow_table();
@@ -216,7 +217,7 @@ Expr detail::PoolImpl::intern(Kind k, std::int64_t aux, const std::uint32_t* w, 
 }
 
 Expr detail::PoolImpl::make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
-                              const std::string& reason) {
+                                const std::string& reason) {
   std::string key;
   key.push_back(static_cast<char>(k));
   key.append(reinterpret_cast<const char*>(&aux), sizeof aux);
@@ -240,7 +241,7 @@ Expr detail::PoolImpl::make_cap(Kind k, std::int64_t aux, const std::uint32_t* w
 std::optional<Expr> detail::PoolImpl::memo_find(Op op, Expr a, Expr b) {
   const std::uint64_t h = finalize_hash((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kMul1 +
                                         static_cast<std::uint64_t>(op));
-  const MemoEntry& e = memo[h & (memo.size() - 1)];
+  const MemoEntry& e = op_memo[h & (op_memo.size() - 1)];
   if (e.op == op && e.a == a.id && e.b == b.id) {
     ++memo_hits;
     return Expr{e.result};
@@ -252,7 +253,7 @@ std::optional<Expr> detail::PoolImpl::memo_find(Op op, Expr a, Expr b) {
 void detail::PoolImpl::memo_store(Op op, Expr a, Expr b, Expr r) {
   const std::uint64_t h = finalize_hash((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kMul1 +
                                         static_cast<std::uint64_t>(op));
-  memo[h & (memo.size() - 1)] = MemoEntry{a.id, b.id, r.id, op};
+  op_memo[h & (op_memo.size() - 1)] = MemoEntry{a.id, b.id, r.id, op};
 }
 
 Expr detail::PoolImpl::integer(std::int64_t v) {
@@ -265,7 +266,7 @@ Expr detail::PoolImpl::integer(std::int64_t v) {
 }
 
 std::uint32_t detail::PoolImpl::new_symbol(std::string name, SymbolKind kind, Interval bounds,
-                                         std::string origin) {
+                                           std::string origin) {
   const auto index = static_cast<std::uint32_t>(symbols.size());
   symbol_index.emplace(name, index);
   symbols.push_back(SymbolInfo{std::move(name), kind, bounds, std::move(origin)});
@@ -308,15 +309,19 @@ void detail::PoolImpl::release_poly(Poly&& p) {
 }
 
 void detail::PoolImpl::collect_symbols(Expr e, std::vector<std::uint32_t>& out) const {
-  // Iterative walk with a visited set: shared sub-DAGs are visited once.
+  // Iterative walk; shared sub-DAGs are visited once (generation-stamped marks, no set).
+  if (visit_stamp.size() < nodes.size()) visit_stamp.resize(nodes.size() + nodes.size() / 2, 0);
+  if (++visit_gen == 0) {
+    std::fill(visit_stamp.begin(), visit_stamp.end(), 0);
+    visit_gen = 1;
+  }
   std::vector<std::uint32_t> stack{e.id};
-  std::unordered_set<std::uint32_t> seen;
   while (!stack.empty()) {
     const std::uint32_t id = stack.back();
     stack.pop_back();
     const Node& n = nodes[id];
-    if (n.sig == 0) continue;
-    if (!seen.insert(id).second) continue;
+    if (n.sig == 0 || visit_stamp[id] == visit_gen) continue;
+    visit_stamp[id] = visit_gen;
     const std::uint32_t* w = payload.data() + n.off;
     switch (n.kind) {
       case Kind::kInt:

@@ -106,6 +106,13 @@ struct StringHash {
 /// Thrown inside proofs when the visit budget is spent; never escapes the pool.
 struct BudgetExhausted {};
 
+/// State of one top-level proof: the visit budget and the sub-goals already decided.
+struct ProofCtx {
+  std::int64_t budget = 0;
+  std::unordered_map<std::uint64_t, bool> decided;    // (node << 2 | depth) -> result
+  std::unordered_map<std::uint64_t, int> directions;  // (node << 32 | symbol node) -> dir
+};
+
 bool is_identifier(std::string_view s);
 /// One-line rendering of user text for messages: control bytes escaped, long text shortened.
 std::string quote_text(std::string_view text, std::size_t max_len = 160);
@@ -126,15 +133,19 @@ struct PoolImpl {
   std::vector<std::uint32_t> payload;
   std::vector<std::uint64_t> table;  // (hash << 32) | (id + 1); 0 = empty slot
   std::size_t table_count = 0;
-  std::vector<detail::MemoEntry> memo;
+  std::vector<detail::MemoEntry> op_memo;
   std::uint64_t memo_hits = 0;
   std::uint64_t memo_misses = 0;
   std::vector<std::uint32_t> words;  // interning scratch, filled right before intern()
 
-  std::vector<Interval> intervals;
-  std::vector<std::uint8_t> state;  // bit 0: interval cached; bits 1-2: nonneg proof result
-  std::vector<std::uint32_t> text_ids;  // 1-based index into texts, 0 = not printed yet
-  std::deque<std::string> texts;        // deque: print() hands out stable references
+  /// Lazily filled per-node facts, one entry per node (a single append per new node).
+  struct Extra {
+    Interval interval;
+    std::uint32_t text_id = 0;  // 1-based index into texts, 0 = not printed yet
+    std::uint8_t state = 0;     // bit 0: interval cached; bits 1-2: nonneg proof result
+  };
+  std::vector<Extra> extra;
+  std::deque<std::string> texts;  // deque: print() hands out stable references
 
   std::vector<SymbolInfo> symbols;
   std::vector<std::uint32_t> symbol_nodes;
@@ -152,6 +163,9 @@ struct PoolImpl {
   std::vector<std::uint32_t> small_ints;
 
   int proof_nesting = 0;
+
+  mutable std::vector<std::uint32_t> visit_stamp;  // DAG walks: visited when == visit_gen
+  mutable std::uint32_t visit_gen = 0;
 
   std::vector<std::uint32_t> eval_stamp;
   std::vector<detail::Int128> eval_value;
@@ -185,7 +199,9 @@ struct PoolImpl {
   // ---- ring (arith.cpp) ------------------------------------------------------------------------
   void append_terms(Expr e, std::int64_t scale, Poly& out) const;
   static void normalize(Poly& p);
-  Expr make_poly(Poly& p);
+  /// Canonical expression of `p`. `normalized`: terms already sorted, merged and non-zero.
+  Expr make_poly(Poly& p, bool normalized = false);
+  void merge_add(Expr a, Expr b, Poly& out) const;
   Expr intern_poly(const Poly& p);
   Expr add(Expr a, Expr b);
   Expr mul(Expr a, Expr b);
@@ -215,6 +231,8 @@ struct PoolImpl {
 
   // ---- max/min (minmax.cpp) --------------------------------------------------------------------
   Expr minmax(bool is_max, std::span<const Expr> args);
+  /// Structural max/min: flatten, fold literals, dedupe; no dominance proofs.
+  Expr minmax_raw(bool is_max, std::span<const Expr> args);
 
   // ---- text (print.cpp, parse.cpp) -------------------------------------------------------------
   const std::string& text(Expr e);
@@ -228,14 +246,20 @@ struct PoolImpl {
   Interval interval_of_parts(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
   bool prove_nonneg(Expr d);
   bool prove_ge(Expr a, Expr b);
-  bool nonneg_rec(Expr d, int depth, std::int64_t& budget);
+  bool nonneg_rec(Expr d, int depth, detail::ProofCtx& ctx);
+  bool nonneg_step(Expr d, int depth, detail::ProofCtx& ctx);
   bool defined_everywhere(Expr d);
+  /// How `e` moves with the symbol node `sym_node`: 0 independent, 1 non-decreasing,
+  /// -1 non-increasing, 2 unknown (structural, sound within the bounds).
+  int direction(Expr e, std::uint32_t sym_node, std::unordered_map<std::uint64_t, int>& memo);
 
   // ---- evaluation and substitution (eval.cpp, substitute.cpp) ----------------------------------
   std::int64_t eval(Expr e, const Assignment& values);
   detail::Int128 eval_rec(Expr e, const Assignment& values, Expr top);
+  /// `budget` (optional) is charged one unit per rebuilt node. `raw_minmax` rebuilds max/min
+  /// structurally, without dominance proofs (used inside proofs).
   Expr substitute_syms(Expr e, const std::vector<std::pair<std::uint32_t, Expr>>& map,
-                       std::int64_t* budget);
+                       std::int64_t* budget, bool raw_minmax = false);
   void collect_symbols(Expr e, std::vector<std::uint32_t>& out) const;
 };
 

@@ -36,11 +36,11 @@ std::string_view detail::PoolImpl::factor_key(Expr atom) {
 }
 
 const std::string& detail::PoolImpl::text(Expr e) {
-  if (const std::uint32_t id = text_ids[e.id]; id != 0) return texts[id - 1];
+  if (const std::uint32_t id = extra[e.id].text_id; id != 0) return texts[id - 1];
   const Node n = nodes[e.id];
   std::string s = text_of_parts(n.kind, n.aux, payload.data() + n.off, n.len);
   texts.push_back(std::move(s));
-  text_ids[e.id] = static_cast<std::uint32_t>(texts.size());
+  extra[e.id].text_id = static_cast<std::uint32_t>(texts.size());
   return texts.back();
 }
 
@@ -63,7 +63,7 @@ const std::string& detail::PoolImpl::print(Expr e) {
 }
 
 std::string detail::PoolImpl::text_of_parts(Kind k, std::int64_t aux, const std::uint32_t* w,
-                                          std::uint32_t n) {
+                                            std::uint32_t n) {
   auto is_div_atom = [&](std::uint32_t id) { return is_division(nodes[id].kind); };
   // Factors of a monomial (Mono payload words) sorted by key; division atoms parenthesised.
   auto factors_text = [&](const std::uint32_t* mw, std::uint32_t len) {
@@ -119,7 +119,8 @@ std::string detail::PoolImpl::text_of_parts(Kind k, std::int64_t aux, const std:
         if (m.kind == Kind::kMono) {
           const std::uint32_t* mw = payload.data() + m.off;
           for (std::uint32_t f = 0; f < m.len; f += 2) {
-            for (std::uint32_t e = 0; e < mw[f + 1]; ++e) it.keys.push_back(factor_key(Expr{mw[f]}));
+            for (std::uint32_t e = 0; e < mw[f + 1]; ++e)
+              it.keys.push_back(factor_key(Expr{mw[f]}));
           }
         } else {
           it.keys.push_back(factor_key(Expr{it.mono}));
@@ -156,10 +157,10 @@ std::string detail::PoolImpl::text_of_parts(Kind k, std::int64_t aux, const std:
     case Kind::kMod: {
       const Node& num = nodes[w[0]];
       const Node& den = nodes[w[1]];
-      const bool bare_num = num.kind == Kind::kSym || is_minmax(num.kind) ||
-                            (num.kind == Kind::kInt && num.aux >= 0);
-      const bool bare_den = den.kind == Kind::kSym || is_minmax(den.kind) ||
-                            (den.kind == Kind::kInt && den.aux > 0);
+      const bool bare_num =
+          num.kind == Kind::kSym || is_minmax(num.kind) || (num.kind == Kind::kInt && num.aux >= 0);
+      const bool bare_den =
+          den.kind == Kind::kSym || is_minmax(den.kind) || (den.kind == Kind::kInt && den.aux > 0);
       const std::string& ns = text(Expr{w[0]});
       const std::string& ds = text(Expr{w[1]});
       std::string out;

@@ -42,22 +42,29 @@ bool detail::PoolImpl::prove_ge(Expr a, Expr b) {
 
 bool detail::PoolImpl::prove_nonneg(Expr d) {
   if (is_int(d)) return int_value(d) >= 0;
-  const unsigned cached = (state[d.id] >> 1) & 3U;
+  const unsigned cached = (extra[d.id].state >> 1) & 3U;
   if (cached != 0) return cached == 1;
   if (proof_nesting >= kMaxProofNesting) return interval(d).lo >= 0;
   bool proven = false;
+  const bool top_level = proof_nesting == 0;
   {
     NestingGuard guard(proof_nesting);
-    std::int64_t budget = kProofBudget;
+    ProofCtx ctx;
+    ctx.budget = kProofBudget;
     try {
-      proven = nonneg_rec(d, 0, budget);
+      proven = nonneg_rec(d, 0, ctx);
     } catch (const BudgetExhausted&) {
       proven = false;
     } catch (const ExprError&) {
       proven = false;
     }
   }
-  state[d.id] = static_cast<std::uint8_t>(state[d.id] | ((proven ? 1U : 2U) << 1));
+  // A proof holds wherever it was found; a failure is final only with the full machinery
+  // (nested proofs run with less), so only top-level failures are cached. This keeps the
+  // cache, and the max/min forms built from it, independent of the order of calls.
+  if (proven || top_level) {
+    extra[d.id].state = static_cast<std::uint8_t>(extra[d.id].state | ((proven ? 1U : 2U) << 1));
+  }
   return proven;
 }
 
@@ -95,8 +102,78 @@ bool detail::PoolImpl::defined_everywhere(Expr d) {
   return true;
 }
 
-bool detail::PoolImpl::nonneg_rec(Expr d, int depth, std::int64_t& budget) {
-  if (--budget < 0) throw BudgetExhausted{};
+namespace {
+
+int combine(int a, int b) {
+  if (a == 0) return b;
+  if (b == 0 || a == b) return a;
+  return 2;
+}
+int flip(int a) { return (a == 1 || a == -1) ? -a : a; }
+
+}  // namespace
+
+int detail::PoolImpl::direction(Expr e, std::uint32_t sym_node,
+                                std::unordered_map<std::uint64_t, int>& memo) {
+  const Node& n = nodes[e.id];  // no node is created below: references stay valid
+  if ((n.sig & nodes[sym_node].sig) == 0) return 0;
+  if (e.id == sym_node) return 1;
+  const std::uint64_t key = (std::uint64_t{e.id} << 32) | sym_node;
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  const std::uint32_t* w = payload.data() + n.off;
+  int r = 0;
+  switch (n.kind) {
+    case Kind::kInt:
+    case Kind::kSym:
+      break;
+    case Kind::kSum:
+      for (std::uint32_t i = 0; i < n.len && r != 2; i += 3) {
+        const int t = direction(Expr{w[i]}, sym_node, memo);
+        r = combine(r, get_i64(w + i + 1) < 0 ? flip(t) : t);
+      }
+      break;
+    case Kind::kMono:
+      // A product of non-negative factors moves with its dependent factors when they agree.
+      for (std::uint32_t i = 0; i < n.len && r != 2; i += 2) {
+        if (interval(Expr{w[i]}).lo < 0) {
+          r = 2;
+          break;
+        }
+        r = combine(r, direction(Expr{w[i]}, sym_node, memo));
+      }
+      break;
+    case Kind::kFloorDiv:
+      // floor(n/d) is non-decreasing in n for a fixed d >= 1.
+      r = (direction(Expr{w[1]}, sym_node, memo) == 0 && interval(Expr{w[1]}).lo >= 1)
+              ? direction(Expr{w[0]}, sym_node, memo)
+              : 2;
+      break;
+    case Kind::kExactDiv:
+    case Kind::kMod:
+      r = 2;
+      break;
+    case Kind::kMax:
+    case Kind::kMin:
+      for (std::uint32_t i = 0; i < n.len && r != 2; ++i) {
+        r = combine(r, direction(Expr{w[i]}, sym_node, memo));
+      }
+      break;
+  }
+  memo.emplace(key, r);
+  return r;
+}
+
+bool detail::PoolImpl::nonneg_rec(Expr d, int depth, ProofCtx& ctx) {
+  // Case splits and monotonicity steps meet the same sub-goals again: decide each once.
+  const std::uint64_t key = (std::uint64_t{d.id} << 2) | static_cast<std::uint64_t>(depth);
+  if (const auto it = ctx.decided.find(key); it != ctx.decided.end()) return it->second;
+  const bool r = nonneg_step(d, depth, ctx);
+  ctx.decided.emplace(key, r);
+  return r;
+}
+
+bool detail::PoolImpl::nonneg_step(Expr d, int depth, ProofCtx& ctx) {
+  if (--ctx.budget < 0) throw BudgetExhausted{};
   const Node n = nodes[d.id];
   // (1) a literal.
   if (n.kind == Kind::kInt) return n.aux >= 0;
@@ -105,44 +182,46 @@ bool detail::PoolImpl::nonneg_rec(Expr d, int depth, std::int64_t& budget) {
   if (iv.lo >= 0) return true;
   if (iv.hi < 0) return false;
 
-  // (3) case split on the first max/min atom that is a linear term c*atom of d.
-  if ((n.flags & kFlagMinMax) != 0) {
-    std::optional<Expr> atom;
-    std::int64_t c = 1;
-    Expr rest = integer(0);
-    if (is_minmax(n.kind)) {
-      atom = d;
-    } else if (n.kind == Kind::kSum) {
-      PolyLoan p(*this);
-      append_terms(d, 1, *p);
-      for (std::size_t i = 0; i < p->terms.size(); ++i) {
-        if (is_minmax(nodes[p->terms[i].mono].kind)) {
-          atom = Expr{p->terms[i].mono};
-          c = p->terms[i].coef;
-          p->terms.erase(p->terms.begin() + static_cast<std::ptrdiff_t>(i));
-          break;
-        }
-      }
-      if (atom) rest = make_poly(*p);
+  // (3) case split on max/min atoms that are linear terms c*atom of d. With -c*max / +c*min
+  // (c > 0) the atom may equal any argument, so every case is needed, and the split loses
+  // nothing: such an atom is split first. Otherwise d >= rest + c*arg for each argument and one
+  // proven case suffices; then each such atom is tried in turn.
+  if ((n.flags & kFlagMinMax) != 0 && (is_minmax(n.kind) || n.kind == Kind::kSum)) {
+    struct Split {
+      std::size_t index;
+      Expr atom;
+      std::int64_t c;
+      bool need_all;
+    };
+    std::vector<Split> splits;
+    PolyLoan p(*this);
+    append_terms(d, 1, *p);
+    for (std::size_t i = 0; i < p->terms.size(); ++i) {
+      const Kind k = nodes[p->terms[i].mono].kind;
+      if (!is_minmax(k)) continue;
+      const std::int64_t c = p->terms[i].coef;
+      splits.push_back(Split{i, Expr{p->terms[i].mono}, c, k == Kind::kMax ? c < 0 : c > 0});
     }
-    if (atom) {
-      const Node an = nodes[atom->id];
+    const auto lossless =
+        std::find_if(splits.begin(), splits.end(), [](const Split& s) { return s.need_all; });
+    if (lossless != splits.end()) splits = {*lossless};
+    for (const Split& s : splits) {
+      Poly rest_poly = p.operator*();
+      rest_poly.terms.erase(rest_poly.terms.begin() + static_cast<std::ptrdiff_t>(s.index));
+      const Expr rest = make_poly(rest_poly);
+      const Node an = nodes[s.atom.id];
       const std::vector<std::uint32_t> args(payload.begin() + an.off,
                                             payload.begin() + an.off + an.len);
-      // d = rest + c*M. With -c*max / +c*min (c > 0), M can be any argument: all cases are
-      // needed. Otherwise d >= rest + c*arg for every argument, so one case is enough.
-      const bool need_all = (an.kind == Kind::kMax) ? c < 0 : c > 0;
       bool all_ok = true;
       for (const std::uint32_t arg : args) {
-        const Expr case_d = add(rest, scale(Expr{arg}, c));
-        const bool ok = nonneg_rec(case_d, depth, budget);
-        if (!need_all && ok) return true;
-        if (need_all && !ok) {
+        const bool ok = nonneg_rec(add(rest, scale(Expr{arg}, s.c)), depth, ctx);
+        if (!s.need_all && ok) return true;
+        if (s.need_all && !ok) {
           all_ok = false;
           break;
         }
       }
-      if (need_all && all_ok) return true;
+      if (s.need_all && all_ok) return true;
     }
   }
 
@@ -151,23 +230,59 @@ bool detail::PoolImpl::nonneg_rec(Expr d, int depth, std::int64_t& budget) {
   // only, so d must be defined everywhere in the box.
   if (depth >= 2) return false;
   if ((n.flags & kFlagMaybeUndef) != 0 && !defined_everywhere(d)) return false;
+  // Directions come from the structure where it settles them (a cheap walk, and it fails fast
+  // when a needed bound is infinite); otherwise from the sign of the step d[s:=s+1] - d.
+  // First the symbols that are top-level linear terms c*s and occur nowhere else: their
+  // direction is the sign of c, read off without walking the DAG.
+  {
+    PolyLoan p(*this);
+    append_terms(d, 1, *p);
+    for (const Term& t : p->terms) {
+      const Node& m = nodes[t.mono];
+      if (m.kind != Kind::kSym) continue;
+      const bool only_linear = std::none_of(p->terms.begin(), p->terms.end(), [&](const Term& o) {
+        return o.mono != t.mono && (nodes[o.mono].sig & m.sig) != 0;
+      });
+      const Interval b = symbols[static_cast<std::size_t>(m.aux)].bounds;
+      if (only_linear && (t.coef > 0 ? b.lo == kNegInf : b.hi == kPosInf)) return false;
+    }
+  }
   std::vector<std::uint32_t> syms;
   collect_symbols(d, syms);
-  Assignment corner;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> at;  // the corner, by symbol index
+  std::vector<std::uint32_t> unknown;
   for (const std::uint32_t s : syms) {
     const Interval b = symbols[s].bounds;
-    if (b.lo == kNegInf && b.hi == kPosInf) return false;
-    const Expr sn = symbol_node(s);
-    const Expr shifted = substitute_syms(d, {{s, add(sn, integer(1))}}, &budget);
-    const Expr step = sub(shifted, d);
-    if (b.lo != kNegInf && nonneg_rec(step, depth + 1, budget)) {
-      corner.emplace(symbols[s].name, b.lo);
-    } else if (b.hi != kPosInf && nonneg_rec(neg(step), depth + 1, budget)) {
-      corner.emplace(symbols[s].name, b.hi);
+    const int dir = direction(d, symbol_node(s).id, ctx.directions);
+    if (dir == 0) {
+      // d does not depend on s; any in-bounds value does for the evaluation.
+      at.emplace_back(s, b.lo != kNegInf ? b.lo : b.hi != kPosInf ? b.hi : 0);
+    } else if (dir == 1 && b.lo != kNegInf) {
+      at.emplace_back(s, b.lo);
+    } else if (dir == -1 && b.hi != kPosInf) {
+      at.emplace_back(s, b.hi);
+    } else if (dir == 2 && (b.lo != kNegInf || b.hi != kPosInf)) {
+      unknown.push_back(s);
     } else {
       return false;
     }
   }
+  for (const std::uint32_t s : unknown) {
+    const Interval b = symbols[s].bounds;
+    const Expr sn = symbol_node(s);
+    // Max/min are rebuilt structurally: dominance proofs here would nest proofs in proofs.
+    const Expr shifted = substitute_syms(d, {{s, add(sn, integer(1))}}, &ctx.budget, true);
+    const Expr step = sub(shifted, d);
+    if (b.lo != kNegInf && nonneg_rec(step, depth + 1, ctx)) {
+      at.emplace_back(s, b.lo);
+    } else if (b.hi != kPosInf && nonneg_rec(neg(step), depth + 1, ctx)) {
+      at.emplace_back(s, b.hi);
+    } else {
+      return false;
+    }
+  }
+  Assignment corner;
+  for (const auto& [s, v] : at) corner.emplace(symbols[s].name, v);
   try {
     return eval(d, corner) >= 0;
   } catch (const ExprError&) {

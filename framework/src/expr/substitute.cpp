@@ -12,9 +12,9 @@ namespace {
 
 class Substituter {
  public:
-  Substituter(detail::PoolImpl& impl, const std::vector<std::pair<std::uint32_t, Expr>>& map,
-              std::int64_t* budget)
-      : impl_(impl), map_(map), budget_(budget) {
+  Substituter(PoolImpl& impl, const std::vector<std::pair<std::uint32_t, Expr>>& map,
+              std::int64_t* budget, bool raw_minmax)
+      : impl_(impl), map_(map), budget_(budget), raw_minmax_(raw_minmax) {
     for (const auto& [sym, value] : map_) mask_ |= std::uint64_t{1} << (sym & 63U);
   }
 
@@ -65,7 +65,8 @@ class Substituter {
         std::vector<Expr> args;
         args.reserve(w.size());
         for (const std::uint32_t a : w) args.push_back(run(Expr{a}));
-        r = impl_.minmax(n.kind == Kind::kMax, args);
+        r = raw_minmax_ ? impl_.minmax_raw(n.kind == Kind::kMax, args)
+                        : impl_.minmax(n.kind == Kind::kMax, args);
         break;
       }
     }
@@ -77,16 +78,18 @@ class Substituter {
   detail::PoolImpl& impl_;
   const std::vector<std::pair<std::uint32_t, Expr>>& map_;
   std::int64_t* budget_;
+  bool raw_minmax_;
   std::uint64_t mask_ = 0;
   std::unordered_map<std::uint32_t, std::uint32_t> memo_;
 };
 
 }  // namespace
 
-Expr detail::PoolImpl::substitute_syms(Expr e, const std::vector<std::pair<std::uint32_t, Expr>>& map,
-                                     std::int64_t* budget) {
+Expr detail::PoolImpl::substitute_syms(Expr e,
+                                       const std::vector<std::pair<std::uint32_t, Expr>>& map,
+                                       std::int64_t* budget, bool raw_minmax) {
   if (map.empty()) return e;
-  Substituter s(*this, map, budget);
+  Substituter s(*this, map, budget, raw_minmax);
   return s.run(e);
 }
 

@@ -14,8 +14,8 @@ using namespace detail;
 namespace {
 
 struct Family {
-  bool hermite;   // Q - sum_j (Q+j)//k   (else P - k*(P//k) - P%k)
-  Expr base;      // Q (numerator without constant) or P (whole numerator)
+  bool hermite;  // Q - sum_j (Q+j)//k   (else P - k*(P//k) - P%k)
+  Expr base;     // Q (numerator without constant) or P (whole numerator)
   std::int64_t k;
   friend bool operator==(const Family&, const Family&) = default;
 };
@@ -111,7 +111,8 @@ bool detail::PoolImpl::reduce_division_families(Poly& p) {
       std::vector<Entry> support;
       support.reserve(z->terms.size() + 1);
       for (const Term& t : z->terms) {
-        support.push_back(Entry{t.mono, t.coef, coef_in(p, t.mono), is_division(nodes[t.mono].kind)});
+        support.push_back(
+            Entry{t.mono, t.coef, coef_in(p, t.mono), is_division(nodes[t.mono].kind)});
       }
       if (z->c0 != 0) support.push_back(Entry{kConstSlot, z->c0, p.c0, false});
       int count0 = 0;

@@ -73,6 +73,9 @@ struct ComputeContext::State {
   // ---- across stages ---------------------------------------------------------------------------
   std::vector<Diagnostic> diagnostics;
   std::vector<DecisionEvent> events;  ///< kept across compute() calls until clear_events()
+  std::vector<StageTiming> timings;
+  ProgressCallback progress = nullptr;
+  void* progress_user = nullptr;
 
   void warn(NodeId node, std::string message) {
     diagnostics.push_back(Diagnostic{Diagnostic::Severity::kWarning, node, std::move(message)});

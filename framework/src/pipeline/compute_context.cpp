@@ -1,5 +1,7 @@
 #include "cctx/compute_context.hpp"
 
+#include <chrono>
+
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
 #include "pipeline/analysis_state.hpp"
@@ -22,23 +24,36 @@ void ComputeContext::compute(const Model& model) {
   std::vector<DecisionEvent> events = std::move(s.events);
   auto registry = s.registry;
   Profile options = std::move(s.options);
+  ProgressCallback progress = s.progress;
+  void* progress_user = s.progress_user;
   s = State{};
   s.registry = std::move(registry);
   s.options = std::move(options);
   s.events = std::move(events);
+  s.progress = progress;
+  s.progress_user = progress_user;
   s.model = &model;
   s.pool = std::make_unique<ExprPool>(s.options.expressions);
   for (const auto& [name, bounds] : s.options.symbols) s.pool->declare_symbol(name, bounds);
-  s.graph = std::make_unique<GraphView>(model);
-  for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
 
-  run_shape_stage(s);
-  run_tag_stage(s);
-  run_lifetime_stage(s);
-  run_inplace_stage(s);
-  run_memory_stage(s);
-  run_scratch_stage(s);
-  run_peak_stage(s);
+  using Clock = std::chrono::steady_clock;
+  auto timed = [&s](const char* stage, auto&& run) {
+    const Clock::time_point start = Clock::now();
+    run();
+    s.timings.push_back(StageTiming{stage, std::chrono::duration<double>(Clock::now() - start).count()});
+    if (s.progress != nullptr) {
+      s.progress(s.progress_user, s.timings.back(), s.graph ? s.graph->main_node_count() : 0);
+    }
+  };
+  timed("graph", [&] { s.graph = std::make_unique<GraphView>(model); });
+  for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
+  timed("shapes", [&] { run_shape_stage(s); });
+  timed("tags", [&] { run_tag_stage(s); });
+  timed("lifetimes", [&] { run_lifetime_stage(s); });
+  timed("inplace", [&] { run_inplace_stage(s); });
+  timed("memory", [&] { run_memory_stage(s); });
+  timed("scratch", [&] { run_scratch_stage(s); });
+  timed("peak", [&] { run_peak_stage(s); });
   for (std::string& w : s.pool->take_warnings()) s.warn(kInvalidId, std::move(w));
 }
 
@@ -103,5 +118,10 @@ const std::vector<ValueId>& ComputeContext::unknown_rank_values() const {
 const std::vector<ValueId>& ComputeContext::unsized_values() const { return state_->unsized_values; }
 const std::vector<DecisionEvent>& ComputeContext::events() const { return state_->events; }
 void ComputeContext::clear_events() { state_->events.clear(); }
+const std::vector<StageTiming>& ComputeContext::stage_timings() const { return state_->timings; }
+void ComputeContext::set_progress(ProgressCallback callback, void* user) {
+  state_->progress = callback;
+  state_->progress_user = user;
+}
 
 }  // namespace cctx

@@ -56,13 +56,13 @@ class TagStage {
     Tag merged = merge_tag(s_.value_tags[v], t);
     if (merged != s_.value_tags[v]) {
       s_.value_tags[v] = merged;
-      ++changes_;
+      ++value_changes_;
     }
   }
   void set_node(NodeId n, Tag t) {
     if (s_.node_tags[n] != t) {
       s_.node_tags[n] = t;
-      ++changes_;
+      ++node_changes_;
     }
   }
   void set_sticky(NodeId n, Tag t) {
@@ -102,17 +102,26 @@ class TagStage {
     }
   }
 
+  // Runs passes over graph g until one changes nothing. Node tags are reset first; a body runs
+  // again at every pass of its owner, so the reset must not count as a change for the owner's
+  // fixpoint: only node tags that end different from before, and value tags (which only rise).
   void fixpoint(GraphId g) {
     const GraphEntry& ge = s_.graph->graphs()[g];
-    for (NodeId n : ge.nodes) {
-      s_.node_tags[n] = Tag::kNone;
-      s_.sticky[n] = false;
+    const std::uint64_t node_changes_at_entry = node_changes_;
+    std::vector<Tag> before(ge.nodes.size());
+    for (std::size_t k = 0; k < ge.nodes.size(); ++k) {
+      before[k] = s_.node_tags[ge.nodes[k]];
+      s_.node_tags[ge.nodes[k]] = Tag::kNone;
+      s_.sticky[ge.nodes[k]] = false;
     }
-    for (int pass = 0;; ++pass) {
-      const std::uint64_t before = changes_;
+    for (;;) {
+      const std::uint64_t mark = value_changes_ + node_changes_;
       for (NodeId n : ge.nodes) process(n);
-      if (changes_ == before) break;
+      if (value_changes_ + node_changes_ == mark) break;
     }
+    std::uint64_t differ = 0;
+    for (std::size_t k = 0; k < ge.nodes.size(); ++k) differ += before[k] != s_.node_tags[ge.nodes[k]];
+    node_changes_ = node_changes_at_entry + differ;
   }
 
   void process(NodeId n) {
@@ -263,7 +272,8 @@ class TagStage {
 
   ComputeContext::State& s_;
   ExprBridge bridge_;
-  std::uint64_t changes_ = 0;
+  std::uint64_t value_changes_ = 0;  // tags only rise: these always terminate
+  std::uint64_t node_changes_ = 0;
 };
 
 HostTagSink::HostTagSink(TagStage& stage, NodeId n)

@@ -52,22 +52,45 @@ void check_compatible(const sdk::PluginDescriptor& d, const fs::path& path) {
   if (d.register_rules == nullptr) throw PluginError(where + "plugin descriptor has no register function");
 }
 
-std::string expand_home(const std::string& s) { return s; }
+}  // namespace
+
+namespace {
+
+// Where an installation keeps a subfolder, relative to the binary that contains this code: the
+// `cctx` executable (<prefix>/bin), the Python extension (<prefix>/python/cctx or a build tree's
+// python/cctx), then the configured install prefix.
+std::vector<fs::path> install_candidates(const char* subdir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::path self = boost::dll::this_line_location(ec);
+  if (!ec) {
+    out.push_back((self.parent_path() / ".." / subdir).lexically_normal());
+    out.push_back((self.parent_path() / ".." / ".." / subdir).lexically_normal());
+  }
+  out.push_back(fs::path(CCTX_INSTALL_PREFIX) / subdir);
+  return out;
+}
+
+fs::path first_existing(const std::vector<fs::path>& candidates, const char* leaf) {
+  std::error_code ec;
+  for (const fs::path& c : candidates) {
+    if (fs::exists(c / leaf, ec)) return c / leaf;
+  }
+  return candidates.empty() ? fs::path() : candidates.front() / leaf;
+}
 
 }  // namespace
 
 fs::path Host::default_plugin_dir() {
   std::error_code ec;
-  fs::path self = boost::dll::this_line_location(ec);
-  if (ec) return {};
-  return (self.parent_path() / ".." / CCTX_PLUGIN_SUBDIR).lexically_normal();
+  for (const fs::path& c : install_candidates(CCTX_PLUGIN_SUBDIR)) {
+    if (fs::is_directory(c, ec)) return c;
+  }
+  return install_candidates(CCTX_PLUGIN_SUBDIR).front();
 }
 
 fs::path Host::default_profile_path() {
-  std::error_code ec;
-  fs::path self = boost::dll::this_line_location(ec);
-  if (ec) return {};
-  return (self.parent_path() / ".." / CCTX_PROFILE_SUBDIR / "default.yaml").lexically_normal();
+  return first_existing(install_candidates(CCTX_PROFILE_SUBDIR), "default.yaml");
 }
 
 Profile Host::default_profile() {
@@ -92,7 +115,7 @@ Host::Host(Profile profile, std::vector<fs::path> extra_plugin_dirs)
     while (start <= list.size()) {
       std::size_t end = list.find(':', start);
       if (end == std::string::npos) end = list.size();
-      if (end > start) search_dirs_.emplace_back(expand_home(list.substr(start, end - start)));
+      if (end > start) search_dirs_.emplace_back(list.substr(start, end - start));
       start = end + 1;
     }
   }

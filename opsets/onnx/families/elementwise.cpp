@@ -180,6 +180,13 @@ Status bitwise(const INodeView& node, IShapeSink& out) {
   return set_shape(out, 0, node.input_dtype(0), result);
 }
 
+// PRelu: the slope broadcasts to X (unidirectionally; per channel before opset 7), so Y is X.
+Status prelu(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  return set_shape(out, 0, node.input_dtype(0), input_shape(node, 0));
+}
+
 Status where(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 3, &st)) return st;
@@ -221,6 +228,7 @@ constinit const FnShapeRule kComparison{&comparison};
 constinit const FnShapeRule kLogical{&logical};
 constinit const FnShapeRule kBitwise{&bitwise};
 constinit const FnShapeRule kWhere{&where};
+constinit const FnShapeRule kPRelu{&prelu};
 
 }  // namespace
 
@@ -236,7 +244,8 @@ void register_elementwise(Registration& reg) {
     reg.shape(op, 1, kUnary);
   }
   for (const char* op : {"IsNaN", "IsInf"}) reg.shape(op, 1, kUnaryBool);
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu"}) reg.shape(op, 1, kArithmetic);
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod"}) reg.shape(op, 1, kArithmetic);
+  reg.shape("PRelu", {1, 6, 7, 9, 16}, kPRelu);
   for (const char* op : {"Sum", "Max", "Min", "Mean"}) reg.shape(op, 1, kVariadic);
   for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
     reg.shape(op, 1, kComparison);

@@ -1,0 +1,225 @@
+// Attention (opset 23) in its 3-D and 4-D forms with past/present key and value and the qk
+// output (expressions.md 7), its score-buffer scratch estimate (semantics.md 9), and
+// RotaryEmbedding (23). Vendor variants reuse the same reading of Q/K/V.
+#include <string>
+#include <vector>
+
+#include "families.hpp"
+#include "nn_common.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+using nn::has_input;
+using nn::has_output;
+
+/// One of Q, K, V read as [batch, heads, seq, head_size]; invalid Dims are unknown.
+struct Heads {
+  Dim batch, heads, seq, head_size;
+  bool three_d = false;
+};
+
+/// Reads input i as 4-D [B, H, S, D] or 3-D [B, S, H*D] with H from attribute `heads_attr`.
+bool read_heads(const INodeView& node, IShapeSink& out, std::uint32_t i, const char* heads_attr,
+                Heads* h, std::string* error) {
+  static const char* const kNames[] = {"Q", "K", "V", "attn_mask", "past_key", "past_value"};
+  const std::string name = i < 6 ? kNames[i] : "input " + std::to_string(i);
+  if (!has_input(node, i)) return true;
+  Shape s = input_shape(node, i);
+  if (!s.known) return true;
+  std::int64_t attr_heads = 0;
+  const bool has_heads = node.attr_int(StringRef::from_c_str(heads_attr), &attr_heads);
+  if (s.rank() == 4) {
+    *h = Heads{s.dims[0], s.dims[1], s.dims[2], s.dims[3], false};
+    if (has_heads && !nn::unify(out, h->heads, node.constant(attr_heads), &h->heads, error)) {
+      *error = name + " heads differ from " + heads_attr + ": " + *error;
+      return false;
+    }
+    return true;
+  }
+  if (s.rank() != 3) {
+    *error = name + " has rank " + std::to_string(s.rank()) + ", expected 3 or 4";
+    return false;
+  }
+  if (!has_heads) {
+    *error = "3-D " + name + " needs the '" + heads_attr + "' attribute";
+    return false;
+  }
+  h->batch = s.dims[0];
+  h->seq = s.dims[1];
+  h->heads = node.constant(attr_heads);
+  h->three_d = true;
+  if (!nn::split_evenly(out, s.dims[2], attr_heads, &h->head_size, error)) {
+    *error = name + " hidden size does not split into " + heads_attr + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+/// The dims every output is built from; invalid = unknown.
+struct AttentionDims {
+  Heads q, k, v, past_key, past_value;
+  Dim batch, kv_heads, kv_seq, past_seq, total_seq, head_size, v_head_size;
+};
+
+bool unify_into(IShapeSink& out, Dim* target, Dim other, const char* what, std::string* error) {
+  if (nn::unify(out, *target, other, target, error)) return true;
+  *error = std::string(what) + " differ: " + *error;
+  return false;
+}
+
+bool attention_dims(const INodeView& node, IShapeSink& out, AttentionDims* d, std::string* error) {
+  if (!read_heads(node, out, 0, "q_num_heads", &d->q, error) ||
+      !read_heads(node, out, 1, "kv_num_heads", &d->k, error) ||
+      !read_heads(node, out, 2, "kv_num_heads", &d->v, error) ||
+      !read_heads(node, out, 4, "kv_num_heads", &d->past_key, error) ||
+      !read_heads(node, out, 5, "kv_num_heads", &d->past_value, error)) {
+    return false;
+  }
+  if (d->past_key.three_d || d->past_value.three_d) {
+    *error = "past_key and past_value must be 4-D";
+    return false;
+  }
+  d->batch = d->q.batch;
+  for (const Heads* h : {&d->k, &d->v, &d->past_key, &d->past_value}) {
+    if (!unify_into(out, &d->batch, h->batch, "batch sizes", error)) return false;
+  }
+  for (const Heads* h : {&d->k, &d->v, &d->past_key, &d->past_value}) {
+    if (!unify_into(out, &d->kv_heads, h->heads, "key/value head counts", error)) return false;
+  }
+  d->kv_seq = d->k.seq;
+  if (!unify_into(out, &d->kv_seq, d->v.seq, "key and value sequence lengths", error)) return false;
+  d->past_seq = d->past_key.seq;
+  if (!unify_into(out, &d->past_seq, d->past_value.seq, "past sequence lengths", error))
+    return false;
+  d->head_size = d->q.head_size;
+  for (const Heads* h : {&d->k, &d->past_key}) {
+    if (!unify_into(out, &d->head_size, h->head_size, "query/key head sizes", error)) return false;
+  }
+  d->v_head_size = d->v.head_size;
+  if (!unify_into(out, &d->v_head_size, d->past_value.head_size, "value head sizes", error)) {
+    return false;
+  }
+  const bool past = has_input(node, 4);
+  if (d->kv_seq.valid() && (!past || d->past_seq.valid())) {
+    d->total_seq = past ? d->past_seq + d->kv_seq : d->kv_seq;
+  }
+  return true;
+}
+
+Status attention(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 3, &st)) return st;
+  if (has_input(node, 4) != has_input(node, 5)) {
+    return fail(out, "past_key and past_value must be given together");
+  }
+  AttentionDims d;
+  std::string error;
+  if (!attention_dims(node, out, &d, &error)) return fail(out, error);
+  const std::int32_t dtype = node.input_dtype(0);
+  const Shape q = input_shape(node, 0);
+  if (!q.known) {
+    if (Status s = set_shape(out, 0, dtype, Shape::unknown()); s != Status::kOk) return s;
+  } else if (d.q.three_d) {
+    Dim hidden = d.v_head_size.valid() ? d.q.heads * d.v_head_size : Dim();
+    if (Status s =
+            set_shape(out, 0, dtype, nn::fill_unknown(node, out, 0, {d.batch, d.q.seq, hidden}));
+        s != Status::kOk) {
+      return s;
+    }
+  } else if (Status s = set_shape(
+                 out, 0, dtype,
+                 nn::fill_unknown(node, out, 0, {d.batch, d.q.heads, d.q.seq, d.v_head_size}));
+             s != Status::kOk) {
+    return s;
+  }
+  // Present key/value keep the past's type (the query's without a past).
+  const bool past = has_input(node, 4);
+  const std::int32_t key_type = past ? node.input_dtype(4) : node.input_dtype(1);
+  const std::int32_t value_type = past ? node.input_dtype(5) : node.input_dtype(2);
+  if (has_output(node, 1)) {
+    Shape s = nn::fill_unknown(node, out, 1, {d.batch, d.kv_heads, d.total_seq, d.head_size});
+    if (Status r = set_shape(out, 1, key_type, s); r != Status::kOk) return r;
+  }
+  if (has_output(node, 2)) {
+    Shape s = nn::fill_unknown(node, out, 2, {d.batch, d.kv_heads, d.total_seq, d.v_head_size});
+    if (Status r = set_shape(out, 2, value_type, s); r != Status::kOk) return r;
+  }
+  if (has_output(node, 3)) {
+    Shape s = nn::fill_unknown(node, out, 3, {d.batch, d.q.heads, d.q.seq, d.total_seq});
+    if (Status r = set_shape(out, 3, dtype, s); r != Status::kOk) return r;
+  }
+  return Status::kOk;
+}
+
+/// The attention scores, B * H * Sq * Skv * e: H query heads (dim 1 of a 4-D Q, else
+/// q_num_heads), Skv = past + new key length, e of `softmax_precision` when set, else Q's.
+Status attention_scratch(const INodeView& node, IScratchSink& out) {
+  Shape q, k;
+  if (!nn::known_shape(node, 0, &q) || !nn::known_shape(node, 1, &k)) {
+    return nn::cannot_estimate(out, "rank of Q or K unknown");
+  }
+  if ((q.rank() != 3 && q.rank() != 4) || (k.rank() != 3 && k.rank() != 4)) {
+    return nn::cannot_estimate(out, "Q and K must be 3-D or 4-D");
+  }
+  Dim heads;
+  if (q.rank() == 4) {
+    heads = q.dims[1];
+  } else {
+    std::int64_t h;
+    if (!node.attr_int("q_num_heads", &h))
+      return nn::cannot_estimate(out, "3-D Q without q_num_heads");
+    heads = node.constant(h);
+  }
+  const Dim q_seq = q.dims[q.rank() == 4 ? 2 : 1];
+  Dim kv_seq = k.dims[k.rank() == 4 ? 2 : 1];
+  if (has_input(node, 4)) {
+    Shape past;
+    if (!nn::known_shape(node, 4, &past, 4))
+      return nn::cannot_estimate(out, "past_key shape unknown");
+    kv_seq = past.dims[2] + kv_seq;
+  }
+  std::int64_t e;
+  std::string why;
+  std::int64_t precision;
+  if (node.attr_int("softmax_precision", &precision)) {
+    if (!nn::element_bytes(static_cast<std::int32_t>(precision), &e)) {
+      return nn::cannot_estimate(out,
+                                 "softmax_precision " + std::to_string(precision) + " has no size");
+    }
+  } else if (!nn::input_element_bytes(node, 0, &e, &why)) {
+    return nn::cannot_estimate(out, why);
+  }
+  return out.set_bytes(q.dims[0] * heads * q_seq * kv_seq * e);
+}
+
+/// RotaryEmbedding: Y = X ([B, S, hidden] or [B, H, S, D]).
+Status rotary_embedding(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 3, &st)) return st;
+  const Shape x = input_shape(node, 0);
+  if (x.known && x.rank() != 3 && x.rank() != 4) {
+    return fail(out, "X has rank " + std::to_string(x.rank()) + ", expected 3 or 4");
+  }
+  if (x.known && x.rank() == 3 && node.attribute_type("num_heads") == AttrType::kNone &&
+      node.attr_int_or("rotary_embedding_dim", 0) != 0) {
+    return fail(out, "3-D X with rotary_embedding_dim needs the 'num_heads' attribute");
+  }
+  return set_shape(out, 0, node.input_dtype(0), x);
+}
+
+constinit const FnShapeRule kAttention{&attention};
+constinit const FnShapeRule kRotaryEmbedding{&rotary_embedding};
+constinit const FnScratchEstimator kAttentionScratch{&attention_scratch};
+
+}  // namespace
+
+void register_attention(Registration& reg) {
+  reg.shape("Attention", 23, kAttention);
+  reg.scratch("Attention", 23, kAttentionScratch);
+  reg.shape("RotaryEmbedding", 23, kRotaryEmbedding);
+}
+
+}  // namespace cctx::opsets::onnx

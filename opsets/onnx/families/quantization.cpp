@@ -1,0 +1,165 @@
+// Linear quantization: QuantizeLinear, DequantizeLinear (per-tensor, per-axis and, from opset 21,
+// blocked scales; output_dtype from 21 / 23), DynamicQuantizeLinear and QLinearMatMul.
+// MatMulInteger lives with MatMul.
+#include "families.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+/// Records that two dims must be equal: a concrete (or proven) conflict is an error, a symbolic
+/// pair an `eq` constraint.
+bool require_equal_dims(IShapeSink& out, Dim a, Dim b, const std::string& what,
+                        std::string* error) {
+  if (a.provably_eq(b)) return true;
+  std::int64_t x, y;
+  if ((a.get_int(&x) && b.get_int(&y)) || a.provably_ne(b)) {
+    *error = what + ": " + to_string(a) + " vs " + to_string(b);
+    return false;
+  }
+  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
+  return true;
+}
+
+/// Checks the scale's shape against the quantized tensor's (QuantizeLinear's granularities): a
+/// scalar (per tensor), 1-D of the axis' length (per axis), or the input's shape with
+/// ceil(d/block_size) at the axis (blocked, opset >= 21). Unknown ranks are not checked.
+Status check_scale_shape(const INodeView& node, IShapeSink& out, const Shape& x,
+                         std::uint32_t scale) {
+  const Shape s = input_shape(node, scale);
+  // Opset 10 has per-tensor scales only; a one-element 1-D scale is per tensor too.
+  if (node.opset_version() < 13 || !x.known || !s.known || s.rank() == 0 || x.rank() <= 1 ||
+      (s.rank() == 1 && s.dims[0].is(1))) {
+    return Status::kOk;
+  }
+  std::int64_t axis;
+  const std::int64_t a = node.attr_int_or("axis", 1);
+  if (!normalize_axis(a, static_cast<std::int64_t>(x.rank()), &axis)) {
+    return fail(out,
+                "axis " + std::to_string(a) + " out of range for rank " + std::to_string(x.rank()));
+  }
+  const auto at = static_cast<std::size_t>(axis);
+  const std::int64_t block = node.opset_version() >= 21 ? node.attr_int_or("block_size", 0) : 0;
+  std::string error;
+  if (block <= 0) {
+    if (s.rank() != 1)
+      return fail(out, "per-axis scale must be 1-D (set block_size for blocked scales)");
+    if (!require_equal_dims(out, s.dims[0], x.dims[at], "scale length differs from the axis",
+                            &error)) {
+      return fail(out, error);
+    }
+    return Status::kOk;
+  }
+  if (s.rank() != x.rank()) return fail(out, "blocked scale must have the input's rank");
+  for (std::size_t k = 0; k < x.rank(); ++k) {
+    const Dim expected = k == at ? ceil_div(x.dims[k], block) : x.dims[k];
+    if (!require_equal_dims(out, s.dims[k], expected,
+                            "blocked scale dim " + std::to_string(k) + " does not match", &error)) {
+      return fail(out, error);
+    }
+  }
+  return Status::kOk;
+}
+
+/// QuantizeLinear's output type: the zero point's, else `output_dtype` (>= 21), else uint8.
+Status quantized_dtype(const INodeView& node, IShapeSink& out, std::int32_t* dtype) {
+  const auto requested = static_cast<std::int32_t>(node.attr_int_or("output_dtype", 0));
+  if (node.has_input(2) && node.input_dtype(2) != dtype::kUndefined) {
+    *dtype = node.input_dtype(2);
+    if (requested != 0 && requested != *dtype) {
+      return fail(out, "output_dtype " + std::to_string(requested) +
+                           " differs from the zero point's type " + std::to_string(*dtype));
+    }
+    return Status::kOk;
+  }
+  *dtype = requested != 0 ? requested : dtype::kUint8;
+  return Status::kOk;
+}
+
+Status quantize_linear(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  const Shape x = input_shape(node, 0);
+  if (Status s = check_scale_shape(node, out, x, 1); s != Status::kOk) return s;
+  std::int32_t dtype;
+  if (Status s = quantized_dtype(node, out, &dtype); s != Status::kOk) return s;
+  return set_shape(out, 0, dtype, x);
+}
+
+/// DequantizeLinear's output type: `output_dtype` (>= 23), else the scale's.
+Status dequantize_linear(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  const Shape x = input_shape(node, 0);
+  if (Status s = check_scale_shape(node, out, x, 1); s != Status::kOk) return s;
+  const auto requested = static_cast<std::int32_t>(node.attr_int_or("output_dtype", 0));
+  return set_shape(out, 0, requested != 0 ? requested : node.input_dtype(1), x);
+}
+
+Status dynamic_quantize_linear(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  if (Status s = set_shape(out, 0, dtype::kUint8, input_shape(node, 0)); s != Status::kOk) return s;
+  if (Status s = set_shape(out, 1, dtype::kFloat, Shape::of({})); s != Status::kOk) return s;
+  return set_shape(out, 2, dtype::kUint8, Shape::of({}));
+}
+
+/// MatMul's shape rule (expressions.md 7): 1-D operands promoted and their axis dropped, inner
+/// dims unified, batch dims broadcast.
+Status matmul_shape(IShapeSink& out, Shape a, Shape b, Shape* result) {
+  if (!a.known || !b.known) {
+    *result = Shape::unknown();
+    return Status::kOk;
+  }
+  if (a.rank() == 0 || b.rank() == 0) return fail(out, "matrix operands must have rank >= 1");
+  const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
+  if (a_vector) a.dims.insert(a.dims.begin(), a.dims[0].lift(1));
+  if (b_vector) b.dims.push_back(b.dims[0].lift(1));
+  std::string error;
+  if (!require_equal_dims(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2],
+                          "inner dimensions differ", &error)) {
+    return fail(out, error);
+  }
+  Shape batch;
+  if (Status s = broadcast_shapes(out,
+                                  {Shape::of({a.dims.begin(), a.dims.end() - 2}),
+                                   Shape::of({b.dims.begin(), b.dims.end() - 2})},
+                                  &batch);
+      s != Status::kOk) {
+    return s;
+  }
+  if (!a_vector) batch.dims.push_back(a.dims[a.rank() - 2]);
+  if (!b_vector) batch.dims.push_back(b.dims[b.rank() - 1]);
+  *result = std::move(batch);
+  return Status::kOk;
+}
+
+/// Inputs a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point; the result
+/// has y_zero_point's type.
+Status qlinear_matmul(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 8, &st)) return st;
+  Shape result;
+  if (Status s = matmul_shape(out, input_shape(node, 0), input_shape(node, 3), &result);
+      s != Status::kOk) {
+    return s;
+  }
+  return set_shape(out, 0, node.input_dtype(7), result);
+}
+
+constinit const FnShapeRule kQuantizeLinear{&quantize_linear};
+constinit const FnShapeRule kDequantizeLinear{&dequantize_linear};
+constinit const FnShapeRule kDynamicQuantizeLinear{&dynamic_quantize_linear};
+constinit const FnShapeRule kQLinearMatMul{&qlinear_matmul};
+
+}  // namespace
+
+void register_quantization(Registration& reg) {
+  reg.shape("QuantizeLinear", {10, 13, 19, 21, 23}, kQuantizeLinear);
+  reg.shape("DequantizeLinear", {10, 13, 19, 21, 23}, kDequantizeLinear);
+  reg.shape("DynamicQuantizeLinear", 11, kDynamicQuantizeLinear);
+  reg.shape("QLinearMatMul", {10, 21}, kQLinearMatMul);
+}
+
+}  // namespace cctx::opsets::onnx

@@ -1,0 +1,243 @@
+// Sequences and optionals. A sequence or optional value is described by its element tensor's
+// dtype and shape (types.hpp); the host does not track a sequence's length, so lengths and
+// concatenated sizes are fresh symbols. Elements of different shapes share one element shape whose
+// differing dims are the max of the alternatives (the upper bound If uses for its branches).
+#include <algorithm>
+
+#include "families.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+Status set_sequence(IShapeSink& out, std::uint32_t o, std::int32_t dtype, const Shape& element) {
+  std::vector<std::uint32_t> h = handles(element.dims);
+  return out.set_output(o, ValueKind::kSequence, dtype,
+                        element.known ? static_cast<std::int32_t>(h.size()) : -1, h.data());
+}
+
+/// One shape standing for every element: ranks differ -> unknown rank; equal dims kept; else the
+/// max, with one_of when there are exactly two symbolic alternatives.
+Shape merge_elements(IShapeSink& out, const std::vector<Shape>& shapes) {
+  if (shapes.empty()) return Shape::unknown();
+  for (const Shape& s : shapes) {
+    if (!s.known || s.rank() != shapes[0].rank()) return Shape::unknown();
+  }
+  Shape merged = shapes[0];
+  for (std::size_t k = 0; k < merged.rank(); ++k) {
+    std::vector<Dim> distinct;
+    for (const Shape& s : shapes) {
+      Dim d = s.dims[k];
+      if (std::none_of(distinct.begin(), distinct.end(), [d](Dim e) { return e.provably_eq(d); })) {
+        distinct.push_back(d);
+      }
+    }
+    Dim m = distinct[0];
+    for (std::size_t i = 1; i < distinct.size(); ++i) m = max(m, distinct[i]);
+    if (distinct.size() == 2 && !m.is_const()) {
+      out.constraint(ConstraintKind::kOneOf, m.handle(), distinct[0].handle(),
+                     distinct[1].handle());
+    }
+    merged.dims[k] = m;
+  }
+  return merged;
+}
+
+Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint32_t axis,
+          std::int64_t lo, std::int64_t hi) {
+  return Dim(&node.expr(), out.fresh_dim(o, axis, lo, hi));
+}
+
+/// Requires input i to be a sequence (or of a kind not inferred yet).
+bool require_sequence(const INodeView& node, IShapeSink& out, std::uint32_t i, Status* status) {
+  const ValueKind kind = node.input_kind(i);
+  if (kind == ValueKind::kSequence || kind == ValueKind::kUnknown) return true;
+  *status = fail(out, "input " + std::to_string(i) + " must be a sequence");
+  return false;
+}
+
+// ---- construction and access --------------------------------------------------------------------
+
+Status sequence_empty(const INodeView& node, IShapeSink& out) {
+  const auto dtype = static_cast<std::int32_t>(node.attr_int_or("dtype", dtype::kFloat));
+  return set_sequence(out, 0, dtype, Shape::unknown());
+}
+
+Status sequence_construct(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  std::vector<Shape> shapes;
+  for (std::uint32_t i = 0; i < node.input_count(); ++i) shapes.push_back(input_shape(node, i));
+  return set_sequence(out, 0, node.input_dtype(0), merge_elements(out, shapes));
+}
+
+Status sequence_insert(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st) || !require_sequence(node, out, 0, &st)) return st;
+  std::int32_t dtype = node.input_dtype(0);
+  if (dtype == dtype::kUndefined) dtype = node.input_dtype(1);
+  return set_sequence(out, 0, dtype,
+                      merge_elements(out, {input_shape(node, 0), input_shape(node, 1)}));
+}
+
+Status sequence_at(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st) || !require_sequence(node, out, 0, &st)) return st;
+  return set_shape(out, 0, node.input_dtype(0), input_shape(node, 0));
+}
+
+Status sequence_erase(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
+  return set_sequence(out, 0, node.input_dtype(0), input_shape(node, 0));
+}
+
+Status sequence_length(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
+  return set_shape(out, 0, dtype::kInt64, Shape::of({}));
+}
+
+// ---- split and concat ---------------------------------------------------------------------------
+
+/// Size of the split axis in the elements of SplitToSequence with a `split` input: a scalar s
+/// gives chunks of s and a smaller last one (upper bound min(s, d)), a list gives its entries.
+Dim split_chunk_dim(const INodeView& node, IShapeSink& out, Dim d, std::uint32_t axis) {
+  std::vector<Dim> split;
+  const Shape split_shape = input_shape(node, 1);
+  if (input_values(node, 1, &split) && !split.empty()) {
+    if (split_shape.known && split_shape.rank() == 0) return min(split[0], d);
+    std::vector<Shape> sizes;
+    for (Dim s : split) sizes.push_back(Shape::of({s}));
+    return merge_elements(out, sizes).dims[0];
+  }
+  std::int64_t lo, hi;
+  d.bounds(&lo, &hi);
+  return fresh(node, out, 0, axis, 0, std::max<std::int64_t>(hi, 0));
+}
+
+Status split_to_sequence(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  Shape in = input_shape(node, 0);
+  if (!in.known) return set_sequence(out, 0, dtype, Shape::unknown());
+  std::int64_t axis;
+  const std::int64_t a = node.attr_int_or("axis", 0);
+  if (!normalize_axis(a, static_cast<std::int64_t>(in.rank()), &axis)) {
+    return fail(out, "axis " + std::to_string(a) + " out of range");
+  }
+  const auto at = static_cast<std::size_t>(axis);
+  if (node.has_input(1)) {
+    in.dims[at] = split_chunk_dim(node, out, in.dims[at], static_cast<std::uint32_t>(at));
+  } else if (node.attr_int_or("keepdims", 1) != 0) {
+    in.dims[at] = in.dims[at].lift(1);
+  } else {
+    in.dims.erase(in.dims.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+  return set_sequence(out, 0, dtype, in);
+}
+
+/// The concatenated (or stacked) axis depends on the sequence's length, which is not tracked: it
+/// is fresh; the other dims are the elements'.
+Status concat_from_sequence(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  Shape element = input_shape(node, 0);
+  if (!element.known) return set_shape(out, 0, dtype, Shape::unknown());
+  const bool new_axis = node.attr_int_or("new_axis", 0) != 0;
+  std::int64_t a;
+  if (!node.attr_int("axis", &a)) return fail(out, "missing 'axis'");
+  const auto rank = static_cast<std::int64_t>(element.rank()) + (new_axis ? 1 : 0);
+  std::int64_t axis;
+  if (!normalize_axis(a, rank, &axis))
+    return fail(out, "axis " + std::to_string(a) + " out of range");
+  const auto at = static_cast<std::size_t>(axis);
+  Dim joined = fresh(node, out, 0, static_cast<std::uint32_t>(at), 0, kPosInf);
+  if (new_axis) {
+    element.dims.insert(element.dims.begin() + static_cast<std::ptrdiff_t>(at), joined);
+  } else {
+    element.dims[at] = joined;
+  }
+  return set_shape(out, 0, dtype, element);
+}
+
+// ---- optionals ----------------------------------------------------------------------------------
+
+/// Optional(x) wraps x's element description. Without an input the element type comes from the
+/// TYPE_PROTO attribute `type`, which the SDK cannot read: dtype and rank stay unknown.
+Status optional_op(const INodeView& node, IShapeSink& out) {
+  if (!node.has_input(0))
+    return out.set_output(0, ValueKind::kOptional, dtype::kUndefined, -1, nullptr);
+  if (node.input_kind(0) == ValueKind::kSequence) {
+    // An optional sequence has no description in the SDK's value kinds (the element would be
+    // taken for a tensor later): keep only the element type.
+    out.warn("an optional wrapping a sequence is described without its element shape");
+    return out.set_output(0, ValueKind::kOptional, node.input_dtype(0), -1, nullptr);
+  }
+  Shape s = input_shape(node, 0);
+  std::vector<std::uint32_t> h = handles(s.dims);
+  return out.set_output(0, ValueKind::kOptional, node.input_dtype(0),
+                        s.known ? static_cast<std::int32_t>(h.size()) : -1, h.data());
+}
+
+/// From opset 18 the input may also be a tensor or a sequence, returned unchanged.
+Status optional_get_element(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  const ValueKind kind = node.input_kind(0);
+  const ValueKind result = kind == ValueKind::kSequence ? kind : ValueKind::kTensor;
+  Shape s = input_shape(node, 0);
+  std::vector<std::uint32_t> h = handles(s.dims);
+  if (Status r = out.set_output(0, result, node.input_dtype(0),
+                                s.known ? static_cast<std::int32_t>(h.size()) : -1, h.data());
+      r != Status::kOk) {
+    return r;
+  }
+  std::vector<Dim> values;
+  if (kind == ValueKind::kTensor && input_values(node, 0, &values)) set_value(out, 0, values);
+  return Status::kOk;
+}
+
+/// A missing input (opset 18) has no element; a plain tensor or sequence always has one.
+Status optional_has_element(const INodeView& node, IShapeSink& out) {
+  if (Status s = set_shape(out, 0, dtype::kBool, Shape::of({})); s != Status::kOk) return s;
+  const ValueKind kind = node.input_kind(0);
+  if (!node.has_input(0)) return set_value(out, 0, {node.constant(0)});
+  if (kind == ValueKind::kTensor || kind == ValueKind::kSequence) {
+    return set_value(out, 0, {node.constant(1)});
+  }
+  return Status::kOk;
+}
+
+constinit const FnShapeRule kSequenceEmpty{&sequence_empty};
+constinit const FnShapeRule kSequenceConstruct{&sequence_construct};
+constinit const FnShapeRule kSequenceInsert{&sequence_insert};
+constinit const FnShapeRule kSequenceAt{&sequence_at};
+constinit const FnShapeRule kSequenceErase{&sequence_erase};
+constinit const FnShapeRule kSequenceLength{&sequence_length};
+constinit const FnShapeRule kSplitToSequence{&split_to_sequence};
+constinit const FnShapeRule kConcatFromSequence{&concat_from_sequence};
+constinit const FnShapeRule kOptional{&optional_op};
+constinit const FnShapeRule kOptionalGetElement{&optional_get_element};
+constinit const FnShapeRule kOptionalHasElement{&optional_has_element};
+
+}  // namespace
+
+void register_sequence(Registration& reg) {
+  reg.shape("SequenceEmpty", 11, kSequenceEmpty);
+  reg.shape("SequenceConstruct", 11, kSequenceConstruct);
+  reg.shape("SequenceInsert", 11, kSequenceInsert);
+  reg.shape("SequenceAt", 11, kSequenceAt);
+  reg.shape("SequenceErase", 11, kSequenceErase);
+  reg.shape("SequenceLength", 11, kSequenceLength);
+  reg.shape("SplitToSequence", 11, kSplitToSequence);
+  reg.shape("ConcatFromSequence", 11, kConcatFromSequence);
+  reg.shape("Optional", 15, kOptional);
+  reg.shape("OptionalGetElement", {15, 18}, kOptionalGetElement);
+  reg.shape("OptionalHasElement", {15, 18}, kOptionalHasElement);
+}
+
+}  // namespace cctx::opsets::onnx

@@ -1,0 +1,339 @@
+// Spatial rearrangement operators (expressions.md 7): Resize, Upsample, DepthToSpace,
+// SpaceToDepth, CenterCropPad and Col2Im, with Resize's scratch estimate (0: the kernels write
+// straight into the output, semantics.md 9).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "families.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+/// Dyadic scales p/2^e are kept exact when |p| and 2^e are at most 2^16 (expressions.md 7).
+constexpr int kMaxScaleExponent = 16;
+constexpr double kMaxScaleNumerator = 65536.0;
+
+Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::size_t axis,
+          std::int64_t lo, std::int64_t hi) {
+  return Dim(&node.expr(), out.fresh_dim(o, static_cast<std::uint32_t>(axis), lo, hi));
+}
+
+/// floor(v) as an int64 bound: +inf saturates, negatives become 0 (a dim is never negative).
+std::int64_t floor_bound(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= 9.0e18) return kPosInf;
+  return static_cast<std::int64_t>(std::floor(v));
+}
+
+/// floor(x * scale) for one axis: concrete x -> the number; integral m -> m*x; dyadic p/2^e ->
+/// (p*x)//2^e (0.5 -> x//2, 1.5 -> (3*x)//2); otherwise a fresh dim bounded by the scaled bounds.
+Dim scaled_dim(const INodeView& node, IShapeSink& out, Dim x, double scale, std::size_t axis) {
+  std::int64_t xv;
+  if (x.get_int(&xv)) return node.constant(floor_bound(static_cast<double>(xv) * scale));
+  if (scale == std::floor(scale) && scale <= 2147483647.0) {
+    return x * static_cast<std::int64_t>(scale);
+  }
+  for (int e = 1; e <= kMaxScaleExponent; ++e) {
+    const double p = std::ldexp(scale, e);
+    if (p > kMaxScaleNumerator) break;
+    if (p == std::floor(p)) {
+      return floor_div(x * static_cast<std::int64_t>(p), std::int64_t{1} << e);
+    }
+  }
+  std::int64_t lo, hi;
+  x.bounds(&lo, &hi);
+  const std::int64_t slo = floor_bound(static_cast<double>(lo) * scale);
+  const std::int64_t shi = hi == kPosInf ? kPosInf : floor_bound(static_cast<double>(hi) * scale);
+  return fresh(node, out, 0, axis, slo, shi < slo ? slo : shi);
+}
+
+/// Applies per-axis scales; every scale must be a positive finite number.
+Status apply_scales(const INodeView& node, IShapeSink& out, std::int32_t dtype, Shape in,
+                    const std::vector<std::int64_t>& axes, const double* scales, std::size_t count) {
+  if (count != axes.size()) {
+    return fail(out, std::to_string(count) + " scales for " + std::to_string(axes.size()) + " axes");
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    if (!(scales[k] > 0) || !std::isfinite(scales[k])) {
+      return fail(out, "scale " + std::to_string(scales[k]) + " is not a positive number");
+    }
+    const auto a = static_cast<std::size_t>(axes[k]);
+    in.dims[a] = scaled_dim(node, out, in.dims[a], scales[k], a);
+  }
+  return set_shape(out, 0, dtype, in);
+}
+
+/// Every listed axis gets a fresh, unbounded dim (scales or sizes unknown).
+Status fresh_axes(const INodeView& node, IShapeSink& out, std::int32_t dtype, Shape in,
+                  const std::vector<std::int64_t>& axes) {
+  for (std::int64_t a : axes) {
+    in.dims[static_cast<std::size_t>(a)] = fresh(node, out, 0, static_cast<std::size_t>(a), 0, kPosInf);
+  }
+  return set_shape(out, 0, dtype, in);
+}
+
+/// Axes from the `axes` attribute (normalised, no repeats), else every axis.
+bool read_axes(const INodeView& node, IShapeSink& out, std::int64_t rank, bool use_attr,
+               std::vector<std::int64_t>* axes, Status* st) {
+  axes->clear();
+  if (!use_attr || !attr_ints_vec(node, "axes", axes)) {
+    for (std::int64_t k = 0; k < rank; ++k) axes->push_back(k);
+    return true;
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+  for (std::int64_t& a : *axes) {
+    std::int64_t n;
+    if (!normalize_axis(a, rank, &n) || seen[static_cast<std::size_t>(n)]) {
+      *st = fail(out, "bad or repeated axis " + std::to_string(a));
+      return false;
+    }
+    seen[static_cast<std::size_t>(n)] = true;
+    a = n;
+  }
+  return true;
+}
+
+/// Resize with `sizes`: the sizes themselves (stretch), or with keep_aspect_ratio_policy
+/// (>= 18) one common scale, which is computed only when every involved dim is concrete.
+Status apply_sizes(const INodeView& node, IShapeSink& out, std::int32_t dtype, Shape in,
+                   const std::vector<std::int64_t>& axes, const std::vector<Dim>& sizes) {
+  if (sizes.size() != axes.size()) {
+    return fail(out, std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) + " axes");
+  }
+  for (Dim s : sizes) {
+    std::int64_t v;
+    if (s.get_int(&v) && v < 0) return fail(out, "size " + std::to_string(v) + " is negative");
+  }
+  const std::string policy =
+      node.opset_version() >= 18 ? attr_string_or(node, "keep_aspect_ratio_policy", "stretch") : "stretch";
+  if (policy == "stretch") {
+    for (std::size_t k = 0; k < axes.size(); ++k) in.dims[static_cast<std::size_t>(axes[k])] = sizes[k];
+    return set_shape(out, 0, dtype, in);
+  }
+  if (policy != "not_larger" && policy != "not_smaller") {
+    return fail(out, "unknown keep_aspect_ratio_policy '" + policy + "'");
+  }
+  std::vector<double> x(axes.size()), s(axes.size());
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    std::int64_t xv, sv;
+    if (!in.dims[static_cast<std::size_t>(axes[k])].get_int(&xv) || !sizes[k].get_int(&sv) || xv == 0) {
+      return fresh_axes(node, out, dtype, in, axes);
+    }
+    x[k] = static_cast<double>(xv);
+    s[k] = static_cast<double>(sv);
+  }
+  double scale = s[0] / x[0];
+  for (std::size_t k = 1; k < axes.size(); ++k) {
+    scale = policy == "not_larger" ? std::min(scale, s[k] / x[k]) : std::max(scale, s[k] / x[k]);
+  }
+  // round_int(scale * x): ties round up.
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    in.dims[static_cast<std::size_t>(axes[k])] = node.constant(floor_bound(scale * x[k] + 0.5));
+  }
+  return set_shape(out, 0, dtype, in);
+}
+
+/// Resize 10 (X, scales), 11/13 (X, roi, scales, sizes), 18/19 (+ `axes`,
+/// `keep_aspect_ratio_policy`): sizes win when present and non-empty, else the constant scales.
+Status resize(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  Shape in = input_shape(node, 0);
+  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  const auto rank = static_cast<std::int64_t>(in.rank());
+  std::vector<std::int64_t> axes;
+  if (!read_axes(node, out, rank, node.opset_version() >= 18, &axes, &st)) return st;
+  const bool v10 = node.opset_version() < 11;
+  if (!v10 && node.has_input(3)) {
+    std::vector<Dim> sizes;
+    if (input_values(node, 3, &sizes)) {
+      if (!sizes.empty()) return apply_sizes(node, out, dtype, in, axes, sizes);
+    } else {
+      Shape s = input_shape(node, 3);
+      if (!(s.known && s.rank() == 1 && s.dims[0].is(0))) return fresh_axes(node, out, dtype, in, axes);
+    }
+  }
+  const std::uint32_t scales_input = v10 ? 1 : 2;
+  Span<double> scales;
+  if (node.has_input(scales_input) && node.input_float_values(scales_input, &scales) && !scales.empty()) {
+    return apply_scales(node, out, dtype, in, axes, scales.data, scales.size);
+  }
+  return fresh_axes(node, out, dtype, in, axes);
+}
+
+/// Upsample 1 (height_scale/width_scale on NCHW), 7 (`scales` attribute), 9/10 (scales input).
+Status upsample(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  Shape in = input_shape(node, 0);
+  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  const auto rank = static_cast<std::int64_t>(in.rank());
+  std::vector<std::int64_t> axes;
+  for (std::int64_t k = 0; k < rank; ++k) axes.push_back(k);
+  std::vector<double> scales;
+  if (node.opset_version() < 7) {
+    if (rank != 4) return fail(out, "Upsample-1 expects a 4-D input");
+    scales = {1.0, 1.0, node.attr_float_or("height_scale", 1.0f), node.attr_float_or("width_scale", 1.0f)};
+  } else if (node.opset_version() < 9) {
+    Span<float> attr;
+    if (!node.attr_floats(StringRef("scales"), &attr)) return fail(out, "missing 'scales' attribute");
+    scales.assign(attr.begin(), attr.end());
+  } else {
+    Span<double> values;
+    if (!require_inputs(node, out, 2, &st)) return st;
+    if (!node.input_float_values(1, &values)) return fresh_axes(node, out, dtype, in, axes);
+    scales.assign(values.begin(), values.end());
+  }
+  return apply_scales(node, out, dtype, in, axes, scales.data(), scales.size());
+}
+
+/// The `blocksize` attribute (required, >= 1).
+bool blocksize(const INodeView& node, IShapeSink& out, std::int64_t* b, Status* st) {
+  if (!node.attr_int(StringRef("blocksize"), b)) {
+    *st = fail(out, "missing 'blocksize' attribute");
+    return false;
+  }
+  if (*b < 1) {
+    *st = fail(out, "blocksize " + std::to_string(*b) + " must be >= 1");
+    return false;
+  }
+  return true;
+}
+
+/// d /: k with `divides(k, d)` (a concrete remainder is an error).
+bool divide_exactly(const INodeView& node, IShapeSink& out, Dim d, std::int64_t k, Dim* result,
+                    const char* what, Status* st) {
+  std::int64_t v;
+  if (d.get_int(&v)) {
+    if (v % k != 0) {
+      *st = fail(out, std::string(what) + " " + std::to_string(v) + " is not a multiple of " + std::to_string(k));
+      return false;
+    }
+  } else if (k != 1) {
+    out.constraint(ConstraintKind::kDivides, node.constant(k).handle(), d.handle(), 0);
+  }
+  *result = exact_div(d, k);
+  return true;
+}
+
+/// DepthToSpace: `[N, C, H, W]` -> `[N, C/:(b*b), H*b, W*b]`.
+Status depth_to_space(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  std::int64_t b;
+  if (!blocksize(node, out, &b, &st)) return st;
+  Shape in = input_shape(node, 0);
+  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  if (in.rank() != 4) return fail(out, "input must be 4-D");
+  Dim c;
+  if (!divide_exactly(node, out, in.dims[1], b * b, &c, "channels", &st)) return st;
+  return set_shape(out, 0, dtype, Shape::of({in.dims[0], c, in.dims[2] * b, in.dims[3] * b}));
+}
+
+/// SpaceToDepth: `[N, C, H, W]` -> `[N, C*b*b, H/:b, W/:b]`.
+Status space_to_depth(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  std::int64_t b;
+  if (!blocksize(node, out, &b, &st)) return st;
+  Shape in = input_shape(node, 0);
+  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  if (in.rank() != 4) return fail(out, "input must be 4-D");
+  Dim h, w;
+  if (!divide_exactly(node, out, in.dims[2], b, &h, "height", &st)) return st;
+  if (!divide_exactly(node, out, in.dims[3], b, &w, "width", &st)) return st;
+  return set_shape(out, 0, dtype, Shape::of({in.dims[0], in.dims[1] * (b * b), h, w}));
+}
+
+/// CenterCropPad (18): the listed axes (attribute `axes`, default all) take the `shape` input's
+/// values; unknown values give fresh dims.
+Status center_crop_pad(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 2, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  Shape in = input_shape(node, 0);
+  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  std::vector<std::int64_t> axes;
+  if (!read_axes(node, out, static_cast<std::int64_t>(in.rank()), true, &axes, &st)) return st;
+  std::vector<Dim> sizes;
+  if (!input_values(node, 1, &sizes)) return fresh_axes(node, out, dtype, in, axes);
+  if (sizes.size() != axes.size()) {
+    return fail(out, std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) + " axes");
+  }
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    std::int64_t v;
+    if (sizes[k].get_int(&v) && v < 0) return fail(out, "size " + std::to_string(v) + " is negative");
+    in.dims[static_cast<std::size_t>(axes[k])] = sizes[k];
+  }
+  return set_shape(out, 0, dtype, in);
+}
+
+/// Col2Im (18): input `[N, C*prod(block_shape), L]` -> `[N, C, image_shape...]`.
+Status col2im(const INodeView& node, IShapeSink& out) {
+  Status st;
+  if (!require_inputs(node, out, 3, &st)) return st;
+  const std::int32_t dtype = node.input_dtype(0);
+  Shape in = input_shape(node, 0);
+  if (in.known && in.rank() != 3) return fail(out, "input must be 3-D");
+  std::vector<Dim> image, block;
+  const bool image_known = input_values(node, 1, &image);
+  if (!image_known) {
+    Shape s = input_shape(node, 1);
+    std::int64_t len;
+    if (!s.known || s.rank() != 1 || !s.dims[0].get_int(&len) || len < 0) {
+      return set_shape(out, 0, dtype, Shape::unknown());
+    }
+    for (std::int64_t k = 0; k < len; ++k) {
+      image.push_back(fresh(node, out, 0, static_cast<std::size_t>(k + 2), 0, kPosInf));
+    }
+  }
+  Dim n = in.known ? in.dims[0] : fresh(node, out, 0, 0, 0, kPosInf);
+  Dim c;
+  std::vector<std::int64_t> block_values;
+  if (in.known && input_ints(node, 2, &block_values)) {
+    if (block_values.size() != image.size()) return fail(out, "block_shape and image_shape differ in length");
+    std::int64_t k = 1;
+    for (std::int64_t v : block_values) {
+      if (v < 1) return fail(out, "block_shape entry " + std::to_string(v) + " must be >= 1");
+      if (k > INT32_MAX / v) return fail(out, "block_shape is too large");
+      k *= v;
+    }
+    if (!divide_exactly(node, out, in.dims[1], k, &c, "channels", &st)) return st;
+  } else {
+    c = fresh(node, out, 0, 1, 0, kPosInf);
+  }
+  std::vector<Dim> dims = {n, c};
+  dims.insert(dims.end(), image.begin(), image.end());
+  return set_shape(out, 0, dtype, Shape::of(dims));
+}
+
+Status zero_scratch(const INodeView& node, IScratchSink& out) { return out.set_bytes(node.constant(0)); }
+
+constinit const FnShapeRule kResize{&resize};
+constinit const FnShapeRule kUpsample{&upsample};
+constinit const FnShapeRule kDepthToSpace{&depth_to_space};
+constinit const FnShapeRule kSpaceToDepth{&space_to_depth};
+constinit const FnShapeRule kCenterCropPad{&center_crop_pad};
+constinit const FnShapeRule kCol2Im{&col2im};
+constinit const FnScratchEstimator kZeroScratch{&zero_scratch};
+
+}  // namespace
+
+void register_spatial(Registration& reg) {
+  reg.shape("Resize", {10, 11, 13, 18, 19}, kResize);
+  reg.shape("Upsample", {1, 7, 9, 10}, kUpsample);
+  reg.shape("DepthToSpace", {1, 11, 13}, kDepthToSpace);
+  reg.shape("SpaceToDepth", {1, 13}, kSpaceToDepth);
+  reg.shape("CenterCropPad", 18, kCenterCropPad);
+  reg.shape("Col2Im", 18, kCol2Im);
+  reg.scratch("Resize", 10, kZeroScratch);
+}
+
+}  // namespace cctx::opsets::onnx

@@ -1,0 +1,331 @@
+// The Python extension `cctx._cctx`: ComputeContext with the seed's API and value types
+// (amounts are int when concrete, else the canonical expression str), expression helpers and
+// the compact model listing. Every framework error becomes `cctx.Error` (a ValueError).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "cctx/compute_context.hpp"
+#include "cctx/errors.hpp"
+#include "cctx/host.hpp"
+#include "cctx/model.hpp"
+#include "cctx/report.hpp"
+
+namespace py = pybind11;
+
+namespace cctx::python {
+namespace {
+
+py::object amount(ExprPool& pool, Expr e) {
+  if (auto v = pool.as_int(e)) return py::int_(*v);
+  return py::str(pool.print(e));
+}
+
+py::dict bucket(ExprPool& pool, const Bucket& b) {
+  py::dict d;
+  for (const auto& [tag, value] : b) d[py::str(tag_name(tag))] = amount(pool, value);
+  return d;
+}
+
+Assignment to_assignment(const py::dict& d) {
+  Assignment a;
+  for (auto [key, value] : d) a[py::cast<std::string>(key)] = py::cast<std::int64_t>(value);
+  return a;
+}
+
+/// Serialized bytes of a model given as onnx.ModelProto, bytes or a path.
+Model to_model(const py::object& model) {
+  if (py::isinstance<py::bytes>(model) || py::isinstance<py::bytearray>(model)) {
+    return Model::parse(py::cast<std::string>(py::bytes(model)), "<bytes>");
+  }
+  if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
+    return Model::load(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
+  }
+  if (py::hasattr(model, "SerializeToString")) {
+    return Model::parse(py::cast<std::string>(model.attr("SerializeToString")()), "<onnx.ModelProto>");
+  }
+  throw Error("expected an onnx.ModelProto, serialized bytes or a path", ExitCode::kUsage);
+}
+
+/// One process-wide host for the default profile: plugins are loaded once.
+std::shared_ptr<Host> default_host() {
+  static std::mutex mutex;
+  static std::shared_ptr<Host> host;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!host) host = std::make_shared<Host>(Host::default_profile());
+  return host;
+}
+
+Profile to_profile(const py::object& profile) {
+  std::string text = py::cast<std::string>(py::module_::import("os").attr("fspath")(profile));
+  // YAML text when it looks like a document, a file path otherwise.
+  if (text.find('\n') != std::string::npos || text.find(": ") != std::string::npos ||
+      (!text.empty() && text.front() == '{')) {
+    return parse_profile(text, "<profile string>", std::filesystem::current_path());
+  }
+  return load_profile(text);
+}
+
+class PyComputeContext {
+ public:
+  explicit PyComputeContext(const py::object& profile) {
+    host_ = profile.is_none() ? default_host() : std::make_shared<Host>(to_profile(profile));
+    ctx_ = std::make_unique<ComputeContext>(*host_);
+  }
+
+  void compute(const py::object& model) {
+    auto parsed = std::make_unique<Model>(to_model(model));
+    {
+      py::gil_scoped_release release;
+      ctx_->compute(*parsed);
+    }
+    model_ = std::move(parsed);
+  }
+
+  void write_to_model(py::object model) {
+    require_computed();
+    ctx_->write_to_model(*model_);
+    const std::string bytes = model_->serialize();
+    if (py::hasattr(model, "ParseFromString")) {
+      model.attr("ParseFromString")(py::bytes(bytes));  // clears, then parses: in place
+    } else if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
+      model_->save(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
+    } else {
+      throw Error("write_to_model expects an onnx.ModelProto or a path", ExitCode::kUsage);
+    }
+  }
+
+  py::list memory() const {
+    require_computed();
+    py::list out;
+    for (NodeId n = 0; n < ctx_->node_count(); ++n) out.append(node_memory(n));
+    return out;
+  }
+
+  py::dict node_memory(std::size_t n) const {
+    require_node(n);
+    ExprPool& pool = ctx_->pool();
+    const MemoryProfile& p = ctx_->memory(static_cast<NodeId>(n));
+    py::dict d;  // the seven keys in sorted order, as the seed's dicts
+    d["already_allocated_bytes"] = amount(pool, p.already_allocated);
+    d["initializers"] = bucket(pool, p.initializers);
+    d["inputs"] = bucket(pool, p.inputs);
+    d["intermediates"] = bucket(pool, p.intermediates);
+    d["output_allocation_bytes"] = amount(pool, p.output_allocation);
+    d["outputs"] = bucket(pool, p.outputs);
+    d["total_bytes"] = amount(pool, p.total);
+    return d;
+  }
+
+  py::object node_peak_memory(std::size_t n) const {
+    require_node(n);
+    return amount(ctx_->pool(), ctx_->node_peak_memory(static_cast<NodeId>(n)));
+  }
+
+  py::dict shapes() const {
+    require_computed();
+    py::dict d;
+    const GraphView& g = ctx_->graph();
+    for (ValueId v = 0; v < g.values().size(); ++v) {
+      if (g.value(v).graph != 0) continue;
+      const ValueShape& s = ctx_->shape(v);
+      if (!s.known_rank) {
+        d[py::str(g.value(v).name)] = py::none();
+        continue;
+      }
+      py::list dims;
+      for (Expr e : s.dims) dims.append(amount(ctx_->pool(), e));
+      d[py::str(g.value(v).name)] = dims;
+    }
+    return d;
+  }
+
+  py::dict value_tags() const {
+    require_computed();
+    py::dict d;
+    const GraphView& g = ctx_->graph();
+    for (ValueId v = 0; v < g.values().size(); ++v) {
+      if (g.value(v).graph == 0) d[py::str(g.value(v).name)] = tag_name(ctx_->value_tag(v));
+    }
+    return d;
+  }
+
+  py::list node_tags() const {
+    require_computed();
+    py::list out;
+    for (NodeId n = 0; n < ctx_->node_count(); ++n) out.append(tag_name(ctx_->node_tag(n)));
+    return out;
+  }
+
+  py::list reuse() const {
+    require_computed();
+    py::list out;
+    for (NodeId n = 0; n < ctx_->node_count(); ++n) {
+      py::list decisions;
+      for (const InplaceDecision& d : ctx_->inplace(n)) {
+        py::dict e;
+        e["output"] = d.output;
+        e["input"] = d.input;
+        e["kind"] = d.kind == ReuseKind::kEqual ? "equal" : "greater";
+        e["mode"] = d.mode == ReuseMode::kAlias ? "alias" : "may_reuse";
+        decisions.append(e);
+      }
+      out.append(decisions);
+    }
+    return out;
+  }
+
+  py::list names_per_node(const std::vector<ValueId>& (ComputeContext::*list)(NodeId) const) const {
+    require_computed();
+    py::list out;
+    for (NodeId n = 0; n < ctx_->node_count(); ++n) {
+      py::list names;
+      for (ValueId v : (ctx_.get()->*list)(n)) names.append(ctx_->graph().value(v).name);
+      out.append(names);
+    }
+    return out;
+  }
+
+  py::dict peak() const {
+    require_computed();
+    py::dict d;
+    d["total_bytes"] = amount(ctx_->pool(), ctx_->peak_total_bytes());
+    if (auto n = ctx_->peak_node()) {
+      d["node"] = *n;
+    } else {
+      d["node"] = py::none();
+    }
+    return d;
+  }
+
+  py::tuple evaluate_peak(const py::dict& assignment) const {
+    require_computed();
+    PeakEvaluation e = ctx_->evaluate_peak(to_assignment(assignment));
+    return py::make_tuple(e.bytes, e.node);
+  }
+
+  py::list warnings() const {
+    require_computed();
+    py::list out;
+    for (const Diagnostic& d : ctx_->diagnostics()) out.append(d.message);
+    return out;
+  }
+
+  std::string to_json(const py::object& evaluate) const {
+    require_computed();
+    ReportOptions options;
+    options.model_path = model_->source();
+    if (!evaluate.is_none()) {
+      for (const py::handle a : evaluate) options.evaluate.push_back(to_assignment(py::cast<py::dict>(a)));
+    }
+    return json_report(*ctx_, options).dump(2);
+  }
+
+ private:
+  void require_computed() const {
+    if (!model_) throw Error("ComputeContext: call compute(model) first", ExitCode::kUsage);
+  }
+  void require_node(std::size_t n) const {
+    require_computed();
+    if (n >= ctx_->node_count()) {
+      throw py::index_error("node index " + std::to_string(n) + " out of range (" +
+                            std::to_string(ctx_->node_count()) + " nodes)");
+    }
+  }
+
+  std::shared_ptr<Host> host_;  // declared first: destroyed after the context (teardown order)
+  std::unique_ptr<ComputeContext> ctx_;
+  std::unique_ptr<Model> model_;
+};
+
+py::object evaluate(const py::object& expr, const py::dict& assignment) {
+  if (py::isinstance<py::int_>(expr)) return expr;
+  return py::int_(evaluate_expression(py::cast<std::string>(expr), to_assignment(assignment)));
+}
+
+py::object simplify(const py::object& expr, const py::object& bounds) {
+  if (py::isinstance<py::int_>(expr)) return expr;
+  ExprPool pool;
+  if (!bounds.is_none()) {
+    for (auto [name, range] : py::cast<py::dict>(bounds)) {
+      auto pair = py::cast<py::tuple>(range);
+      if (pair.size() != 2) throw Error("bounds must map a symbol to (lo, hi)", ExitCode::kUsage);
+      Interval i{py::cast<std::int64_t>(pair[0]),
+                 pair[1].is_none() ? kPosInf : py::cast<std::int64_t>(pair[1])};
+      pool.declare_symbol(py::cast<std::string>(name), i);
+    }
+  }
+  return amount(pool, pool.parse(py::cast<std::string>(expr)));
+}
+
+}  // namespace
+}  // namespace cctx::python
+
+PYBIND11_MODULE(_cctx, m) {
+  using namespace cctx;
+  using namespace cctx::python;
+  m.doc() = "cctx: per-node memory of ONNX graphs as formulas in their symbolic dimensions";
+  m.attr("__version__") = CCTX_VERSION;
+
+  static py::exception<Error> error(m, "Error", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      error(e.what());
+    } catch (const ExprError& e) {
+      error(e.what());
+    }
+  });
+
+  m.attr("NODE_MEMORY_ALREADY_ALLOCATED_BYTES_KEY") = "already_allocated_bytes";
+  m.attr("NODE_MEMORY_OUTPUT_ALLOCATION_BYTES_KEY") = "output_allocation_bytes";
+  m.attr("NODE_MEMORY_TOTAL_BYTES_KEY") = "total_bytes";
+  m.attr("NODE_MEMORY_INPUTS_KEY") = "inputs";
+  m.attr("NODE_MEMORY_INITIALIZERS_KEY") = "initializers";
+  m.attr("NODE_MEMORY_INTERMEDIATES_KEY") = "intermediates";
+  m.attr("NODE_MEMORY_OUTPUTS_KEY") = "outputs";
+
+  py::class_<PyComputeContext>(m, "ComputeContext",
+                               "Runs shapes, tags, lifetimes, in-place, memory, scratch and peak")
+      .def(py::init<const py::object&>(), py::arg("profile") = py::none(),
+           "profile: None (the default profile), a path to a YAML profile, or YAML text")
+      .def("compute", &PyComputeContext::compute, py::arg("model"),
+           "Analyses an onnx.ModelProto, serialized bytes or a path")
+      .def("write_to_model", &PyComputeContext::write_to_model, py::arg("model"),
+           "Writes inferred shapes and annotations into an onnx.ModelProto (in place) or a path")
+      .def_property_readonly("memory", &PyComputeContext::memory)
+      .def("node_memory", &PyComputeContext::node_memory, py::arg("node_index"))
+      .def("node_peak_memory", &PyComputeContext::node_peak_memory, py::arg("node_index"))
+      .def_property_readonly("shapes", &PyComputeContext::shapes)
+      .def_property_readonly("value_tags", &PyComputeContext::value_tags)
+      .def_property_readonly("node_tags", &PyComputeContext::node_tags)
+      .def_property_readonly("reuse", &PyComputeContext::reuse)
+      .def_property_readonly("release_after",
+                             [](const PyComputeContext& c) { return c.names_per_node(&ComputeContext::release_after); })
+      .def_property_readonly("not_used_after",
+                             [](const PyComputeContext& c) { return c.names_per_node(&ComputeContext::not_used_after); })
+      .def_property_readonly("peak", &PyComputeContext::peak)
+      .def("evaluate_peak", &PyComputeContext::evaluate_peak, py::arg("assignment"),
+           "(bytes, node) of the whole-graph peak under an assignment")
+      .def_property_readonly("warnings", &PyComputeContext::warnings)
+      .def("to_json", &PyComputeContext::to_json, py::arg("evaluate") = py::none(),
+           "The cctx.analysis/1 report as a JSON string");
+
+  m.def("evaluate_expression", &evaluate, py::arg("expr"), py::arg("assignment"),
+        "Evaluates an expression (floor //, % with the divisor's sign) under {symbol: int}");
+  m.def("simplify_expression", &simplify, py::arg("expr"), py::arg("bounds") = py::none(),
+        "Canonical form of an expression; bounds: {symbol: (lo, hi or None)}");
+  m.def("pretty_onnx",
+        [](const py::object& model) {
+          std::string text = model_listing(to_model(model));
+          if (!text.empty() && text.back() == '\n') text.pop_back();  // print() adds one
+          return text;
+        },
+        py::arg("model"), "Compact text listing of a model");
+  m.def("_load_default_plugins", [] { default_host(); });
+}

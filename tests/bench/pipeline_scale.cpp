@@ -1,0 +1,161 @@
+// `make bench`: cctx on Llama-style decoders of 10k, 100k and 1M nodes against ONNX's own C++
+// shape inference measured in the same run on the same parsed model. Each size runs in a child
+// process so that its peak RSS is its own. Prints a table and appends to a history file.
+//
+//   bench_pipeline_scale [--sizes 10000,100000,1000000] [--history FILE] [--commit ID]
+#include <onnx/shape_inference/implementation.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cctx/compute_context.hpp"
+#include "cctx/host.hpp"
+#include "cctx/model.hpp"
+#include "cctx/report.hpp"
+#include "llama_generator.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
+}
+
+/// One measurement, printed by the child as a single JSON line.
+nlohmann::json measure(std::int64_t target_nodes) {
+  nlohmann::json r;
+  auto config = cctx::bench::llama_for_nodes(target_nodes);
+  const fs::path file = fs::temp_directory_path() / ("cctx-bench-" + std::to_string(getpid()) + ".onnx");
+  {
+    auto proto = cctx::bench::make_llama(config);
+    std::ofstream out(file, std::ios::binary);
+    proto->SerializeToOstream(&out);
+  }
+  r["file_mb"] = static_cast<double>(fs::file_size(file)) / 1e6;
+
+  Clock::time_point t = Clock::now();
+  cctx::Model model = cctx::Model::load(file);
+  r["load_s"] = seconds_since(t);
+  fs::remove(file);
+  r["nodes"] = model.proto().graph().node_size();
+
+  cctx::Host host(cctx::Host::default_profile());
+  cctx::ComputeContext ctx(host);
+  t = Clock::now();
+  ctx.compute(model);
+  r["cctx_s"] = seconds_since(t);
+  for (const cctx::StageTiming& s : ctx.stage_timings()) r["stages"][s.stage] = s.seconds;
+  r["peak"] = ctx.pool().print(ctx.peak_total_bytes());
+  r["warnings"] = ctx.diagnostics().size();
+
+  t = Clock::now();
+  std::string json = cctx::json_report(ctx, cctx::ReportOptions{"bench", {}}).dump();
+  r["json_s"] = seconds_since(t);
+  r["json_mb"] = static_cast<double>(json.size()) / 1e6;
+  r["cctx_rss_mb"] = peak_rss_mb();
+
+  // The peer: ONNX's C++ shape inference (with data propagation, which resolves the exporter's
+  // Reshape chains) on a copy of the same parsed model.
+  onnx::ModelProto copy = model.proto();
+  onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0, /*enable_data_propagation=*/true};
+  t = Clock::now();
+  onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+  r["onnx_s"] = seconds_since(t);
+  return r;
+}
+
+nlohmann::json run_child(const char* self, std::int64_t nodes) {
+  std::string command = std::string(self) + " --single " + std::to_string(nodes);
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  int status = pclose(pipe);
+  if (status != 0) throw std::runtime_error("benchmark child failed for " + std::to_string(nodes) + " nodes");
+  return nlohmann::json::parse(output);
+}
+
+std::string git_commit() {
+  FILE* pipe = popen("git rev-parse --short HEAD 2>/dev/null", "r");
+  if (pipe == nullptr) return "unknown";
+  char buffer[64] = {};
+  std::string id = std::fgets(buffer, sizeof buffer, pipe) ? buffer : "unknown";
+  pclose(pipe);
+  while (!id.empty() && (id.back() == '\n' || id.back() == '\r')) id.pop_back();
+  return id;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::int64_t> sizes{10000, 100000, 1000000};
+  std::string history, commit;
+  for (int k = 1; k < argc; ++k) {
+    std::string arg = argv[k];
+    if (arg == "--single" && k + 1 < argc) {
+      std::cout << measure(std::stoll(argv[++k])).dump() << "\n";
+      return 0;
+    }
+    if (arg == "--sizes" && k + 1 < argc) {
+      sizes.clear();
+      std::stringstream list(argv[++k]);
+      for (std::string item; std::getline(list, item, ',');) sizes.push_back(std::stoll(item));
+    } else if (arg == "--history" && k + 1 < argc) {
+      history = argv[++k];
+    } else if (arg == "--commit" && k + 1 < argc) {
+      commit = argv[++k];
+    } else {
+      std::cerr << "usage: " << argv[0] << " [--sizes N,N,...] [--history FILE] [--commit ID]\n";
+      return 2;
+    }
+  }
+  if (commit.empty()) commit = git_commit();
+
+  std::printf("cctx pipeline on Llama-style decoders (commit %s)\n", commit.c_str());
+  std::printf("%9s %7s %7s %8s %8s %8s %8s %8s %7s %9s %8s %8s %7s\n", "nodes", "file MB", "load s",
+              "shapes", "tags", "rest", "cctx s", "us/node", "RSS MB", "json s", "onnx s", "ratio", "");
+  std::map<std::int64_t, double> totals;
+  std::ofstream log;
+  if (!history.empty()) log.open(history, std::ios::app);
+  for (std::int64_t n : sizes) {
+    nlohmann::json r = run_child(argv[0], n);
+    const double cctx_s = r["cctx_s"], onnx_s = r["onnx_s"];
+    const double shapes = r["stages"]["shapes"], tags = r["stages"]["tags"];
+    const double rest = cctx_s - shapes - tags;
+    const std::int64_t nodes = r["nodes"];
+    totals[n] = cctx_s;
+    std::printf("%9lld %7.1f %7.2f %8.3f %8.3f %8.3f %8.3f %8.2f %7.0f %9.3f %8.3f %8.2f\n",
+                static_cast<long long>(nodes), r["file_mb"].get<double>(), r["load_s"].get<double>(),
+                shapes, tags, rest, cctx_s, 1e6 * cctx_s / static_cast<double>(nodes),
+                r["cctx_rss_mb"].get<double>(), r["json_s"].get<double>(), onnx_s, cctx_s / onnx_s);
+    std::printf("          stages:");
+    for (auto& [stage, s] : r["stages"].items()) std::printf(" %s %.3f", stage.c_str(), s.get<double>());
+    std::printf("\n          peak: %s\n", r["peak"].get<std::string>().substr(0, 120).c_str());
+    if (log) log << commit << "," << nodes << "," << r["load_s"] << "," << cctx_s << "," << onnx_s << ","
+                 << r["cctx_rss_mb"] << "," << r["json_s"] << "\n";
+  }
+  if (totals.count(100000) && totals.count(1000000)) {
+    std::printf("growth time(1M)/time(100k) = %.2f (linear: 10)\n", totals[1000000] / totals[100000]);
+  }
+  return 0;
+}

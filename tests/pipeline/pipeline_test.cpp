@@ -1,0 +1,387 @@
+// The pipeline stages on small models (semantics.md 15): fallbacks and fresh symbols, byte
+// sizes, tags, lifetimes, in-place reuse and the memory profile, plus graph construction.
+#include <gtest/gtest.h>
+
+#include "cctx/errors.hpp"
+#include "cctx/report.hpp"
+#include "model/metadata.hpp"
+#include "model_builder.hpp"
+#include "test_env.hpp"
+
+namespace cctx {
+namespace {
+
+using test::attr;
+using test::Dims;
+using test::kFloat;
+using test::kInt32;
+using test::kInt64;
+using test::ModelBuilder;
+
+std::string bytes(const test::Analysis& a, const std::string& name) {
+  auto b = a.ctx->value_bytes(a.id(name));
+  return b ? a.print(*b) : "unsized";
+}
+
+std::vector<std::string> names(const test::Analysis& a, const std::vector<ValueId>& values) {
+  std::vector<std::string> out;
+  for (ValueId v : values) out.push_back(a.ctx->graph().value(v).name);
+  return out;
+}
+
+// ---- graph construction ------------------------------------------------------------------------
+
+TEST(Graph, UnsortedNodesAreSortedTopologically) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("Relu", {"B"}, {"C"}).node("Abs", {"A"}, {"B"}).node("Neg", {"X"}, {"A"});
+  auto a = test::analyze(b);
+  const GraphView& g = a.ctx->graph();
+  EXPECT_EQ(g.node(0).op_type, "Neg");
+  EXPECT_EQ(g.node(1).op_type, "Abs");
+  EXPECT_EQ(g.node(2).op_type, "Relu");
+  EXPECT_EQ(g.node(2).proto_index, 0u);
+  EXPECT_EQ(a.dims("C"), (Dims{"N"}));
+}
+
+TEST(Graph, CycleIsAnErrorNamingANodeOnIt) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("Add", {"X", "C"}, {"A"}, {}, "", "first").node("Relu", {"A"}, {"B"}).node("Neg", {"B"}, {"C"});
+  b.node("Abs", {"X"}, {"D"});
+  Model m = b.build();
+  try {
+    GraphView g(m);
+    FAIL() << "no error";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("the graph has a cycle through node"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("Abs"), std::string::npos) << "Abs is not on the cycle";
+  }
+}
+
+TEST(Graph, UndefinedInputAndEmptyOpTypeAreErrors) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).node("Relu", {"nowhere"}, {"Y"}, {}, "", "r");
+  Model m = b.build();
+  EXPECT_THROW({ GraphView g(m); }, ModelError);
+  ModelBuilder c;
+  c.input("X", kFloat, {"N"}).node("", {"X"}, {"Y"});
+  Model m2 = c.build();
+  EXPECT_THROW({ GraphView g(m2); }, ModelError);
+}
+
+// ---- shapes: fallbacks, fresh symbols, declarations ----------------------------------------------
+
+TEST(Shapes, UnnamedDeclaredDimGetsAnUnkSymbol) {
+  ModelBuilder b;
+  b.input("in.1", kFloat, {"", 4}).node("Relu", {"in.1"}, {"Y"});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("Y"), (Dims{"unk_in_1_d0", "4"}));
+}
+
+TEST(Shapes, UnparseableDimParamBecomesAnOpaqueSymbol) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"batch size", 4}).node("Relu", {"X"}, {"Y"});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("Y"), (Dims{"batch size", "4"}));
+}
+
+TEST(Shapes, OnnxSchemaFallbackForAnOpWithoutRule) {
+  // No plugin at all, opset 13: ONNX's own inference runs; symbolic dims pass through as
+  // dim_params and come back as the same symbols.
+  ModelBuilder b(13);
+  b.input("A", kFloat, {"N", 4}).input("B", kFloat, {4, "M"}).node("MatMul", {"A", "B"}, {"C"});
+  Profile p;
+  auto a = test::analyze(b.build(), p);
+  EXPECT_EQ(a.dims("C"), (Dims{"N", "M"}));
+  EXPECT_TRUE(a.has_warning("used ONNX schema inference")) << a.warnings();
+}
+
+TEST(Shapes, OnnxSchemaUnknownDimsBecomeProducerNamedSymbols) {
+  ModelBuilder b(13);
+  b.input("X", kFloat, {"N", 4});
+  b.node("Relu", {"X"}, {"R"}).node("Relu", {"R"}, {"S"}).node("Relu", {"S"}, {"T"});
+  b.node("NonZero", {"T"}, {"Y"});
+  Profile p;
+  auto a = test::analyze(b.build(), p);
+  ASSERT_EQ(a.dims("Y").size(), 2u);
+  EXPECT_EQ(a.dims("Y")[0], "2");
+  EXPECT_EQ(a.dims("Y")[1], "NonZero_3_o0_d1");
+}
+
+TEST(Shapes, NewerOpsetSkipsTheSchemaFallback) {
+  ModelBuilder b(18);
+  b.input("A", kFloat, {"N", 4}).input("B", kFloat, {4, "M"}).node("MatMul", {"A", "B"}, {"C"});
+  auto a = test::analyze(b.build(), Profile{});
+  EXPECT_EQ(a.dims("C"), (Dims{"<unknown rank>"}));
+  EXPECT_TRUE(a.has_warning("opset 18 is newer than the linked ONNX schemas (17)")) << a.warnings();
+}
+
+TEST(Shapes, CustomOpUsesItsDeclaredShape) {
+  ModelBuilder b;
+  b.opset("com.acme", 1).input("X", kFloat, {"N", 8});
+  b.node("Foo", {"X"}, {"Y"}, {}, "com.acme").value_info("Y", kFloat, {"N", 8});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("Y"), (Dims{"N", "8"}));
+  EXPECT_TRUE(a.has_warning("used the declared output shapes")) << a.warnings();
+}
+
+TEST(Shapes, UndeclaredCustomOpHasUnknownRankAndASymbolicSize) {
+  ModelBuilder b;
+  b.opset("com.acme", 1).input("X", kFloat, {"N", 8});
+  b.node("Foo", {"X"}, {"Y"}, {}, "com.acme").node("Relu", {"Y"}, {"Z"}).output("Z", kFloat);
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("Y"), (Dims{"<unknown rank>"}));
+  EXPECT_TRUE(a.has_warning("'Y' get an unknown rank")) << a.warnings();
+  EXPECT_EQ(names(a, a.ctx->unknown_rank_values()), (std::vector<std::string>{"Y", "Z"}));
+  const MemoryProfile& p = a.ctx->memory(0);
+  ASSERT_EQ(p.outputs.size(), 1u);
+  EXPECT_EQ(a.print(p.outputs[0].second), "bytes_Y");
+}
+
+TEST(Shapes, StrictModeMakesAnUnknownOpAnError) {
+  ModelBuilder b;
+  b.opset("com.acme", 3).input("X", kFloat, {"N", 8}).node("Foo", {"X"}, {"Y"}, {}, "com.acme", "foo1");
+  Profile p = test::default_profile();
+  p.shapes.strict = true;
+  try {
+    test::analyze(b.build(), p);
+    FAIL() << "no error";
+  } catch (const AnalysisError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "node 0 'foo1' (com.acme:Foo) [domain 'com.acme', opset 3]: no shape rule and no "
+              "declared shape for 'Y'");
+  }
+}
+
+TEST(Shapes, DeclaredIntegerRefinesAnInferredSymbol) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", 4}).node("Relu", {"X"}, {"Y"}).output("Y", kFloat, {8, 4});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("Y"), (Dims{"8", "4"}));
+  ASSERT_EQ(a.ctx->constraints().size(), 1u);
+  EXPECT_EQ(a.ctx->constraints()[0].kind, Constraint::Kind::kEq);
+}
+
+TEST(Shapes, ConflictingDeclarationWarnsAndKeepsTheInference) {
+  ModelBuilder b;
+  b.input("X", kFloat, {3, 4}).node("Relu", {"X"}, {"Y"}).output("Y", kFloat, {5, 4});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("Y"), (Dims{"3", "4"}));
+  EXPECT_TRUE(a.has_warning("'Y' dim 0 is declared 5 but inferred 3")) << a.warnings();
+}
+
+// ---- byte sizes (semantics.md 4) ---------------------------------------------------------------
+
+TEST(Bytes, SubByteAndWideTypes) {
+  ModelBuilder b;
+  b.input("i4", 22, {5}).input("i4n", 22, {"N"}).input("u2", 25, {5}).input("f8", 24, {3});
+  b.input("c128", 15, {2}).input("scalar", kFloat, {}).input("empty", kFloat, {0, 4});
+  b.input("text", test::kString, {3});
+  for (const char* v : {"i4", "i4n", "u2", "f8", "c128", "scalar", "empty", "text"}) {
+    b.node("Identity", {v}, {std::string(v) + "_out"});
+  }
+  auto a = test::analyze(b);
+  EXPECT_EQ(bytes(a, "i4"), "3");
+  EXPECT_EQ(bytes(a, "i4n"), "(N+1)//2");
+  EXPECT_EQ(bytes(a, "u2"), "2");
+  EXPECT_EQ(bytes(a, "f8"), "3");
+  EXPECT_EQ(bytes(a, "c128"), "32");
+  EXPECT_EQ(bytes(a, "scalar"), "4");
+  EXPECT_EQ(bytes(a, "empty"), "0");
+  EXPECT_EQ(bytes(a, "text"), "unsized");
+  // A zero-size buffer is left out of the buckets.
+  const MemoryProfile& p = a.ctx->memory(0);
+  for (const auto& [tag, amount] : p.inputs) EXPECT_NE(a.print(amount), "0");
+  EXPECT_NE(std::find(a.ctx->unsized_values().begin(), a.ctx->unsized_values().end(), a.id("text")),
+            a.ctx->unsized_values().end());
+}
+
+// ---- tags (semantics.md 5) -----------------------------------------------------------------------
+
+TEST(Tags, MergeRules) {
+  EXPECT_EQ(merge_tag(Tag::kWeight, Tag::kShape), Tag::kShape);
+  EXPECT_EQ(merge_tag(Tag::kShape, Tag::kWeight), Tag::kShape);
+  EXPECT_EQ(merge_tag(Tag::kShape, Tag::kAxes), Tag::kAmbiguous);
+  EXPECT_EQ(merge_tag(Tag::kAmbiguous, Tag::kWeight), Tag::kAmbiguous);
+  EXPECT_EQ(merge_tag(Tag::kNone, Tag::kAxes), Tag::kAxes);
+  EXPECT_EQ(merge_tag(Tag::kAxes, Tag::kNone), Tag::kAxes);
+  EXPECT_EQ(parse_tag(" Shape "), Tag::kShape);
+  EXPECT_EQ(parse_tag("WEIGHT"), Tag::kWeight);
+  EXPECT_FALSE(parse_tag("foo").has_value());
+}
+
+TEST(Tags, ConcatInheritance) {
+  ModelBuilder b;
+  b.opset("com.acme", 1).input("X", kFloat, {"N"});
+  // V comes from an op without inputs: nothing tags it.
+  b.node("Make", {}, {"V"}, {}, "com.acme").value_info("V", kInt64, {1});
+  b.node("Shape", {"X"}, {"S"}).node("Concat", {"S", "V"}, {"C1"}, {attr("axis", 0)});
+  b.node("Shape", {"X"}, {"S2"}).node("Concat", {"X", "S2"}, {"C2"}, {attr("axis", 0)});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.ctx->value_tag(a.id("V")), Tag::kShape) << "tagged backward by Concat";
+  EXPECT_EQ(a.ctx->value_tag(a.id("C1")), Tag::kShape) << "shape + untagged";
+  EXPECT_EQ(a.ctx->value_tag(a.id("C2")), Tag::kWeight) << "weight + shape";
+}
+
+TEST(Tags, InputMetadataSeedsTheTag) {
+  ModelBuilder b;
+  b.input("X", kInt64, {2}).node("Identity", {"X"}, {"Y"});
+  Model m = b.build();
+  set_metadata(*m.proto().mutable_graph()->mutable_input(0), kValueInfoMetadataField, "cctx.value_tag", "shape");
+  auto a = test::analyze(std::move(m), test::default_profile());
+  EXPECT_EQ(a.ctx->value_tag(a.id("X")), Tag::kShape);
+  EXPECT_EQ(a.ctx->value_tag(a.id("Y")), Tag::kShape);
+}
+
+TEST(Tags, LoopBodyInputBoundToAShapeValue) {
+  ModelBuilder body;
+  body.input("i", kInt64, {}).input("cond", test::kBool, {}).input("carried", kInt64, {2});
+  body.node("Identity", {"cond"}, {"cond_out"}).node("Identity", {"carried"}, {"carried_out"});
+  body.output("cond_out", test::kBool).output("carried_out", kInt64);
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", 4}).initializer_ints("M", {3}, {}).input("c", test::kBool, {});
+  b.node("Shape", {"X"}, {"S"});
+  b.node("Loop", {"M", "c", "S"}, {"final"}, {attr("body", body.graph())});
+  auto a = test::analyze(b);
+  const GraphView& g = a.ctx->graph();
+  ValueId carried = kNoValue;
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    if (g.value(v).name == "carried" && g.value(v).graph != 0) carried = v;
+  }
+  ASSERT_NE(carried, kNoValue);
+  EXPECT_EQ(a.ctx->value_tag(carried), Tag::kShape);
+  EXPECT_EQ(a.ctx->value_tag(a.id("final")), Tag::kShape);
+}
+
+TEST(Tags, IfOutputsMergeBothBranches) {
+  ModelBuilder then_branch, else_branch;
+  then_branch.node("Shape", {"X"}, {"t"}).output("t", kInt64);
+  else_branch.node("Identity", {"X"}, {"e"}).output("e", kFloat);
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).input("c", test::kBool, {});
+  b.node("If", {"c"}, {"Y"}, {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.ctx->value_tag(a.id("Y")), Tag::kShape);  // weight merged with shape -> shape
+}
+
+// ---- lifetimes (semantics.md 6) ---------------------------------------------------------------------
+
+TEST(Lifetimes, ValueReadTwiceIsReleasedAfterItsLastReader) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("Relu", {"X"}, {"A"}).node("Neg", {"A"}, {"B"}).node("Abs", {"B"}, {"C"});
+  b.node("Add", {"A", "C"}, {"D"}).node("Neg", {"X"}, {"unread"}).output("D", kFloat);
+  auto a = test::analyze(b);
+  EXPECT_EQ(names(a, a.ctx->release_after(3)), (std::vector<std::string>{"A", "C"}));
+  for (NodeId n = 0; n < 5; ++n) {
+    for (const auto* list : {&a.ctx->release_after(n), &a.ctx->not_used_after(n)}) {
+      for (ValueId v : *list) EXPECT_NE(a.ctx->graph().value(v).name, "unread");
+    }
+  }
+  EXPECT_EQ(names(a, a.ctx->not_used_after(4)), (std::vector<std::string>{"X"}));
+}
+
+TEST(Lifetimes, IfBodyCaptureExtendsTheLifetime) {
+  ModelBuilder then_branch, else_branch;
+  then_branch.node("Relu", {"A"}, {"t"}).output("t", kFloat);
+  else_branch.node("Neg", {"X"}, {"A"}).node("Abs", {"A"}, {"e"}).output("e", kFloat);  // redefines A
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).input("c", test::kBool, {});
+  b.node("Relu", {"X"}, {"A"});
+  b.node("If", {"c"}, {"Y"}, {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
+  b.output("Y", kFloat);
+  auto a = test::analyze(b);
+  EXPECT_EQ(names(a, a.ctx->release_after(1)), (std::vector<std::string>{"A"}));
+  const NodeEntry& if_node = a.ctx->graph().node(1);
+  EXPECT_EQ(names(a, if_node.captures), (std::vector<std::string>{"A", "X"}));
+}
+
+// ---- in-place and memory (semantics.md 7-8) ------------------------------------------------------------
+
+TEST(Inplace, NoReuseWhileTheInputIsReadLater) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("Neg", {"X"}, {"A"}).node("Relu", {"A"}, {"B"}).node("Add", {"A", "B"}, {"C"});
+  b.node("Add", {"C", "C"}, {"D"}).node("MatMul", {"D", "D"}, {"E"}).output("E", kFloat);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(a.ctx->inplace(1).empty()) << "A is read again by node 2";
+  ASSERT_EQ(a.ctx->inplace(2).size(), 1u) << "A and B both die at node 2";
+  EXPECT_EQ(a.ctx->inplace(2)[0].input, 0u);
+  EXPECT_TRUE(a.ctx->inplace(3).empty()) << "Add(C, C): the buffer is read twice";
+  EXPECT_TRUE(a.ctx->inplace(4).empty()) << "MatMul has no policy";
+}
+
+TEST(Inplace, ReshapeAliasKeepsTheBufferAliveUntilBothDie) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", 4}).initializer_ints("s", {-1});
+  b.node("Neg", {"X"}, {"A"}).node("Reshape", {"A", "s"}, {"Y"});
+  b.node("Relu", {"A"}, {"B"}).node("Relu", {"Y"}, {"C"}).node("Add", {"B", "C"}, {"D"}).output("D", kFloat);
+  auto a = test::analyze(b);
+  ASSERT_EQ(a.ctx->inplace(1).size(), 1u);
+  EXPECT_EQ(a.ctx->inplace(1)[0].mode, ReuseMode::kAlias);
+  EXPECT_EQ(a.print(a.ctx->memory(1).output_allocation), "0");
+  EXPECT_TRUE(a.ctx->inplace(2).empty()) << "Relu(A) while the view Y still lives";
+  // At node 3 the buffer of A/Y (16*N) is still live.
+  EXPECT_EQ(a.print(a.ctx->memory(3).already_allocated), "48*N+8");
+}
+
+TEST(Inplace, ViewOfAGraphInputIsFreeAndProtected) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", 4}).initializer_ints("s", {-1});
+  b.node("Reshape", {"X", "s"}, {"Y"}).node("Relu", {"Y"}, {"Z"}).output("Z", kFloat);
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.print(a.ctx->memory(0).output_allocation), "0");
+  EXPECT_TRUE(a.ctx->inplace(1).empty()) << "Relu of a view of a protected input";
+  EXPECT_EQ(bucket_text(a.ctx->pool(), a.ctx->memory(1).inputs), "weight=16*N");
+}
+
+TEST(Inplace, AllowInputOverwrite) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).node("Relu", {"X"}, {"Y"}).node("Neg", {"Y"}, {"Z"}).output("Z", kFloat);
+  auto a = test::analyze(b, [](Profile& p) { p.inplace.allow_input_overwrite = true; });
+  ASSERT_EQ(a.ctx->inplace(0).size(), 1u);
+  EXPECT_EQ(bucket_text(a.ctx->pool(), a.ctx->memory(1).inputs), "-");
+  EXPECT_EQ(bucket_text(a.ctx->pool(), a.ctx->memory(1).intermediates), "weight=4*N");
+
+  ModelBuilder c;
+  c.input("X", kFloat, {"N"}).node("Relu", {"X"}, {"Y"}).output("X", kFloat).output("Y", kFloat);
+  auto d = test::analyze(c, [](Profile& p) { p.inplace.allow_input_overwrite = true; });
+  EXPECT_TRUE(d.ctx->inplace(0).empty()) << "X is also a graph output";
+}
+
+TEST(Inplace, CastToNarrowerTypeIsGreater) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).initializer_ints("c4", {1, 2, 3, 4});
+  b.node("Neg", {"X"}, {"A"}).node("Cast", {"A"}, {"B"}, {attr("to", test::kFloat16)});
+  b.node("Identity", {"c4"}, {"I"}).node("Cast", {"I"}, {"J"}, {attr("to", kInt32)});
+  b.output("B", test::kFloat16).output("J", kInt32);
+  auto a = test::analyze(b);
+  ASSERT_EQ(a.ctx->inplace(1).size(), 1u);
+  EXPECT_EQ(a.ctx->inplace(1)[0].kind, ReuseKind::kGreater);
+}
+
+TEST(Inplace, StructuralFallbackPrefersAnEqualInput) {
+  ModelBuilder b;
+  b.opset("com.acme", 1);
+  b.input("P", kInt64, {4}).input("Q", kInt32, {4});
+  b.node("Neg", {"P"}, {"BIG"}).node("Neg", {"Q"}, {"EQ"});
+  b.node("Consume", {"BIG", "EQ"}, {"R"}, {}, "com.acme").value_info("R", kInt32, {4}).output("R", kInt32);
+  auto a = test::analyze(b, [](Profile& p) { p.inplace.fallback = InplaceFallback::kStructural; });
+  ASSERT_EQ(a.ctx->inplace(2).size(), 1u);
+  EXPECT_EQ(a.ctx->inplace(2)[0].input, 1u);
+  EXPECT_EQ(a.ctx->inplace(2)[0].kind, ReuseKind::kEqual);
+}
+
+TEST(Memory, ReluOfAnInput) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).node("Relu", {"X"}, {"Y"}).output("Y", kFloat);
+  auto a = test::analyze(b);
+  const MemoryProfile& p = a.ctx->memory(0);
+  EXPECT_EQ(a.print(p.already_allocated), "4*N");
+  EXPECT_EQ(a.print(p.output_allocation), "4*N");
+  EXPECT_EQ(a.print(p.total), "8*N");
+}
+
+}  // namespace
+}  // namespace cctx

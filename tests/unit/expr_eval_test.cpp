@@ -1,0 +1,154 @@
+// Evaluation and substitution (expressions.md section 6; checklist items 27-30) and
+// evaluate_expression (semantics.md 2.2 and 15 item 7).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cctx/expr.hpp"
+
+namespace {
+
+using cctx::Assignment;
+using cctx::Expr;
+using cctx::ExprError;
+using cctx::ExprPool;
+using cctx::kPosInf;
+
+/// The error `fn` throws (fails the test when there is none).
+template <typename F>
+ExprError error_of(F&& fn) {
+  try {
+    fn();
+  } catch (const ExprError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return ExprError(ExprError::Kind::kSyntax, "none");
+}
+
+// Checklist 27.
+TEST(ExprEval, SeedTotalsEvaluate) {
+  ExprPool pool;
+  const Expr e = pool.parse("48*N+80");
+  EXPECT_EQ(pool.eval(e, {{"N", 1}}), 128);
+  EXPECT_EQ(pool.eval(e, {{"N", 8}}), 464);
+  EXPECT_EQ(pool.eval(e, {{"N", 32}}), 1616);
+  EXPECT_EQ(pool.eval(e, {{"N", 128}}), 6224);
+  EXPECT_EQ(pool.eval(pool.parse("64*N+64"), {{"N", 8}}), 576);
+  EXPECT_EQ(pool.eval(pool.parse("max(N,M)-min(N,M)"), {{"N", 3}, {"M", 10}}), 7);
+  EXPECT_EQ(pool.eval(pool.parse("x//-3+x%-3"), {{"x", 7}}), -3 + -2);
+}
+
+// Checklist 28.
+TEST(ExprEval, UnknownSymbolAndZeroDivisors) {
+  ExprPool pool;
+  const ExprError unknown = error_of([&] { pool.eval(pool.parse("16*N+64"), {}); });
+  EXPECT_EQ(unknown.kind(), ExprError::Kind::kUnknownSymbol);
+  EXPECT_STREQ(unknown.what(), "unknown symbol 'N' in '16*N+64'");
+  const ExprError div = error_of([&] { pool.eval(pool.parse("N//0"), {{"N", 4}}); });
+  EXPECT_EQ(div.kind(), ExprError::Kind::kDivisionByZero);
+  EXPECT_NE(std::string(div.what()).find("N//(0)"), std::string::npos) << div.what();
+  const ExprError mod = error_of([&] { pool.eval(pool.parse("N%0"), {{"N", 4}}); });
+  EXPECT_EQ(mod.kind(), ExprError::Kind::kModuloByZero);
+  const ExprError sym = error_of([&] {
+    pool.eval(pool.parse("M+x//(N-4)"), {{"N", 4}, {"M", 1}, {"x", 1}});
+  });
+  EXPECT_EQ(sym.kind(), ExprError::Kind::kDivisionByZero);
+  EXPECT_NE(std::string(sym.what()).find("x//(N-4)"), std::string::npos) << sym.what();
+  EXPECT_NE(std::string(sym.what()).find("M+x//(N-4)"), std::string::npos) << sym.what();
+}
+
+// Checklist 29.
+TEST(ExprEval, InexactOverflowAndOutOfBounds) {
+  ExprPool pool;
+  pool.declare_symbol("x", {0, kPosInf});
+  const ExprError inexact = error_of([&] { pool.eval(pool.parse("x/:2"), {{"x", 7}}); });
+  EXPECT_EQ(inexact.kind(), ExprError::Kind::kInexactDivision);
+  EXPECT_NE(std::string(inexact.what()).find("7/:2"), std::string::npos) << inexact.what();
+  const ExprError overflow = error_of([&] {
+    pool.eval(pool.parse("N*N"), {{"N", std::int64_t{1} << 32}});
+  });
+  EXPECT_EQ(overflow.kind(), ExprError::Kind::kOverflow);
+  const ExprError bounds = error_of([&] { pool.eval(pool.parse("N*N"), {{"N", 0}}); });
+  EXPECT_EQ(bounds.kind(), ExprError::Kind::kOutOfBounds);
+  EXPECT_NE(std::string(bounds.what()).find("'N'"), std::string::npos) << bounds.what();
+  // Wide intermediates: the canonical N*N-M*M fits although N*N alone does not.
+  const std::int64_t big = std::int64_t{1} << 32;
+  EXPECT_EQ(pool.eval(pool.parse("(N+M)*(N-M)"), {{"N", big}, {"M", big - 1}}), 2 * big - 1);
+}
+
+// Checklist 30.
+TEST(ExprEval, SubstituteRebuildsThroughConstructors) {
+  ExprPool pool;
+  const Expr e = pool.parse("N*M+N");
+  EXPECT_EQ(pool.print(pool.substitute(e, {{"N", pool.integer(2)}})), "2*M+2");
+  EXPECT_EQ(pool.print(pool.substitute(pool.parse("max(N,M)"), {{"M", pool.integer(1)}})), "N");
+  EXPECT_EQ(pool.print(pool.substitute(pool.parse("(N+1)//2+K"), {{"N", pool.parse("2*H")}})),
+            "H+K");
+  // Unrelated sub-DAGs are returned as they are; unknown names are ignored.
+  const Expr x = pool.parse("x*y+7");
+  EXPECT_EQ(pool.substitute(x, {{"N", pool.integer(3)}, {"nope", pool.integer(1)}}), x);
+  // Values must lie within the symbol's bounds.
+  EXPECT_EQ(error_of([&] {
+              pool.substitute(e, {{"N", pool.integer(0)}});
+            }).kind(),
+            ExprError::Kind::kOutOfBounds);
+  pool.declare_symbol("Z", {0, kPosInf});
+  EXPECT_EQ(error_of([&] {
+              pool.substitute(e, {{"N", pool.symbol("Z")}});
+            }).kind(),
+            ExprError::Kind::kOutOfBounds);
+  EXPECT_EQ(pool.print(pool.substitute(e, {{"N", pool.parse("Z+1")}})), "M*Z+M+Z+1");
+}
+
+// semantics.md 2.2: the raw tree, without simplification.
+TEST(ExprEval, EvaluateExpressionEvaluatesTheRawTree) {
+  EXPECT_EQ(cctx::evaluate_expression("48*N+80", {{"N", 8}}), 464);
+  EXPECT_EQ(cctx::evaluate_expression("max(N, 3) ^ 7 & 5", {{"N", 4}}), 5);
+  EXPECT_EQ(cctx::evaluate_expression("CeilToInt(7, 2) + CeilToInt(-7, 2)", {}), 4 - 3);
+  EXPECT_EQ(cctx::evaluate_expression("`a b`*2", {{"a b", 21}}), 42);
+  EXPECT_EQ(cctx::evaluate_expression("-9223372036854775808", {}),
+            std::numeric_limits<std::int64_t>::min());
+  // No simplification: x-x still needs x, and 0*(1//0) still divides by zero.
+  EXPECT_EQ(error_of([] { cctx::evaluate_expression("x-x", {}); }).kind(),
+            ExprError::Kind::kUnknownSymbol);
+  EXPECT_EQ(error_of([] { cctx::evaluate_expression("0*(1//0)", {}); }).kind(),
+            ExprError::Kind::kDivisionByZero);
+  EXPECT_EQ(error_of([] { cctx::evaluate_expression("1%0", {}); }).kind(),
+            ExprError::Kind::kModuloByZero);
+  EXPECT_EQ(error_of([] { cctx::evaluate_expression("7/:2", {}); }).kind(),
+            ExprError::Kind::kInexactDivision);
+  EXPECT_EQ(error_of([] {
+              cctx::evaluate_expression("N*N", {{"N", std::int64_t{1} << 32}});
+            }).kind(),
+            ExprError::Kind::kOverflow);
+  EXPECT_EQ(error_of([] { cctx::evaluate_expression("(-9223372036854775808)//(-1)", {}); }).kind(),
+            ExprError::Kind::kOverflow);
+  const ExprError syntax = error_of([] { cctx::evaluate_expression("N +", {{"N", 1}}); });
+  EXPECT_EQ(syntax.kind(), ExprError::Kind::kSyntax);
+  EXPECT_EQ(syntax.offset(), 3U);
+}
+
+// semantics.md 15 item 7.
+TEST(ExprEval, SemanticsItem7EvaluateExpression) {
+  EXPECT_EQ(cctx::evaluate_expression("48*N+80", {{"N", 8}}), 464);
+  EXPECT_EQ(cctx::evaluate_expression("-1//2", {}), -1);
+  EXPECT_EQ(cctx::evaluate_expression("-7%3", {}), 2);
+  const ExprError e = error_of([] { cctx::evaluate_expression("16*N+64", {}); });
+  EXPECT_EQ(e.kind(), ExprError::Kind::kUnknownSymbol);
+  EXPECT_STREQ(e.what(), "unknown symbol 'N' in '16*N+64'");
+}
+
+TEST(ExprEval, EvaluationIsMemoisedPerCallNotAcrossCalls) {
+  ExprPool pool;
+  const Expr e = pool.parse("(N+1)*(N+1)+max(N,M)");
+  EXPECT_EQ(pool.eval(e, {{"N", 2}, {"M", 7}}), 16);
+  EXPECT_EQ(pool.eval(e, {{"N", 3}, {"M", 1}}), 19);
+  Assignment many;
+  for (int i = 0; i < 100; ++i) many["s" + std::to_string(i)] = i + 1;
+  many["N"] = 5;
+  many["M"] = 5;
+  EXPECT_EQ(pool.eval(e, many), 41);
+}
+
+}  // namespace
