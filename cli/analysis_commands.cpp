@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include "cctx/compute_context.hpp"
 #include "cctx/errors.hpp"
@@ -90,11 +91,37 @@ std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Prof
 
 namespace {
 
+std::string origin_of(const ComputeContext& ctx, const std::string& name) {
+  const SymbolInfo* info = ctx.pool().find_symbol(name);
+  if (info == nullptr || info->origin.empty()) return "a symbol of the model";
+  return info->origin;
+}
+
+// Every assigned name must be a symbol of the model, and every symbol the totals mention must be
+// assigned (a data-dependent size such as NonZero_3_o0_d1 too): say so before evaluating.
 void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& assignments) {
+  if (assignments.empty()) return;
   for (const Assignment& a : assignments) {
     for (const auto& [name, value] : a) {
       if (ctx.pool().find_symbol(name) == nullptr) {
         throw Error("--eval: the model has no symbol '" + name + "'", ExitCode::kUsage);
+      }
+    }
+  }
+  std::set<std::uint32_t> seen;
+  std::set<std::string> needed;
+  auto collect = [&](Expr e) {
+    if (!seen.insert(e.id).second) return;
+    for (std::string& name : ctx.pool().symbols_of(e)) needed.insert(std::move(name));
+  };
+  for (NodeId n = 0; n < ctx.node_count(); ++n) collect(ctx.memory(n).total);
+  collect(ctx.peak_total_bytes());
+  for (const Assignment& a : assignments) {
+    for (const std::string& name : needed) {
+      if (a.count(name) == 0) {
+        throw Error("--eval: no value for symbol '" + name + "', which the totals depend on (" +
+                        origin_of(ctx, name) + "); add --eval " + name + "=V",
+                    ExitCode::kUsage);
       }
     }
   }

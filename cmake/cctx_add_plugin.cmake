@@ -5,9 +5,10 @@
 function(cctx_add_plugin name)
   set(_CCTX_PLUGIN_MAP "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/cctx_plugin.map")
   add_library(${name} MODULE ${ARGN})
-  if(TARGET cctx::sdk)
-    target_link_libraries(${name} PRIVATE cctx::sdk)
+  if(NOT TARGET cctx::sdk)
+    message(FATAL_ERROR "cctx_add_plugin: the target cctx::sdk is missing (find_package(cctx_sdk))")
   endif()
+  target_link_libraries(${name} PRIVATE cctx::sdk)
   set_target_properties(${name} PROPERTIES
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON

@@ -59,6 +59,13 @@ void register_tags(Registration& reg) {
       {"ReduceMean", positional(kAxesAt1, TagBackward::kNone)},
       {"ReduceMax", positional(kAxesAt1, TagBackward::kNone)},
       {"ReduceMin", positional(kAxesAt1, TagBackward::kNone)},
+      // Not in semantics.md's table, but these take axes as input 1 from opset 18 as well.
+      {"ReduceProd", positional(kAxesAt1, TagBackward::kNone)},
+      {"ReduceL1", positional(kAxesAt1, TagBackward::kNone)},
+      {"ReduceL2", positional(kAxesAt1, TagBackward::kNone)},
+      {"ReduceLogSum", positional(kAxesAt1, TagBackward::kNone)},
+      {"ReduceLogSumExp", positional(kAxesAt1, TagBackward::kNone)},
+      {"ReduceSumSquare", positional(kAxesAt1, TagBackward::kNone)},
       {"Concat", concat},
       {"If", control_flow},
       {"Loop", control_flow},

@@ -134,8 +134,9 @@ TEST(CliPlugins, ListsTheOpsetPluginAndItsRules) {
   auto r = run_cctx("plugins --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc.size(), 1u);
+  ASSERT_EQ(doc.size(), 2u);
   EXPECT_EQ(doc[0]["name"], "onnx");
+  EXPECT_EQ(doc[1]["name"], "onnx_ml");
   EXPECT_EQ(doc[0]["abi"], "1.0");
   EXPECT_EQ(doc[0]["domains"][0]["domain"], "ai.onnx");
   EXPECT_TRUE(doc[0]["ops"].contains("ai.onnx::MatMul"));
@@ -223,6 +224,21 @@ TEST(CliUsage, BadEvalAndUnknownSymbolAreUsageErrors) {
   r = run_cctx("analyze " + seed() + " --eval Q=1");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_line_error(r, "no symbol 'Q'");
+}
+
+TEST(CliUsage, EvalNamesADataDependentSymbolLeftUnassigned) {
+  test::TempDir dir;
+  {
+    std::ofstream out(dir / "p.yaml");
+    out << "plugins: [{name: onnx}]\n";
+  }
+  // NonZero's count is only known at run time: its symbol must be assigned to evaluate.
+  auto r = run_cctx("analyze " + quoted(test::source_dir() / "tests/cli/nonzero.onnx") + " --eval N=4");
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_line_error(r, "--eval: no value for symbol 'NonZero_0_o0_d1'");
+  r = run_cctx("analyze " + quoted(test::source_dir() / "tests/cli/nonzero.onnx") +
+               " --eval N=4 --eval NonZero_0_o0_d1=3");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(CliUsage, UnknownSubcommandIsExitCode2) {

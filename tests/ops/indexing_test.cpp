@@ -418,6 +418,31 @@ TEST(IndexingOps, CompressWithKnownAndUnknownCondition) {
   EXPECT_EQ(s->bounds, (Interval{0, 5}));
 }
 
+TEST(IndexingOps, CompressWithAConstantConditionOnASymbolicAxisIsExact) {
+  // Entries past the axis are ignored, so the count of [0,1,1] on an axis of length N is
+  // [1 < N] + [2 < N], built exactly and evaluable.
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", 2}).initializer(test::tensor_ints("c", {0, 1, 1}, {3}, test::kBool));
+  b.node("Compress", {"X", "c"}, {"Y"}, {attr("axis", 0)});
+  auto a = test::analyze(b);
+  const Expr count = a.shape("Y").dims.at(0);
+  EXPECT_EQ(a.ctx->pool().eval(count, {{"N", 1}}), 0);
+  EXPECT_EQ(a.ctx->pool().eval(count, {{"N", 2}}), 1);
+  EXPECT_EQ(a.ctx->pool().eval(count, {{"N", 3}}), 2);
+  EXPECT_EQ(a.ctx->pool().eval(count, {{"N", 100}}), 2);
+  auto bounded = test::analyze(b, [](Profile& p) { p.symbols["N"] = Interval{3, 4096}; });
+  EXPECT_EQ(bounded.dims("Y"), (Dims{"2", "2"}));
+}
+
+TEST(IndexingOps, NonZeroOfAKnownValueIsExact) {
+  ModelBuilder b;
+  b.initializer(test::tensor_ints("m", {1, 0, 0, 1, 1, 0}, {2, 3}, test::kBool));
+  b.node("NonZero", {"m"}, {"Y"});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("Y"), (Dims{"2", "3"}));
+  EXPECT_EQ(a.value("Y"), (Dims{"0", "1", "1", "0", "0", "1"}));
+}
+
 TEST(IndexingOps, ShapePreservingOpsAndDet) {
   ModelBuilder b;
   b.input("X", kFloat, {"N", "M"}).input("ax", kInt64, {}).input("L", kInt64, {"M"});

@@ -30,7 +30,7 @@ plugins:
 YAML
 out="$work/report.json"
 "$work/prefix/bin/cctx" analyze "$source/plugins/example_vendor/example_model.onnx" \
-  --profile "$work/vendor.yaml" --format json --eval batch=2 --eval seq=128 > "$out"
+  --profile "$work/vendor.yaml" --format json --eval batch=2 --eval seq=128 --eval Compact_6_o0_d0=1000 > "$out"
 
 /usr/bin/python3 - "$out" <<'PY'
 import json, sys

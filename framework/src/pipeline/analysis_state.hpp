@@ -33,6 +33,8 @@ struct ComputeContext::State {
   std::vector<ResolvedRules> rules;  ///< per NodeId
   std::vector<Constraint> constraints;
   std::vector<ValueId> unknown_rank_values;
+  /// Producer-named fresh dims by name, so that re-inferring a body reuses them.
+  std::unordered_map<std::string, Expr> fresh_dims;
 
   // ---- stage 2: tags ---------------------------------------------------------------------------
   std::vector<Tag> value_tags;  ///< per ValueId

@@ -143,7 +143,7 @@ class ShapeStage {
     for (ValueId v = 0; v < s_.shapes.size(); ++v) {
       const ValueShape& shape = s_.shapes[v];
       if (s_.graph->value(v).graph == 0 && shape.kind == ValueKind::kTensor && !shape.known_rank &&
-          dtype_bits(shape.dtype, s_.registry.get()) != 0) {
+          (shape.dtype == 0 || dtype_bits(shape.dtype, s_.registry.get()) != 0)) {
         s_.unknown_rank_values.push_back(v);
       }
     }
@@ -179,13 +179,18 @@ class ShapeStage {
       ValueId v = ge.inputs[k];
       const sdk::ValueDesc& d = inputs[k];
       if (d.kind == sdk::ValueKind::kUnknown && d.dtype == 0 && d.rank < 0) continue;  // keep declared
+      // What the rule does not know (dtype, rank) keeps the body's own declaration.
+      const ValueShape declared = s_.shapes[v];
       ValueShape shape;
-      shape.kind = d.kind;
-      shape.dtype = d.dtype;
+      shape.kind = d.kind != sdk::ValueKind::kUnknown ? d.kind : declared.kind;
+      shape.dtype = d.dtype != 0 ? d.dtype : declared.dtype;
       shape.inferred = true;
       if (d.rank >= 0) {
         shape.known_rank = true;
         for (std::int32_t a = 0; a < d.rank; ++a) shape.dims.push_back(Expr{d.dims[a]});
+      } else if (declared.known_rank) {
+        shape.known_rank = true;
+        shape.dims = declared.dims;
       }
       if (d.value_size >= 0) {
         shape.has_value = true;
@@ -359,8 +364,11 @@ class ShapeStage {
     }
   }
 
+  /// The declaration that says most: a graph output declared without a shape defers to a
+  /// value_info entry that has one.
   const onnx::ValueInfoProto* declaration(ValueId v) const {
     const ValueEntry& e = s_.graph->value(v);
+    if (e.graph_output && e.value_info && !has_declared_shape(*e.graph_output)) return e.value_info;
     return e.graph_output ? e.graph_output : e.value_info;
   }
 

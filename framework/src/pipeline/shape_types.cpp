@@ -112,9 +112,15 @@ Expr fresh_output_dim(ComputeContext::State& s, NodeId n, std::uint32_t out, std
   std::string name = g.symbol_prefix + sanitize_symbol(node.op_type) + "_" +
                      std::to_string(node.index) + "_o" + std::to_string(out) + "_d" +
                      std::to_string(axis);
+  // A body inferred several times (Loop, Scan) asks again for the same dim: it gets the same
+  // symbol, not name_2, name_3, ...
+  auto it = s.fresh_dims.find(name);
+  if (it != s.fresh_dims.end()) return it->second;
   std::string origin = describe_node(*s.graph, n) + " output " + std::to_string(out) + " axis " +
                        std::to_string(axis);
-  return s.pool->fresh_symbol(name, Interval{lo, hi}, origin);
+  Expr e = s.pool->fresh_symbol(name, Interval{lo, hi}, origin);
+  s.fresh_dims.emplace(std::move(name), e);
+  return e;
 }
 
 Expr fresh_declared_dim(ComputeContext::State& s, ValueId v, std::size_t axis) {

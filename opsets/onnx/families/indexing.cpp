@@ -648,11 +648,37 @@ Status pad(const INodeView& node, IShapeSink& out) {
 
 // ---- data-dependent sizes -----------------------------------------------------------------------
 
-/// NonZero: int64 `[rank, nnz]`, nnz fresh in [0, hi(numel)].
+/// NonZero: int64 `[rank, nnz]`, nnz fresh in [0, hi(numel)]; an input with a known concrete
+/// value (a folded bool/int constant) gives the exact count and, when small, the coordinates.
 Status nonzero(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 1, &st)) return st;
   Shape in = input_shape(node, 0);
+  std::vector<std::int64_t> dims, values;
+  if (in.known && concrete_dims(in.dims, &dims) && input_ints(node, 0, &values) &&
+      static_cast<std::int64_t>(values.size()) == capped_count(dims, kMaxValueElements)) {
+    std::vector<std::int64_t> hits;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if (values[k] != 0) hits.push_back(static_cast<std::int64_t>(k));
+    }
+    const auto rank = static_cast<std::int64_t>(dims.size()), nnz = static_cast<std::int64_t>(hits.size());
+    if (Status s = set_shape(out, 0, dtype::kInt64, Shape::of({node.constant(rank), node.constant(nnz)}));
+        s != Status::kOk) {
+      return s;
+    }
+    if (rank * nnz > kMaxValueElements) return Status::kOk;
+    // Row r holds the coordinates along axis r (row-major unravel of each hit).
+    std::vector<Dim> coords(static_cast<std::size_t>(rank * nnz));
+    for (std::int64_t h = 0; h < nnz; ++h) {
+      std::int64_t rest = hits[static_cast<std::size_t>(h)];
+      for (std::int64_t r = rank; r-- > 0;) {
+        const std::int64_t d = dims[static_cast<std::size_t>(r)];
+        coords[static_cast<std::size_t>(r * nnz + h)] = node.constant(rest % d);
+        rest /= d;
+      }
+    }
+    return set_value(out, 0, coords);
+  }
   Dim rank = in.known ? node.constant(static_cast<std::int64_t>(in.rank())) : fresh(node, out, 0, 0, 0, kMaxRank);
   const std::int64_t hi = in.known ? upper_bound(numel(node, in)) : kPosInf;
   return set_shape(out, 0, dtype::kInt64, Shape::of({rank, fresh(node, out, 0, 1, 0, hi)}));
@@ -698,8 +724,10 @@ Status unique(const INodeView& node, IShapeSink& out) {
   return Status::kOk;
 }
 
-/// Compress: the selected count is concrete when the condition's value decides it (entries past
-/// the selected axis are ignored), else fresh in [0, hi(axis length)].
+/// Compress: condition entries past the selected length are ignored (as ONNX Runtime does), so
+/// with a known condition the count is exact: a true entry at position p counts 1 when p <
+/// length is proven, 0 when refuted, else `min(max(length-p,0),1)` (at most a few such terms).
+/// Otherwise the count is fresh in [0, min(hi(length), len(condition))].
 Status compress(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 2, &st)) return st;
@@ -720,22 +748,27 @@ Status compress(const INodeView& node, IShapeSink& out) {
   } else if (in.known) {
     limit = numel(node, in);
   }
-  // Count the true entries that provably fall inside the selected range.
+  constexpr int kMaxUndecided = 8;
   std::vector<std::int64_t> condition;
-  std::vector<std::int64_t> selected;
+  std::vector<std::int64_t> selected;  // positions that provably count
+  Dim exact_count = node.constant(0);
+  int undecided = 0;
   bool decided = limit.valid() && input_ints(node, 1, &condition);
   for (std::size_t k = 0; decided && k < condition.size(); ++k) {
     if (condition[k] == 0) continue;
     const Dim position = limit.lift(static_cast<std::int64_t>(k));
     if (limit.provably_gt(position)) {
       selected.push_back(static_cast<std::int64_t>(k));
+      exact_count = exact_count + 1;
     } else if (!position.provably_ge(limit)) {
-      decided = false;
+      const Dim zero = limit.lift(0), one = limit.lift(1);
+      exact_count = exact_count + min(max(limit - position, zero), one);
+      decided = ++undecided <= kMaxUndecided;
     }
   }
   Dim count;
   if (decided) {
-    count = node.constant(static_cast<std::int64_t>(selected.size()));
+    count = exact_count;
   } else {
     std::int64_t hi = limit.valid() ? upper_bound(limit) : kPosInf;
     Shape c = input_shape(node, 1);
@@ -752,7 +785,7 @@ Status compress(const INodeView& node, IShapeSink& out) {
   }
   // Value of a compressed 1-D tensor.
   std::vector<Dim> values;
-  if (decided && in.known && in.rank() == 1 && input_values(node, 0, &values)) {
+  if (decided && undecided == 0 && in.known && in.rank() == 1 && input_values(node, 0, &values)) {
     std::vector<Dim> result;
     for (std::int64_t k : selected) {
       if (k >= static_cast<std::int64_t>(values.size())) return Status::kOk;

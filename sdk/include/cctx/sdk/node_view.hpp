@@ -105,7 +105,7 @@ class CCTX_SDK_VISIBLE INodeView {
   }
 
  protected:
-  virtual ~INodeView() = default;
+  ~INodeView() = default;
 };
 
 }  // namespace v1

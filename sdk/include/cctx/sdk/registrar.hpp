@@ -43,7 +43,7 @@ class CCTX_SDK_VISIBLE IRegistrar {
   virtual Status fail(Status code, StringRef message) noexcept = 0;
 
  protected:
-  virtual ~IRegistrar() = default;
+  ~IRegistrar() = default;
 };
 
 }  // namespace v1

@@ -2,7 +2,10 @@
 /// The four rule kinds a plugin can register, and the host sinks they write their answers to.
 ///
 /// Rules are plugin-owned objects (usually `static const`) that the host borrows for as long as
-/// the plugin stays loaded. They are stateless and re-entrant: the host may call one rule for
+/// the plugin stays loaded. Interfaces have protected, non-virtual destructors: neither side ever
+/// deletes the other's objects, and a rule with a trivial destructor can be `constinit`, so that
+/// nothing of a plugin runs when it is loaded or unloaded (no static constructors or atexit
+/// handlers). They are stateless and re-entrant: the host may call one rule for
 /// several nodes, in any order. Every method is `noexcept`; wrap bodies in `guarded()` (plugin.hpp)
 /// so an exception becomes a diagnostic instead of `std::terminate`.
 #pragma once
@@ -43,7 +46,7 @@ class CCTX_SDK_VISIBLE IBodyOutputs {
   virtual void on_output(std::uint32_t index, const ValueDesc& value) noexcept = 0;
 
  protected:
-  virtual ~IBodyOutputs() = default;
+  ~IBodyOutputs() = default;
 };
 
 /// Where a shape rule writes its answer. The host copies everything before the call returns.
@@ -80,7 +83,7 @@ class CCTX_SDK_VISIBLE IShapeSink {
   }
 
  protected:
-  virtual ~IShapeSink() = default;
+  ~IShapeSink() = default;
 };
 
 /// Infers output kinds, dtypes, shapes and (for small integer tensors) values from the inputs.
@@ -89,7 +92,7 @@ class CCTX_SDK_VISIBLE IShapeRule {
   virtual Status infer(const INodeView& node, IShapeSink& out) const noexcept = 0;
 
  protected:
-  virtual ~IShapeRule() = default;
+  ~IShapeRule() = default;
 };
 
 /// Where a tag rule reads and merges tags (merge follows semantics.md 5.1: tags only rise).
@@ -104,7 +107,7 @@ class CCTX_SDK_VISIBLE ITagSink {
   virtual Status fail(Status code, StringRef message) noexcept = 0;
 
  protected:
-  virtual ~ITagSink() = default;
+  ~ITagSink() = default;
 };
 
 /// Step 3 of the per-node tag algorithm (semantics.md 5.3): op-specific tagging.
@@ -113,7 +116,7 @@ class CCTX_SDK_VISIBLE ITagRule {
   virtual Status apply(const INodeView& node, ITagSink& tags) const noexcept = 0;
 
  protected:
-  virtual ~ITagRule() = default;
+  ~ITagRule() = default;
 };
 
 /// How a node's tag is inherited from its inputs when no explicit tag applies (step 5).
@@ -157,7 +160,7 @@ class CCTX_SDK_VISIBLE IInplaceSink {
   virtual Status fail(Status code, StringRef message) noexcept = 0;
 
  protected:
-  virtual ~IInplaceSink() = default;
+  ~IInplaceSink() = default;
 };
 
 /// Declares which outputs may reuse or alias which inputs. Declaration order matters (7.4).
@@ -166,7 +169,7 @@ class CCTX_SDK_VISIBLE IInplacePolicy {
   virtual Status declare(const INodeView& node, IInplaceSink& out) const noexcept = 0;
 
  protected:
-  virtual ~IInplacePolicy() = default;
+  ~IInplacePolicy() = default;
 };
 
 /// Where a scratch estimator writes the working bytes of a node.
@@ -181,7 +184,7 @@ class CCTX_SDK_VISIBLE IScratchSink {
   Status set_bytes(Dim bytes) noexcept { return set_bytes(bytes.handle()); }
 
  protected:
-  virtual ~IScratchSink() = default;
+  ~IScratchSink() = default;
 };
 
 /// Estimates the extra working memory of a node (semantics.md section 9).
@@ -190,7 +193,7 @@ class CCTX_SDK_VISIBLE IScratchEstimator {
   virtual Status estimate(const INodeView& node, IScratchSink& out) const noexcept = 0;
 
  protected:
-  virtual ~IScratchEstimator() = default;
+  ~IScratchEstimator() = default;
 };
 
 }  // namespace v1
