@@ -12,7 +12,7 @@ DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotob
   nlohmann-json3-dev libfmt-dev libonnx-testdata binutils pybind11-dev python3-dev \
   python3-onnx python3-numpy python3-matplotlib python3-pytest
 
-.PHONY: all deps configure build test demo bench clean format
+.PHONY: all deps configure build test demo bench clean format coverage-doc
 
 all: build
 
@@ -51,6 +51,10 @@ demo: build
 
 bench: build
 	bash $(BUILD)/tests/bench/run_benchmarks.sh
+
+# docs/coverage.md: the operator coverage table, generated from the plugins' registered rules.
+coverage-doc: build
+	$(BUILD)/bin/cctx plugins --format markdown > docs/coverage.md
 
 format:
 	find sdk framework cli opsets tests -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i

@@ -9,6 +9,7 @@
 #include "cctx/expr.hpp"
 #include "cctx/host.hpp"
 #include "cli_common.hpp"
+#include "coverage_table.hpp"
 
 namespace cctx::cli {
 
@@ -74,7 +75,13 @@ void run_plugins(const PluginsArgs& args) {
     std::cout << doc.dump(2) << "\n";
     return;
   }
-  if (args.format != "table") throw Error("--format must be table or json", ExitCode::kUsage);
+  if (args.format == "markdown") {
+    std::cout << coverage_markdown(doc);
+    return;
+  }
+  if (args.format != "table") {
+    throw Error("--format must be table, json or markdown", ExitCode::kUsage);
+  }
   if (doc.empty()) std::cout << "no plugins loaded\n";
   for (const auto& p : doc) {
     std::cout << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "  (ABI "
@@ -146,7 +153,8 @@ void add_plugins_command(CLI::App& app) {
   auto args = std::make_shared<PluginsArgs>();
   CLI::App* cmd = app.add_subcommand("plugins", "Loaded plugins, their domains and rules");
   cmd->add_option("--profile", args->profile, "Analysis profile (YAML)");
-  cmd->add_option("--format", args->format, "table | json")->capture_default_str();
+  cmd->add_option("--format", args->format, "table | json | markdown (the coverage table)")
+      ->capture_default_str();
   cmd->callback([args] { run_plugins(*args); });
 }
 

@@ -26,6 +26,7 @@ void register_attention(Registration& reg);      // Attention, RotaryEmbedding
 void register_rnn(Registration& reg);            // RNN, GRU, LSTM
 void register_einsum(Registration& reg);         // Einsum
 void register_losses(Registration& reg);         // SoftmaxCrossEntropyLoss, NLL loss
+void register_training(Registration& reg);       // ai.onnx.preview.training: Gradient, optimisers
 void register_tags(Registration& reg);          // tag traits of the spec's tables
 void register_inplace(Registration& reg);       // in-place policies of the spec's tables
 

@@ -19,6 +19,7 @@ constexpr Family kFamilies[] = {
     register_indexing, register_generators, register_spatial,
     register_conv_pool, register_normalization, register_attention, register_rnn,
     register_einsum, register_losses,  // neural-network operators
+    register_training,  // the ai.onnx.preview.training domain
     register_tags,        register_inplace,
 };
 

@@ -45,10 +45,12 @@ TEST(MiscSequence, ConstructMergesElementShapes) {
   EXPECT_EQ(a.shape("seq").kind, ValueKind::kSequence);
   EXPECT_EQ(a.dims("seq"), (Dims{"max(M,N)", "4"}));
   EXPECT_TRUE(has_constraint(a, Constraint::Kind::kOneOf));
+  // The positions are known too: SequenceAt at a position value is exact, the length a value.
   EXPECT_EQ(a.shape("at").kind, ValueKind::kTensor);
-  EXPECT_EQ(a.dims("at"), (Dims{"max(M,N)", "4"}));
+  EXPECT_EQ(a.dims("at"), (Dims{"M", "4"}));
   EXPECT_EQ(a.dims("len"), Dims{});
   EXPECT_EQ(a.dtype("len"), kInt64);
+  EXPECT_EQ(a.value("len"), (Dims{"2"}));
 }
 
 TEST(MiscSequence, InsertEraseKeepTheElementShape) {
@@ -64,8 +66,8 @@ TEST(MiscSequence, InsertEraseKeepTheElementShape) {
 }
 
 TEST(MiscSequence, EmptySequenceHasItsDtypeAndNoElementShape) {
-  // An empty sequence has no element shape; the host cannot tell it is empty, so inserting into
-  // it does not recover the inserted tensor's shape.
+  // An empty sequence has no element shape, but its length (0) is known, so inserting into it
+  // gives exactly the inserted tensor's shape.
   ModelBuilder b(17);
   b.input("A", kFloat, {"N"});
   b.node("SequenceEmpty", {}, {"empty"}, {attr("dtype", kFloat)});
@@ -74,7 +76,7 @@ TEST(MiscSequence, EmptySequenceHasItsDtypeAndNoElementShape) {
   EXPECT_EQ(a.shape("empty").kind, ValueKind::kSequence);
   EXPECT_EQ(a.dtype("empty"), kFloat);
   EXPECT_EQ(a.dims("empty"), (Dims{"<unknown rank>"}));
-  EXPECT_EQ(a.dims("seq"), (Dims{"<unknown rank>"}));
+  EXPECT_EQ(a.dims("seq"), (Dims{"N"}));
 }
 
 TEST(MiscSequence, SplitToSequenceElements) {

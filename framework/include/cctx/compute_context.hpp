@@ -38,15 +38,27 @@ std::optional<Tag> parse_tag(std::string_view text);
 /// semantics.md 5.1: tags only rise.
 Tag merge_tag(Tag current, Tag incoming);
 
-/// Inferred type of one value.
+/// Shape of one element of a sequence.
+struct ElementShape {
+  bool known_rank = false;
+  std::vector<Expr> dims;  ///< valid when known_rank
+};
+
+/// Inferred type of one value. For a sequence, dtype/known_rank/dims describe every element at
+/// once (differing dims merged); `elements` adds each position's own shape when the length is
+/// known.
 struct ValueShape {
   ValueKind kind = ValueKind::kUnknown;
   std::int32_t dtype = 0;       ///< ONNX element type code, 0 = undefined
   bool known_rank = false;
   std::vector<Expr> dims;       ///< valid when known_rank
   bool has_value = false;
-  std::vector<Expr> value;      ///< small integer tensor contents, row-major
+  /// Small tensor contents, row-major, every element an exact integer (integer tensors, and
+  /// floating tensors whose elements are all exact integers; expressions.md 8).
+  std::vector<Expr> value;
   bool inferred = false;        ///< set by a rule or a fallback (not only declared)
+  /// kSequence only: one shape per position; nullopt when the length is unknown.
+  std::optional<std::vector<ElementShape>> elements;
 };
 
 enum class ReuseKind : std::uint8_t { kEqual, kGreater };

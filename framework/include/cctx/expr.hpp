@@ -165,6 +165,11 @@ class ExprPool {
   bool prove_ne(Expr a, Expr b);
   bool prove_nonneg(Expr e);
   Relation compare(Expr a, Expr b);
+  /// Cheap sufficient test for a >= b that builds no expression: every monomial's coefficient in
+  /// a is at least its coefficient in b, the monomials with a larger coefficient are provably
+  /// >= 0, and the constant terms (with those monomials at their lower bounds) make up the rest.
+  /// False means "not shown this way" (prove_ge may still succeed). Used to thin out large maxima.
+  bool dominates_termwise(Expr a, Expr b);
 
   // ---- evaluation -----------------------------------------------------------------------------
   /// Checked evaluation: floor `//` and `%`, exact `/:`. Throws ExprError naming the problem

@@ -121,6 +121,7 @@ std::vector<std::string> ExprPool::symbols_of(Expr e) {
 Interval ExprPool::interval(Expr e) { return impl_->interval(e); }
 
 bool ExprPool::prove_ge(Expr a, Expr b) { return impl_->prove_ge(a, b); }
+bool ExprPool::dominates_termwise(Expr a, Expr b) { return impl_->dominates_termwise(a, b); }
 
 bool ExprPool::prove_gt(Expr a, Expr b) {
   try {

@@ -246,6 +246,7 @@ struct PoolImpl {
   Interval interval_of_parts(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
   bool prove_nonneg(Expr d);
   bool prove_ge(Expr a, Expr b);
+  bool dominates_termwise(Expr a, Expr b);
   bool nonneg_rec(Expr d, int depth, detail::ProofCtx& ctx);
   bool nonneg_step(Expr d, int depth, detail::ProofCtx& ctx);
   bool defined_everywhere(Expr d);

@@ -190,4 +190,27 @@ std::int32_t HostNodeView::attr_graph_outputs(sdk::StringRef name) const noexcep
   return a && a->has_g() ? a->g().output_size() : -1;
 }
 
+std::int32_t HostNodeView::input_sequence_length(std::uint32_t i) const noexcept {
+  ValueId v = input_value_id(i);
+  if (v == kNoValue) return -1;
+  const ValueShape& shape = state_.shapes[v];
+  if (shape.kind != sdk::ValueKind::kSequence || !shape.elements) return -1;
+  return static_cast<std::int32_t>(shape.elements->size());
+}
+const ElementShape* HostNodeView::input_element(std::uint32_t i, std::uint32_t k) const noexcept {
+  const std::int32_t length = input_sequence_length(i);
+  if (length < 0 || k >= static_cast<std::uint32_t>(length)) return nullptr;
+  return &(*state_.shapes[input_value_id(i)].elements)[k];
+}
+std::int32_t HostNodeView::input_element_rank(std::uint32_t i, std::uint32_t k) const noexcept {
+  const ElementShape* e = input_element(i, k);
+  return e != nullptr && e->known_rank ? static_cast<std::int32_t>(e->dims.size()) : -1;
+}
+std::uint32_t HostNodeView::input_element_dim_handle(std::uint32_t i, std::uint32_t k,
+                                                     std::uint32_t axis) const noexcept {
+  const ElementShape* e = input_element(i, k);
+  if (e == nullptr || axis >= e->dims.size()) return state_.pool->integer(0).id;
+  return e->dims[axis].id;
+}
+
 }  // namespace cctx

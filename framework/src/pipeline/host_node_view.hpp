@@ -51,12 +51,18 @@ class HostNodeView final : public sdk::INodeView {
   bool attr_tensor(sdk::StringRef name, sdk::TensorAttr* out) const noexcept override;
   std::int32_t attr_graph_inputs(sdk::StringRef name) const noexcept override;
   std::int32_t attr_graph_outputs(sdk::StringRef name) const noexcept override;
+  std::int32_t input_sequence_length(std::uint32_t i) const noexcept override;
+  std::int32_t input_element_rank(std::uint32_t i, std::uint32_t k) const noexcept override;
+  std::uint32_t input_element_dim_handle(std::uint32_t i, std::uint32_t k,
+                                         std::uint32_t axis) const noexcept override;
 
   NodeId id() const { return node_; }
 
  private:
   const onnx::AttributeProto* find(sdk::StringRef name) const noexcept;
   ValueId input_value_id(std::uint32_t i) const noexcept;
+  /// Element k of sequence input i when its length is known, else nullptr.
+  const ElementShape* input_element(std::uint32_t i, std::uint32_t k) const noexcept;
 
   ComputeContext::State& state_;
   ExprBridge& bridge_;

@@ -1,9 +1,69 @@
 // Stage 7: whole-graph peak (semantics.md 10).
+#include <algorithm>
 #include <unordered_set>
 
 #include "pipeline/analysis_state.hpp"
 
 namespace cctx {
+
+namespace {
+
+// Below this many distinct node terms the engine's n-ary max is used directly.
+constexpr std::size_t kDirectMax = 64;
+// Past this many survivors the engine's own cap decides anyway; stop spending proofs.
+constexpr std::size_t kFullProofFrontier = 32;
+
+/// A point inside every symbol's bounds, away from the edges, to order terms by size.
+Assignment probe_point(const ExprPool& pool) {
+  Assignment probe;
+  for (const SymbolInfo& s : pool.symbols()) {
+    const std::int64_t lo = s.bounds.lo == kNegInf ? 0 : s.bounds.lo;
+    std::int64_t v = lo <= kPosInf - 1009 ? lo + 1009 : lo;
+    if (v > s.bounds.hi) v = s.bounds.hi;
+    probe[s.name] = v;
+  }
+  return probe;
+}
+
+/// The symbolic maximum of many node terms. If a >= b everywhere then a(p) >= b(p) at any point
+/// p, so, visiting terms by decreasing value at a probe point, a term can only be dominated by
+/// one already kept: each is tested against the kept frontier (a cheap termwise test first, a
+/// full proof while the frontier is small), and the engine's max canonicalises the survivors.
+Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
+  if (terms.size() <= kDirectMax) return pool.max(terms);
+  const Assignment probe = probe_point(pool);
+  std::vector<std::pair<std::int64_t, Expr>> scored;
+  scored.reserve(terms.size());
+  try {
+    for (Expr t : terms) scored.emplace_back(pool.eval(t, probe), t);
+  } catch (const ExprError&) {
+    return pool.max(terms);  // a term undefined at the probe: let the engine decide
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<Expr> frontier;
+  for (const auto& [value, term] : scored) {
+    bool dominated = false;
+    for (Expr kept : frontier) {
+      if (pool.dominates_termwise(kept, term)) {
+        dominated = true;
+        break;
+      }
+    }
+    if (!dominated && frontier.size() <= kFullProofFrontier) {
+      for (Expr kept : frontier) {
+        if (pool.prove_ge(kept, term)) {
+          dominated = true;
+          break;
+        }
+      }
+    }
+    if (!dominated) frontier.push_back(term);
+  }
+  return pool.max(frontier);
+}
+
+}  // namespace
 
 void run_peak_stage(ComputeContext::State& s) {
   const std::size_t count = s.graph->main_node_count();
@@ -20,7 +80,7 @@ void run_peak_stage(ComputeContext::State& s) {
     s.peak = pool.integer(0);
     return;
   }
-  s.peak = pool.max(distinct);
+  s.peak = max_of_terms(pool, distinct);
   for (NodeId n = 0; n < count; ++n) {
     if (s.node_terms[n] == s.peak) {
       s.peak_node = n;  // lowest index among identical terms

@@ -32,8 +32,7 @@ class HostShapeSink final : public sdk::IShapeSink {
                          std::int32_t rank, const std::uint32_t* dims) noexcept override {
     try {
       if (out >= node_.outputs.size()) {
-        return fail(sdk::Status::kInvalidArgument,
-                    sdk::StringRef(bad_output_message(out).data(), message_.size()));
+        return fail_bad_output(out);
       }
       ValueId v = node_.outputs[out];
       if (v == kNoValue) return sdk::Status::kOk;  // omitted optional output
@@ -58,8 +57,7 @@ class HostShapeSink final : public sdk::IShapeSink {
                                const std::uint32_t* values) noexcept override {
     try {
       if (out >= node_.outputs.size()) {
-        return fail(sdk::Status::kInvalidArgument,
-                    sdk::StringRef(bad_output_message(out).data(), message_.size()));
+        return fail_bad_output(out);
       }
       ValueId v = node_.outputs[out];
       if (v == kNoValue || count > kMaxValueElements) return sdk::Status::kOk;
@@ -67,6 +65,34 @@ class HostShapeSink final : public sdk::IShapeSink {
       shape.has_value = true;
       shape.value.resize(count);
       for (std::uint32_t k = 0; k < count; ++k) shape.value[k] = Expr{values[k]};
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  sdk::Status set_output_elements(std::uint32_t out, std::uint32_t count, const std::int32_t* ranks,
+                                  const std::uint32_t* dims) noexcept override {
+    try {
+      if (out >= node_.outputs.size()) {
+        return fail_bad_output(out);
+      }
+      ValueId v = node_.outputs[out];
+      if (v == kNoValue) return sdk::Status::kOk;
+      ValueShape& shape = s_.shapes[v];
+      if (!set_[out] || shape.kind != sdk::ValueKind::kSequence) {
+        message_ = "set_output_elements on output " + std::to_string(out) +
+                   ", which was not set as a sequence";
+        return fail(sdk::Status::kInvalidArgument, sdk::StringRef(message_.data(), message_.size()));
+      }
+      std::vector<ElementShape> elements(count);
+      std::size_t next = 0;
+      for (std::uint32_t k = 0; k < count; ++k) {
+        if (ranks[k] < 0) continue;
+        elements[k].known_rank = true;
+        for (std::int32_t a = 0; a < ranks[k]; ++a) elements[k].dims.push_back(Expr{dims[next++]});
+      }
+      shape.elements = std::move(elements);
       return sdk::Status::kOk;
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
@@ -116,10 +142,11 @@ class HostShapeSink final : public sdk::IShapeSink {
   bool output_set(std::size_t k) const { return set_[k]; }
 
  private:
-  const std::string& bad_output_message(std::uint32_t out) {
+  sdk::Status fail_bad_output(std::uint32_t out) {
+    // Built before the StringRef: argument evaluation order would otherwise be unspecified.
     message_ = "output index " + std::to_string(out) + " out of range (node has " +
                std::to_string(node_.outputs.size()) + " outputs)";
-    return message_;
+    return fail(sdk::Status::kInvalidArgument, sdk::StringRef(message_.data(), message_.size()));
   }
 
   ShapeStage& stage_;

@@ -230,11 +230,26 @@ Status if_fresh(const INodeView& node, IShapeSink& out) {
 
 // ---- loop-carried values ------------------------------------------------------------------------
 
-/// Infers a loop body until its carried values reach a fixpoint (expressions.md 7, Loop): a carried
-/// dim that an iteration changes becomes a fresh loop-variant symbol, seen by the body and held by
-/// the final value (node output k for carried value k), and the body is inferred again. The
-/// symbols are fresh, so every later iteration maps them to themselves and one re-inference
-/// usually suffices; after kMaxPasses every carried dim is made loop-variant, which is a fixpoint.
+/// True when `next` still describes the carried value `cur`: the same rank with provably equal
+/// dims (or cur's rank unknown), and cur's value, if any, unchanged.
+bool keeps(const BodyValue& cur, const BodyValue& next) {
+  if (cur.has_value && !same_values(cur, next)) return false;
+  if (!cur.shape.known) return true;
+  if (!next.shape.known || next.shape.rank() != cur.shape.rank()) return false;
+  for (std::size_t a = 0; a < cur.shape.rank(); ++a) {
+    if (!next.shape.dims[a].provably_eq(cur.shape.dims[a])) return false;
+  }
+  return true;
+}
+
+/// Infers a loop body until its carried values reach a fixpoint (expressions.md 7, Loop). When the
+/// loop provably runs at least once and the body maps the values after one iteration to
+/// themselves (`[d0]` -> `[1]` -> `[1]`, or `max(a,b)` -> `max(a,b)`), those are the final
+/// values. Otherwise a carried dim that an iteration changes becomes a fresh loop-variant symbol,
+/// seen by the body and held by the final value (node output k for carried value k), and the body
+/// is inferred again. The symbols are fresh, so every later iteration maps them to themselves and
+/// one re-inference usually suffices; after kMaxPasses every carried dim is made loop-variant,
+/// which is a fixpoint.
 class CarriedFixpoint {
  public:
   /// `axis_offset`: position of carried dim 0 in the node's output (Scan 8 prepends the batch).
@@ -245,22 +260,26 @@ class CarriedFixpoint {
   }
 
   /// Body inputs are `prefix`, the carried values, then `suffix`; the carried body outputs start
-  /// at `first_output`.
+  /// at `first_output`. `runs_once`: the loop provably runs at least one iteration.
   Status run(const char* attr, const std::vector<BodyValue>& prefix,
-             const std::vector<BodyValue>& suffix, std::size_t first_output) {
-    for (int pass = 1;; ++pass) {
-      if (Status s = infer_body(node_, out_, attr, body_inputs(prefix, suffix), &last_);
-          s != Status::kOk) {
-        return s;
-      }
-      if (pass == 1) first_ = last_;
-      if (!absorb(first_output)) return Status::kOk;
-      if (pass == kMaxPasses) {
-        make_all_variant();
-        ++passes_;
-        return infer_body(node_, out_, attr, body_inputs(prefix, suffix), &last_);
-      }
+             const std::vector<BodyValue>& suffix, std::size_t first_output, bool runs_once) {
+    auto infer = [&] { return infer_body(node_, out_, attr, body_inputs(prefix, suffix), &last_); };
+    if (Status s = infer(); s != Status::kOk) return s;
+    first_ = last_;
+    if (runs_once && changed(first_output)) {
+      const std::vector<BodyValue> initial = carried_;
+      for (std::size_t k = 0; k < carried_.size(); ++k) carried_[k] = first_[first_output + k];
+      if (Status s = infer(); s != Status::kOk) return s;
       ++passes_;
+      if (!changed(first_output)) return Status::kOk;
+      carried_ = initial;
+      last_ = first_;
+    }
+    for (int pass = 1;; ++pass) {
+      if (!absorb(first_output)) return Status::kOk;
+      if (pass == kMaxPasses) make_all_variant();
+      ++passes_;
+      if (Status s = infer(); s != Status::kOk || pass == kMaxPasses) return s;
     }
   }
 
@@ -301,6 +320,14 @@ class CarriedFixpoint {
     variant_[k][axis] = true;
     return fresh(node_, out_, static_cast<std::uint32_t>(k),
                  static_cast<std::uint32_t>(axis) + axis_offset_, 0, kPosInf);
+  }
+
+  /// True when the last inference's carried outputs differ from the carried values.
+  bool changed(std::size_t first_output) const {
+    for (std::size_t k = 0; k < carried_.size(); ++k) {
+      if (!keeps(carried_[k], last_[first_output + k])) return true;
+    }
+    return false;
   }
 
   /// Folds one iteration's outputs into the carried values; true when anything changed.
@@ -369,6 +396,18 @@ Dim loop_trip_count(const INodeView& node, IShapeSink& out, const BodyValue& bod
   return fresh(node, out, scan_output, 0, 0, std::max<std::int64_t>(hi, 0));
 }
 
+/// True when the loop provably runs at least one iteration: M, if given, is >= 1 and the initial
+/// cond, if given, is true.
+bool loop_runs_once(const INodeView& node) {
+  std::vector<Dim> v;
+  if (node.has_input(0) &&
+      !(input_values(node, 0, &v) && v.size() == 1 && v[0].provably_ge(v[0].lift(1)))) {
+    return false;
+  }
+  return !node.has_input(1) ||
+         (input_values(node, 1, &v) && v.size() == 1 && v[0].provably_ne(v[0].lift(0)));
+}
+
 Status loop_op(const INodeView& node, IShapeSink& out) {
   if (node.input_count() < 2) return fail(out, "expects inputs M and cond (possibly empty)");
   const std::uint32_t carried_count = node.input_count() - 2;
@@ -387,7 +426,8 @@ Status loop_op(const INodeView& node, IShapeSink& out) {
   cond_in.has_value = true;
   cond_in.value = {node.constant(1)};
   CarriedFixpoint loop(node, out, std::move(initial), 0);
-  if (Status s = loop.run("body", {scalar_tensor(dtype::kInt64), cond_in}, {}, 1);
+  if (Status s = loop.run("body", {scalar_tensor(dtype::kInt64), cond_in}, {}, 1,
+                          loop_runs_once(node));
       s != Status::kOk) {
     return s;
   }
@@ -437,6 +477,9 @@ class SharedDim {
     out.constraint(ConstraintKind::kEq, dim_.handle(), d.handle(), 0);
     return Status::kOk;
   }
+
+  /// True when an input gave the dim and it is provably >= 1.
+  bool provably_positive() const { return known_ && dim_.provably_ge(dim_.lift(1)); }
 
   /// The shared dim, or a fresh one named after (output, axis) when no input knows it.
   Dim get(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint32_t axis) {
@@ -541,7 +584,9 @@ Status scan_op(const INodeView& node, IShapeSink& out) {
   if (Status s = scan_elements(node, out, l, &trip, &batch, &elements); s != Status::kOk) return s;
   const std::uint32_t offset = l.batched ? 1 : 0;
   CarriedFixpoint scan(node, out, std::move(initial), offset);
-  if (Status s = scan.run("body", {}, elements, 0); s != Status::kOk) return s;
+  if (Status s = scan.run("body", {}, elements, 0, trip.provably_positive()); s != Status::kOk) {
+    return s;
+  }
   for (std::uint32_t k = 0; k < l.states; ++k) {
     if (!node.has_output(k)) continue;
     BodyValue final_state = scan.carried()[k];

@@ -2,6 +2,7 @@
 // broadcasting, comparisons (bool results), Where, and value propagation for integer arithmetic
 // (expressions.md 8).
 #include "families.hpp"
+#include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
 namespace cctx::opsets::onnx {
@@ -40,9 +41,11 @@ Status unary_bool(const INodeView& node, IShapeSink& out) {
 
 // ---- binary / variadic broadcasting -------------------------------------------------------------
 
-/// Elementwise value propagation over broadcast small integer tensors.
+/// Elementwise value propagation over broadcast small tensors with integer values; a floating
+/// result keeps its value only while its type holds every element exactly.
 template <class Op>
-void propagate_values(const INodeView& node, IShapeSink& out, const Shape& result, Op op) {
+void propagate_values(const INodeView& node, IShapeSink& out, const Shape& result,
+                      std::int32_t dtype, Op op) {
   std::vector<Dim> a, b;
   if (!input_values(node, 0, &a) || !input_values(node, 1, &b)) return;
   if (!result.known || result.rank() > 1) return;
@@ -61,6 +64,7 @@ void propagate_values(const INodeView& node, IShapeSink& out, const Shape& resul
     if (!op(x, y, &r)) return;
     values.push_back(r);
   }
+  if (dtype::is_float(dtype) && !exact_in_float(out, dtype, values)) return;
   set_value(out, 0, values);
 }
 
@@ -78,23 +82,34 @@ Status arithmetic(const INodeView& node, IShapeSink& out) {
   if (!require_inputs(node, out, 2, &st)) return st;
   Shape result;
   if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
-  if (Status s = set_shape(out, 0, node.input_dtype(0), result); s != Status::kOk) return s;
+  const std::int32_t dtype = node.input_dtype(0);
+  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
   if (node.is_op("Add")) {
-    propagate_values(node, out, result, [](Dim x, Dim y, Dim* r) { return *r = x + y, true; });
+    propagate_values(node, out, result, dtype,
+                     [](Dim x, Dim y, Dim* r) { return *r = x + y, true; });
   } else if (node.is_op("Sub")) {
-    propagate_values(node, out, result, [](Dim x, Dim y, Dim* r) { return *r = x - y, true; });
+    propagate_values(node, out, result, dtype,
+                     [](Dim x, Dim y, Dim* r) { return *r = x - y, true; });
   } else if (node.is_op("Mul")) {
-    propagate_values(node, out, result, [](Dim x, Dim y, Dim* r) { return *r = x * y, true; });
+    propagate_values(node, out, result, dtype,
+                     [](Dim x, Dim y, Dim* r) { return *r = x * y, true; });
+  } else if (node.is_op("Div") && dtype::is_float(dtype)) {
+    // True division keeps a value only where the quotient is an exact integer.
+    propagate_values(node, out, result, dtype, [](Dim x, Dim y, Dim* r) {
+      if (!y.provably_ne(y.lift(0)) || !mod(x, y).is(0)) return false;
+      *r = exact_div(x, y);
+      return true;
+    });
   } else if (node.is_op("Div")) {
     // Integer division truncates; it equals floor division when both operands are >= 0 / > 0.
-    propagate_values(node, out, result, [](Dim x, Dim y, Dim* r) {
+    propagate_values(node, out, result, dtype, [](Dim x, Dim y, Dim* r) {
       if (!x.provably_ge(x.lift(0)) || !y.provably_gt(y.lift(0))) return false;
       *r = floor_div(x, y);
       return true;
     });
   } else if (node.is_op("Mod")) {
     const bool fmod = node.attr_int_or("fmod", 0) != 0;
-    propagate_values(node, out, result, [fmod](Dim x, Dim y, Dim* r) {
+    propagate_values(node, out, result, dtype, [fmod](Dim x, Dim y, Dim* r) {
       if (fmod && (!x.provably_ge(x.lift(0)) || !y.provably_gt(y.lift(0)))) return false;
       *r = mod(x, y);
       return true;
@@ -113,7 +128,7 @@ Status variadic(const INodeView& node, IShapeSink& out) {
   if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
   if (node.input_count() == 2 && (node.is_op("Max") || node.is_op("Min"))) {
     const bool is_max = node.is_op("Max");
-    propagate_values(node, out, result, [is_max](Dim x, Dim y, Dim* r) {
+    propagate_values(node, out, result, dtype, [is_max](Dim x, Dim y, Dim* r) {
       *r = is_max ? max(x, y) : min(x, y);
       return true;
     });
@@ -159,7 +174,8 @@ Status comparison(const INodeView& node, IShapeSink& out) {
   Shape result;
   if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
   if (Status s = set_shape(out, 0, dtype::kBool, result); s != Status::kOk) return s;
-  propagate_values(node, out, result, [&node](Dim x, Dim y, Dim* r) { return decide(x, y, node, r); });
+  propagate_values(node, out, result, dtype::kBool,
+                   [&node](Dim x, Dim y, Dim* r) { return decide(x, y, node, r); });
   return Status::kOk;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "families.hpp"
+#include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
 namespace cctx::opsets::onnx {
@@ -131,14 +132,36 @@ Status constant_of_shape(const INodeView& node, IShapeSink& out) {
   return Status::kOk;
 }
 
-/// Range: n = max(0, CeilToInt(limit - start, delta)) for integer inputs with a literal delta
-/// != 0 (start and limit may be symbolic); floating inputs only when all three are constants;
-/// otherwise a fresh length. Integer results of concrete length <= 64 carry their value.
+/// Input i as an integer: its value, or its floating constant when that is an exact integer.
+Dim integer_scalar(const INodeView& node, std::uint32_t i) {
+  Dim v = scalar_value(node, i);
+  double f;
+  if (!v.valid() && scalar_float(node, i, &f) && f == std::floor(f) && std::fabs(f) < 9.0e18) {
+    v = node.constant(static_cast<std::int64_t>(f));
+  }
+  return v;
+}
+
+/// Input i as a double: its floating constant or its concrete integer value.
+bool concrete_scalar(const INodeView& node, std::uint32_t i, double* out) {
+  if (scalar_float(node, i, out)) return true;
+  const Dim v = scalar_value(node, i);
+  std::int64_t k;
+  if (!v.valid() || !v.get_int(&k)) return false;
+  *out = static_cast<double>(k);
+  return true;
+}
+
+/// Range: n = max(0, CeilToInt(limit - start, delta)) when every input is an integer (a value,
+/// or a floating constant or value that is an exact integer) and delta is a literal != 0; start
+/// and limit may be symbolic. Otherwise computed from concrete inputs, else a fresh length.
+/// Results of concrete length <= 64 carry their value (floating ones while exact).
 Status range(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 3, &st)) return st;
   const std::int32_t dtype = node.input_dtype(0);
-  const Dim start = scalar_value(node, 0), limit = scalar_value(node, 1), delta = scalar_value(node, 2);
+  const Dim start = integer_scalar(node, 0), limit = integer_scalar(node, 1);
+  const Dim delta = integer_scalar(node, 2);
   std::int64_t step;
   if (start.valid() && limit.valid() && delta.valid() && delta.get_int(&step)) {
     if (step == 0) return fail(out, "delta is 0");
@@ -148,12 +171,14 @@ Status range(const INodeView& node, IShapeSink& out) {
     if (n.get_int(&count) && count <= kMaxValueElements) {
       std::vector<Dim> values;
       for (std::int64_t k = 0; k < count; ++k) values.push_back(start + k * step);
+      if (dtype::is_float(dtype) && !exact_in_float(out, dtype, values)) return Status::kOk;
       return set_value(out, 0, values);
     }
     return Status::kOk;
   }
   double fs, fl, fd;
-  if (scalar_float(node, 0, &fs) && scalar_float(node, 1, &fl) && scalar_float(node, 2, &fd)) {
+  if (concrete_scalar(node, 0, &fs) && concrete_scalar(node, 1, &fl) &&
+      concrete_scalar(node, 2, &fd)) {
     if (fd == 0.0) return fail(out, "delta is 0");
     const double n = std::ceil((fl - fs) / fd);
     if (!std::isfinite(n) || n > 9.0e18) return fail(out, "Range length is not finite");

@@ -1,7 +1,10 @@
 // Sequences and optionals. A sequence or optional value is described by its element tensor's
-// dtype and shape (types.hpp); the host does not track a sequence's length, so lengths and
-// concatenated sizes are fresh symbols. Elements of different shapes share one element shape whose
-// differing dims are the max of the alternatives (the upper bound If uses for its branches).
+// dtype and one shape standing for every element (types.hpp): elements of different shapes share
+// one whose differing dims are the max of the alternatives (the upper bound If uses for its
+// branches). When a sequence's length is known the host also keeps each position's shape
+// (IShapeSink::set_output_elements), which makes SequenceAt, SequenceLength and
+// ConcatFromSequence exact; what depends on data (a position or a split without a value) leaves
+// the length unknown, and the lengths and concatenated sizes it governs are fresh symbols.
 #include <algorithm>
 
 #include "families.hpp"
@@ -10,6 +13,9 @@
 namespace cctx::opsets::onnx {
 
 namespace {
+
+/// Longest sequence whose positions are tracked one by one (a split into many chunks is not).
+constexpr std::size_t kMaxTrackedLength = 64;
 
 Status set_sequence(IShapeSink& out, std::uint32_t o, std::int32_t dtype, const Shape& element) {
   std::vector<std::uint32_t> h = handles(element.dims);
@@ -44,6 +50,25 @@ Shape merge_elements(IShapeSink& out, const std::vector<Shape>& shapes) {
   return merged;
 }
 
+/// Sets a sequence of known length: one position per element (an unknown-rank element is only
+/// described by `common`, the shape standing for every element).
+Status set_positions(IShapeSink& out, std::uint32_t o, std::int32_t dtype, const Shape& common,
+                     const std::vector<Shape>& elements) {
+  if (Status s = set_sequence(out, o, dtype, common); s != Status::kOk) return s;
+  if (elements.size() > kMaxTrackedLength) return Status::kOk;
+  return set_elements(out, o, elements);
+}
+
+/// A sequence of known elements: the shape standing for them all is their merge when every one
+/// is known, else `fallback` (a shape that already stands for them all).
+Status set_known_elements(IShapeSink& out, std::uint32_t o, std::int32_t dtype,
+                          const std::vector<Shape>& elements, const Shape& fallback) {
+  const bool all_known =
+      std::all_of(elements.begin(), elements.end(), [](const Shape& e) { return e.known; });
+  return set_positions(out, o, dtype, all_known ? merge_elements(out, elements) : fallback,
+                       elements);
+}
+
 Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint32_t axis,
           std::int64_t lo, std::int64_t hi) {
   return Dim(&node.expr(), out.fresh_dim(o, axis, lo, hi));
@@ -57,11 +82,33 @@ bool require_sequence(const INodeView& node, IShapeSink& out, std::uint32_t i, S
   return false;
 }
 
+/// The position given by input i (`fallback` when absent) for a sequence of `length` elements,
+/// mapped into [0, length) ([0, length] with `past_end`, as for an insertion). `*known` is false
+/// when the position has no value; an out-of-range position fails.
+Status read_position(const INodeView& node, IShapeSink& out, std::uint32_t i, std::int64_t length,
+                     std::int64_t fallback, bool past_end, std::int64_t* position, bool* known) {
+  std::int64_t p = fallback;
+  *known = false;
+  if (node.has_input(i)) {
+    std::vector<std::int64_t> v;
+    if (!input_ints(node, i, &v) || v.size() != 1) return Status::kOk;
+    p = v[0];
+  }
+  const std::int64_t hi = past_end ? length : length - 1;
+  if (p < -length || p > hi) {
+    return fail(out, "position " + std::to_string(p) + " out of range for a sequence of " +
+                         std::to_string(length) + " element(s)");
+  }
+  *position = p < 0 ? p + length : p;
+  *known = true;
+  return Status::kOk;
+}
+
 // ---- construction and access --------------------------------------------------------------------
 
 Status sequence_empty(const INodeView& node, IShapeSink& out) {
   const auto dtype = static_cast<std::int32_t>(node.attr_int_or("dtype", dtype::kFloat));
-  return set_sequence(out, 0, dtype, Shape::unknown());
+  return set_positions(out, 0, dtype, Shape::unknown(), {});
 }
 
 Status sequence_construct(const INodeView& node, IShapeSink& out) {
@@ -69,7 +116,7 @@ Status sequence_construct(const INodeView& node, IShapeSink& out) {
   if (!require_inputs(node, out, 1, &st)) return st;
   std::vector<Shape> shapes;
   for (std::uint32_t i = 0; i < node.input_count(); ++i) shapes.push_back(input_shape(node, i));
-  return set_sequence(out, 0, node.input_dtype(0), merge_elements(out, shapes));
+  return set_positions(out, 0, node.input_dtype(0), merge_elements(out, shapes), shapes);
 }
 
 Status sequence_insert(const INodeView& node, IShapeSink& out) {
@@ -77,26 +124,75 @@ Status sequence_insert(const INodeView& node, IShapeSink& out) {
   if (!require_inputs(node, out, 2, &st) || !require_sequence(node, out, 0, &st)) return st;
   std::int32_t dtype = node.input_dtype(0);
   if (dtype == dtype::kUndefined) dtype = node.input_dtype(1);
-  return set_sequence(out, 0, dtype,
-                      merge_elements(out, {input_shape(node, 0), input_shape(node, 1)}));
+  const Shape inserted = input_shape(node, 1);
+  std::vector<Shape> elements;
+  if (!input_elements(node, 0, &elements)) {
+    return set_sequence(out, 0, dtype, merge_elements(out, {input_shape(node, 0), inserted}));
+  }
+  const auto length = static_cast<std::int64_t>(elements.size());
+  std::int64_t at = 0;
+  bool known = false;
+  if (Status s = read_position(node, out, 2, length, length, true, &at, &known); s != Status::kOk) {
+    return s;
+  }
+  if (known) {
+    elements.insert(elements.begin() + at, inserted);
+    const Shape common = length == 0 ? inserted
+                                     : merge_elements(out, {input_shape(node, 0), inserted});
+    return set_known_elements(out, 0, dtype, elements, common);
+  }
+  // A position without a value: one more element, none of them known by position.
+  return set_positions(out, 0, dtype, merge_elements(out, {input_shape(node, 0), inserted}),
+                       std::vector<Shape>(elements.size() + 1, Shape::unknown()));
 }
 
 Status sequence_at(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 2, &st) || !require_sequence(node, out, 0, &st)) return st;
+  std::vector<Shape> elements;
+  if (input_elements(node, 0, &elements)) {
+    const auto length = static_cast<std::int64_t>(elements.size());
+    std::int64_t at = 0;
+    bool known = false;
+    if (Status s = read_position(node, out, 1, length, 0, false, &at, &known); s != Status::kOk) {
+      return s;
+    }
+    if (known && elements[static_cast<std::size_t>(at)].known) {
+      return set_shape(out, 0, node.input_dtype(0), elements[static_cast<std::size_t>(at)]);
+    }
+  }
   return set_shape(out, 0, node.input_dtype(0), input_shape(node, 0));
 }
 
 Status sequence_erase(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
-  return set_sequence(out, 0, node.input_dtype(0), input_shape(node, 0));
+  const std::int32_t dtype = node.input_dtype(0);
+  const Shape common = input_shape(node, 0);
+  std::vector<Shape> elements;
+  if (!input_elements(node, 0, &elements)) return set_sequence(out, 0, dtype, common);
+  const auto length = static_cast<std::int64_t>(elements.size());
+  if (length == 0) return fail(out, "cannot erase from an empty sequence");
+  std::int64_t at = 0;
+  bool known = false;
+  if (Status s = read_position(node, out, 1, length, -1, false, &at, &known); s != Status::kOk) {
+    return s;
+  }
+  if (known) {
+    elements.erase(elements.begin() + at);
+    return set_known_elements(out, 0, dtype, elements, common);
+  }
+  return set_positions(out, 0, dtype, common,
+                       std::vector<Shape>(elements.size() - 1, Shape::unknown()));
 }
 
 Status sequence_length(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
-  return set_shape(out, 0, dtype::kInt64, Shape::of({}));
+  if (Status s = set_shape(out, 0, dtype::kInt64, Shape::of({})); s != Status::kOk) return s;
+  const std::int32_t length = node.input_sequence_length(0);
+  if (length >= 0) return set_value(out, 0, {node.constant(length)});
+  return Status::kOk;
 }
 
 // ---- split and concat ---------------------------------------------------------------------------
@@ -117,11 +213,37 @@ Dim split_chunk_dim(const INodeView& node, IShapeSink& out, Dim d, std::uint32_t
   return fresh(node, out, 0, axis, 0, std::max<std::int64_t>(hi, 0));
 }
 
+/// The split-axis size of every element of SplitToSequence when their number is known: d chunks
+/// of 1 without `split` (d concrete), the entries of a `split` list, or chunks of a concrete
+/// scalar `split` s of a concrete d (the last one d - (n-1)*s).
+bool split_chunks(const INodeView& node, Dim d, std::vector<Dim>* chunks) {
+  std::int64_t size;
+  if (!node.has_input(1)) {
+    if (!d.get_int(&size) || size > static_cast<std::int64_t>(kMaxTrackedLength)) return false;
+    chunks->assign(static_cast<std::size_t>(size), d.lift(1));
+    return true;
+  }
+  std::vector<Dim> split;
+  const Shape split_shape = input_shape(node, 1);
+  if (!input_values(node, 1, &split) || !split_shape.known || split_shape.rank() > 1) return false;
+  if (split_shape.rank() == 1) {
+    *chunks = split;
+    return true;
+  }
+  std::int64_t s;
+  if (split.size() != 1 || !split[0].get_int(&s) || s <= 0 || !d.get_int(&size)) return false;
+  if ((size + s - 1) / s > static_cast<std::int64_t>(kMaxTrackedLength)) return false;
+  for (std::int64_t begin = 0; begin < size; begin += s) {
+    chunks->push_back(d.lift(std::min(s, size - begin)));
+  }
+  return true;
+}
+
 Status split_to_sequence(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 1, &st)) return st;
   const std::int32_t dtype = node.input_dtype(0);
-  Shape in = input_shape(node, 0);
+  const Shape in = input_shape(node, 0);
   if (!in.known) return set_sequence(out, 0, dtype, Shape::unknown());
   std::int64_t axis;
   const std::int64_t a = node.attr_int_or("axis", 0);
@@ -129,18 +251,47 @@ Status split_to_sequence(const INodeView& node, IShapeSink& out) {
     return fail(out, "axis " + std::to_string(a) + " out of range");
   }
   const auto at = static_cast<std::size_t>(axis);
-  if (node.has_input(1)) {
-    in.dims[at] = split_chunk_dim(node, out, in.dims[at], static_cast<std::uint32_t>(at));
-  } else if (node.attr_int_or("keepdims", 1) != 0) {
-    in.dims[at] = in.dims[at].lift(1);
-  } else {
-    in.dims.erase(in.dims.begin() + static_cast<std::ptrdiff_t>(at));
-  }
-  return set_sequence(out, 0, dtype, in);
+  const Dim d = in.dims[at];
+  const bool drop_axis = !node.has_input(1) && node.attr_int_or("keepdims", 1) == 0;
+  auto element_with = [&](Dim size) {
+    Shape e = in;
+    if (drop_axis) {
+      e.dims.erase(e.dims.begin() + static_cast<std::ptrdiff_t>(at));
+    } else {
+      e.dims[at] = size;
+    }
+    return e;
+  };
+  const Dim common_size = node.has_input(1)
+                              ? split_chunk_dim(node, out, d, static_cast<std::uint32_t>(at))
+                              : d.lift(1);
+  const Shape common = element_with(common_size);
+  std::vector<Dim> chunks;
+  if (!split_chunks(node, d, &chunks)) return set_sequence(out, 0, dtype, common);
+  std::vector<Shape> elements;
+  for (Dim size : chunks) elements.push_back(element_with(size));
+  return set_positions(out, 0, dtype, common, elements);
 }
 
-/// The concatenated (or stacked) axis depends on the sequence's length, which is not tracked: it
-/// is fresh; the other dims are the elements'.
+/// The concatenated axis: the sum of the elements' dims there, or (new_axis) their number, when
+/// the positions are known; otherwise fresh.
+Dim joined_dim(const INodeView& node, IShapeSink& out, std::size_t at, std::size_t rank,
+               bool new_axis) {
+  std::vector<Shape> elements;
+  if (input_elements(node, 0, &elements) && !elements.empty()) {
+    if (new_axis) return node.constant(static_cast<std::int64_t>(elements.size()));
+    const bool same_rank = std::all_of(elements.begin(), elements.end(), [rank](const Shape& e) {
+      return e.known && e.rank() == rank;
+    });
+    if (same_rank) {
+      Dim sum = node.constant(0);
+      for (const Shape& e : elements) sum += e.dims[at];
+      return sum;
+    }
+  }
+  return fresh(node, out, 0, static_cast<std::uint32_t>(at), 0, kPosInf);
+}
+
 Status concat_from_sequence(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
@@ -155,7 +306,7 @@ Status concat_from_sequence(const INodeView& node, IShapeSink& out) {
   if (!normalize_axis(a, rank, &axis))
     return fail(out, "axis " + std::to_string(a) + " out of range");
   const auto at = static_cast<std::size_t>(axis);
-  Dim joined = fresh(node, out, 0, static_cast<std::uint32_t>(at), 0, kPosInf);
+  const Dim joined = joined_dim(node, out, at, element.rank(), new_axis);
   if (new_axis) {
     element.dims.insert(element.dims.begin() + static_cast<std::ptrdiff_t>(at), joined);
   } else {

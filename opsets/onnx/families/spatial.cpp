@@ -12,9 +12,10 @@ namespace cctx::opsets::onnx {
 
 namespace {
 
-/// Dyadic scales p/2^e are kept exact when |p| and 2^e are at most 2^16 (expressions.md 7).
-constexpr int kMaxScaleExponent = 16;
-constexpr double kMaxScaleNumerator = 65536.0;
+/// A float32 scale is exactly p/2^e with p < 2^24: `(p*x)//2^e` is exact for every such scale
+/// with e <= 40 (expressions.md 7); the engine evaluates the product in 128 bits.
+constexpr int kMaxScaleExponent = 40;
+constexpr double kMaxScaleNumerator = 16777216.0;
 
 Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::size_t axis,
           std::int64_t lo, std::int64_t hi) {
@@ -28,8 +29,9 @@ std::int64_t floor_bound(double v) {
   return static_cast<std::int64_t>(std::floor(v));
 }
 
-/// floor(x * scale) for one axis: concrete x -> the number; integral m -> m*x; dyadic p/2^e ->
-/// (p*x)//2^e (0.5 -> x//2, 1.5 -> (3*x)//2); otherwise a fresh dim bounded by the scaled bounds.
+/// floor(x * scale) for one axis: concrete x -> the number; integral m -> m*x; p/2^e in lowest
+/// terms -> (p*x)//2^e (0.5 -> x//2, 1.5 -> (3*x)//2, 0.6f -> (5033165*x)//8388608);
+/// otherwise (a tiny scale, e > 40) a fresh dim bounded by the scaled bounds.
 Dim scaled_dim(const INodeView& node, IShapeSink& out, Dim x, double scale, std::size_t axis) {
   std::int64_t xv;
   if (x.get_int(&xv)) return node.constant(floor_bound(static_cast<double>(xv) * scale));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "families.hpp"
+#include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
 namespace cctx::opsets::onnx {
@@ -262,18 +263,19 @@ Status cast(const INodeView& node, IShapeSink& out) {
   std::int32_t to = node.is_op("CastLike") ? node.input_dtype(1)
                                            : static_cast<std::int32_t>(node.attr_int_or("to", 0));
   if (Status r = set_shape(out, 0, to, input_shape(node, 0)); r != Status::kOk) return r;
+  std::vector<Dim> values;
+  if (!input_values(node, 0, &values)) return Status::kOk;
   if (to == dtype::kInt64 || to == dtype::kInt32) {
-    std::vector<Dim> values;
-    if (input_values(node, 0, &values)) {
-      if (to == dtype::kInt32) {
-        for (Dim v : values) {
-          std::int64_t x;
-          if (v.get_int(&x) && (x < INT32_MIN || x > INT32_MAX)) return Status::kOk;
-        }
+    if (to == dtype::kInt32) {
+      for (Dim v : values) {
+        std::int64_t x;
+        if (v.get_int(&x) && (x < INT32_MIN || x > INT32_MAX)) return Status::kOk;
       }
-      return set_value(out, 0, values);
     }
+    return set_value(out, 0, values);
   }
+  // Integers survive a cast to a floating type that holds them exactly.
+  if (exact_in_float(out, to, values)) return set_value(out, 0, values);
   return Status::kOk;
 }
 

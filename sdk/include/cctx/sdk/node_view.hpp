@@ -60,7 +60,10 @@ class CCTX_SDK_VISIBLE INodeView {
   virtual std::int32_t input_rank(std::uint32_t i) const noexcept = 0;
   /// Handle of dim `axis` of input i (0 <= axis < input_rank(i)).
   virtual std::uint32_t input_dim_handle(std::uint32_t i, std::uint32_t axis) const noexcept = 0;
-  /// Number of known elements of input i's value (a small integer tensor), or -1 when unknown.
+  /// Number of known elements of input i's value, or -1 when unknown. A value is a small tensor
+  /// (at most 64 elements) whose every element is an exact integer: an integer or bool tensor,
+  /// or a floating tensor whose elements are all exact integers (e.g. Cast of an integer value
+  /// to float), so each element is an integer expression whatever the input's dtype.
   virtual std::int32_t input_value_size(std::uint32_t i) const noexcept = 0;
   /// Handle of element k of input i's known value.
   virtual std::uint32_t input_value_handle(std::uint32_t i, std::uint32_t k) const noexcept = 0;
@@ -85,12 +88,28 @@ class CCTX_SDK_VISIBLE INodeView {
   virtual std::int32_t attr_graph_inputs(StringRef name) const noexcept = 0;
   virtual std::int32_t attr_graph_outputs(StringRef name) const noexcept = 0;
 
+  /// Length of sequence input i when the host knows it (every position has a known element
+  /// description), -1 otherwise: unknown length, not a sequence, or an absent input.
+  /// @since 1.0
+  virtual std::int32_t input_sequence_length(std::uint32_t i) const noexcept = 0;
+  /// Rank of element k of sequence input i (0 <= k < input_sequence_length(i)); -1 for an
+  /// unknown rank or an out-of-range position.
+  /// @since 1.0
+  virtual std::int32_t input_element_rank(std::uint32_t i, std::uint32_t k) const noexcept = 0;
+  /// Handle of dim `axis` of element k of sequence input i (0 <= axis < input_element_rank).
+  /// @since 1.0
+  virtual std::uint32_t input_element_dim_handle(std::uint32_t i, std::uint32_t k,
+                                                 std::uint32_t axis) const noexcept = 0;
+
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   Dim input_dim(std::uint32_t i, std::uint32_t axis) const noexcept {
     return Dim(&expr(), input_dim_handle(i, axis));
   }
   Dim input_value(std::uint32_t i, std::uint32_t k) const noexcept {
     return Dim(&expr(), input_value_handle(i, k));
+  }
+  Dim input_element_dim(std::uint32_t i, std::uint32_t k, std::uint32_t axis) const noexcept {
+    return Dim(&expr(), input_element_dim_handle(i, k, axis));
   }
   Dim constant(std::int64_t v) const noexcept { return Dim::constant(expr(), v); }
   bool is_op(StringRef op) const noexcept { return op_type().equals(op); }

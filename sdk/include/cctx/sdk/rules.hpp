@@ -55,7 +55,8 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// Sets output `out`: kind, element type and shape (`rank` handles; rank -1 = unknown rank).
   virtual Status set_output(std::uint32_t out, ValueKind kind, std::int32_t dtype,
                             std::int32_t rank, const std::uint32_t* dims) noexcept = 0;
-  /// Sets the known value of output `out` (a small integer tensor, row-major, <= 64 elements).
+  /// Sets the known value of output `out`: row-major, at most 64 elements, each an exact integer
+  /// (an integer tensor, or a floating tensor whose elements are all exact integers).
   virtual Status set_output_value(std::uint32_t out, std::uint32_t count,
                                   const std::uint32_t* values) noexcept = 0;
   /// A fresh producer-named symbol `<Op>_<node>_o<out>_d<axis>` bounded by [lo, hi].
@@ -72,6 +73,14 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// values stay visible) and reports each body output to `outputs`.
   virtual Status infer_body(StringRef attr, std::uint32_t input_count, const ValueDesc* inputs,
                             IBodyOutputs& outputs) noexcept = 0;
+  /// Sets the length of sequence output `out` (`count` positions) and each element's shape:
+  /// `ranks[k]` is element k's rank (-1: unknown) and `dims` holds the dims of the elements of
+  /// known rank, one element after the other. Call it after set_output, which forgets them;
+  /// without it the length stays unknown.
+  /// @since 1.0
+  virtual Status set_output_elements(std::uint32_t out, std::uint32_t count,
+                                     const std::int32_t* ranks,
+                                     const std::uint32_t* dims) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   Status set_tensor(std::uint32_t out, std::int32_t dtype, std::int32_t rank,

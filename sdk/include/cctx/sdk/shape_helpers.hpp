@@ -75,6 +75,24 @@ inline bool input_ints(const INodeView& node, std::uint32_t i, std::vector<std::
   return true;
 }
 
+/// The element shapes of sequence input i, one per position, or false when its length is
+/// unknown.
+inline bool input_elements(const INodeView& node, std::uint32_t i, std::vector<Shape>* out) {
+  const std::int32_t length = node.input_sequence_length(i);
+  if (length < 0) return false;
+  out->assign(static_cast<std::size_t>(length), Shape::unknown());
+  for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(length); ++k) {
+    const std::int32_t rank = node.input_element_rank(i, k);
+    if (rank < 0) continue;
+    Shape& s = (*out)[k];
+    s.known = true;
+    for (std::int32_t a = 0; a < rank; ++a) {
+      s.dims.push_back(node.input_element_dim(i, k, static_cast<std::uint32_t>(a)));
+    }
+  }
+  return true;
+}
+
 inline std::vector<std::uint32_t> handles(const std::vector<Dim>& dims) {
   std::vector<std::uint32_t> h;
   h.reserve(dims.size());
@@ -92,6 +110,19 @@ inline Status set_shape(IShapeSink& out, std::uint32_t index, std::int32_t dtype
 inline Status set_value(IShapeSink& out, std::uint32_t index, const std::vector<Dim>& values) {
   std::vector<std::uint32_t> h = handles(values);
   return out.set_output_value(index, static_cast<std::uint32_t>(h.size()), h.data());
+}
+
+/// Sets the length of sequence output `index` and the shape of each of its elements (call it
+/// after the output's set_output).
+inline Status set_elements(IShapeSink& out, std::uint32_t index, const std::vector<Shape>& elements) {
+  std::vector<std::int32_t> ranks;
+  std::vector<std::uint32_t> dims;
+  for (const Shape& e : elements) {
+    ranks.push_back(e.known ? static_cast<std::int32_t>(e.rank()) : -1);
+    for (Dim d : e.dims) dims.push_back(d.handle());
+  }
+  return out.set_output_elements(index, static_cast<std::uint32_t>(ranks.size()), ranks.data(),
+                                 dims.data());
 }
 
 /// Maps a possibly negative axis into [0, rank). False when out of range.

@@ -1,0 +1,79 @@
+// A proof of a >= b that builds no expression: a linear merge of the two polynomials' terms.
+// It decides the common case of comparing memory totals (sums of non-negative monomials with
+// non-negative coefficients) in O(terms), where prove_ge would intern a - b first.
+#include "expr/pool_impl.hpp"
+
+namespace cctx {
+
+using namespace detail;
+
+namespace {
+
+/// A polynomial's terms read in place: a Sum's payload, or one term for a lone atom/monomial.
+struct TermView {
+  std::int64_t c0 = 0;
+  const std::uint32_t* words = nullptr;  // 3 words per term (monomial, coef low, coef high)
+  std::uint32_t count = 0;
+  std::uint32_t single[3] = {0, 1, 0};
+};
+
+void view_terms(const PoolImpl& pool, Expr e, TermView* v) {
+  const Node& n = pool.nodes[e.id];
+  if (n.kind == Kind::kInt) {
+    v->c0 = n.aux;
+  } else if (n.kind == Kind::kSum) {
+    v->c0 = n.aux;
+    v->words = pool.payload.data() + n.off;
+    v->count = n.len / 3;
+  } else {
+    v->single[0] = e.id;
+    v->words = v->single;
+    v->count = 1;
+  }
+}
+
+}  // namespace
+
+bool PoolImpl::dominates_termwise(Expr a, Expr b) {
+  if (a == b) return true;
+  TermView va, vb;
+  view_terms(*this, a, &va);
+  view_terms(*this, b, &vb);
+  // slack = (c0a - c0b) + sum over monomials of (coef difference) * (monomial's lower bound);
+  // every coefficient difference must be >= 0 on a monomial known to be >= 0. In 128 bits, with
+  // a conservative "not shown" when a product could leave the exactly representable range.
+  constexpr Int128 kLimit = static_cast<Int128>(1) << 100;
+  Int128 slack = static_cast<Int128>(va.c0) - static_cast<Int128>(vb.c0);
+  if (slack < -kLimit) return false;
+  std::uint32_t i = 0, j = 0;
+  while (i < va.count || j < vb.count) {
+    std::uint32_t mono;
+    Int128 diff;
+    if (j == vb.count || (i < va.count && va.words[3 * i] < vb.words[3 * j])) {
+      mono = va.words[3 * i];
+      diff = get_i64(va.words + 3 * i + 1);
+      ++i;
+    } else if (i == va.count || vb.words[3 * j] < va.words[3 * i]) {
+      mono = vb.words[3 * j];
+      diff = -static_cast<Int128>(get_i64(vb.words + 3 * j + 1));
+      ++j;
+    } else {
+      mono = va.words[3 * i];
+      diff = static_cast<Int128>(get_i64(va.words + 3 * i + 1)) -
+             static_cast<Int128>(get_i64(vb.words + 3 * j + 1));
+      ++i;
+      ++j;
+    }
+    if (diff == 0) continue;
+    if (diff < 0) return false;
+    const Interval range = interval(Expr{mono});
+    if (range.lo == kNegInf || range.lo < 0) return false;
+    const Int128 lo = range.lo;
+    // A contribution beyond the limit already outweighs any slack deficit the check allows.
+    slack = (lo != 0 && diff > kLimit / lo) ? kLimit : slack + diff * lo;
+    if (slack > kLimit) slack = kLimit;  // later terms only add: staying positive is all that counts
+  }
+  return slack >= 0;
+}
+
+}  // namespace cctx
