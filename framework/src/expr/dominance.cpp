@@ -66,9 +66,15 @@ bool PoolImpl::dominates_termwise(Expr a, Expr b) {
     }
     if (diff == 0) continue;
     if (diff < 0) return false;
+    // The monomial's interval lower bound, or 0 when only a proof sees it is non-negative
+    // (`min(4096,p+s)-min(4096,p)` is, though its interval dips below 0); proofs are cached.
     const Interval range = interval(Expr{mono});
-    if (range.lo == kNegInf || range.lo < 0) return false;
-    const Int128 lo = range.lo;
+    Int128 lo = 0;
+    if (range.lo != kNegInf && range.lo >= 0) {
+      lo = range.lo;
+    } else if (!prove_nonneg(Expr{mono})) {
+      return false;
+    }
     // A contribution beyond the limit already outweighs any slack deficit the check allows.
     slack = (lo != 0 && diff > kLimit / lo) ? kLimit : slack + diff * lo;
     if (slack > kLimit) slack = kLimit;  // later terms only add: staying positive is all that counts

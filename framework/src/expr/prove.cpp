@@ -182,6 +182,17 @@ bool detail::PoolImpl::nonneg_step(Expr d, int depth, ProofCtx& ctx) {
   if (iv.lo >= 0) return true;
   if (iv.hi < 0) return false;
 
+  // (2b) a monomial is >= 0 when each factor of odd exponent is: the interval of a product
+  // loses that when a factor's own interval dips below 0 (`b*min(x,1)*s` with x >= 0 by proof).
+  if (n.kind == Kind::kMono) {
+    const std::vector<std::uint32_t> w(payload.begin() + n.off, payload.begin() + n.off + n.len);
+    bool all = true;
+    for (std::size_t i = 0; i < w.size() && all; i += 2) {
+      if (w[i + 1] % 2 == 1) all = nonneg_rec(Expr{w[i]}, depth, ctx);
+    }
+    if (all) return true;
+  }
+
   // (3) case split on max/min atoms that are linear terms c*atom of d. With -c*max / +c*min
   // (c > 0) the atom may equal any argument, so every case is needed, and the split loses
   // nothing: such an atom is split first. Otherwise d >= rest + c*arg for each argument and one
