@@ -98,5 +98,21 @@ TEST(MicrosoftTransformerBlock, PeakIsAFormulaInBatchAndSeq) {
   EXPECT_GT(wider.bytes, small.bytes);
 }
 
+TEST(MicrosoftTransformerBlock, FastGeluWritesOverTheFeedForwardProduct) {
+  auto a = test::analyze(transformer_block());
+  // Node 5 is FastGelu: its MatMul input dies there and has its size, so the output takes the
+  // buffer over and allocates nothing (onnxruntime's MayInplace(0, 0)).
+  ASSERT_EQ(a.ctx->graph().node(5).op_type, "FastGelu");
+  ASSERT_EQ(a.ctx->inplace(5).size(), 1u);
+  EXPECT_EQ(a.ctx->inplace(5)[0].output, 0u);
+  EXPECT_EQ(a.ctx->inplace(5)[0].input, 0u);
+  EXPECT_EQ(a.print(a.ctx->memory(5).output_allocation), "0");
+  // The attention and normalizations declare no reuse: each allocates its output.
+  EXPECT_TRUE(a.ctx->inplace(1).empty());
+  EXPECT_EQ(a.print(a.ctx->memory(1).output_allocation),
+            "256*batch*seq");  // [batch, seq, 64] floats
+  EXPECT_TRUE(a.ctx->inplace(7).empty());
+}
+
 }  // namespace
 }  // namespace cctx
