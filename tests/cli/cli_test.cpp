@@ -134,9 +134,10 @@ TEST(CliPlugins, ListsTheOpsetPluginAndItsRules) {
   auto r = run_cctx("plugins --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc.size(), 2u);
+  ASSERT_EQ(doc.size(), 3u);
   EXPECT_EQ(doc[0]["name"], "onnx");
   EXPECT_EQ(doc[1]["name"], "onnx_ml");
+  EXPECT_EQ(doc[2]["name"], "microsoft");
   EXPECT_EQ(doc[0]["abi"], "1.0");
   EXPECT_EQ(doc[0]["domains"][0]["domain"], "ai.onnx");
   EXPECT_TRUE(doc[0]["ops"].contains("ai.onnx::MatMul"));

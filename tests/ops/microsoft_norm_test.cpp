@@ -1,0 +1,141 @@
+// The com.microsoft normalizations through the real pipeline: SkipLayerNormalization (every
+// optional output), SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization, the contrib
+// LayerNormalization (with the row-statistics scratch) and EmbedLayerNormalization.
+#include <gtest/gtest.h>
+
+#include "model_builder.hpp"
+
+namespace cctx {
+namespace {
+
+using test::attr;
+using test::Dims;
+using test::kFloat;
+using test::kFloat16;
+using test::kInt32;
+using test::ModelBuilder;
+
+constexpr const char* kMs = "com.microsoft";
+
+ModelBuilder ms_model() {
+  ModelBuilder b(17);
+  b.opset(kMs, 1);
+  return b;
+}
+
+::testing::AssertionResult ruled(const test::Analysis& a) {
+  if (a.has_warning("no shape rule") || a.has_warning("no cctx shape rule") ||
+      a.has_warning("using the fallbacks")) {
+    return ::testing::AssertionFailure() << a.warnings();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(MicrosoftSkipLayerNorm, EveryOptionalOutput) {
+  ModelBuilder b = ms_model();
+  b.input("X", kFloat16, {"B", "S", 768}).input("skip", kFloat16, {"B", "S", 768});
+  for (const char* p : {"gamma", "beta", "bias"}) b.input(p, kFloat16, {768});
+  b.node("SkipLayerNormalization", {"X", "skip", "gamma", "beta", "bias"},
+         {"Y", "mean", "inv_std", "sum"}, {attr("epsilon", 1e-12f)}, kMs);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(ruled(a));
+  EXPECT_EQ(a.dims("Y"), (Dims{"B", "S", "768"}));
+  EXPECT_EQ(a.dtype("Y"), kFloat16);
+  EXPECT_EQ(a.dims("mean"), (Dims{"B", "S", "1"}));
+  EXPECT_EQ(a.dtype("mean"), kFloat);
+  EXPECT_EQ(a.dims("inv_std"), (Dims{"B", "S", "1"}));
+  EXPECT_EQ(a.dims("sum"), (Dims{"B", "S", "768"}));
+  EXPECT_EQ(a.dtype("sum"), kFloat16);
+  EXPECT_EQ(a.warnings(), "");
+}
+
+TEST(MicrosoftSkipLayerNorm, SkipMayDropLeadingDimsAndSumSkipsMeanOutputs) {
+  ModelBuilder b = ms_model();
+  b.input("X", kFloat, {"B", "S", 64})
+      .input("skip", kFloat, {"S", 64})
+      .input("gamma", kFloat, {64});
+  b.node("SkipLayerNormalization", {"X", "skip", "gamma"}, {"Y", "", "", "sum"}, {}, kMs);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(ruled(a));
+  EXPECT_EQ(a.dims("sum"), (Dims{"B", "S", "64"}));
+}
+
+TEST(MicrosoftSkipLayerNorm, MismatchedGammaIsAnError) {
+  ModelBuilder b = ms_model();
+  b.input("X", kFloat, {"B", "S", 64}).input("gamma", kFloat, {32});
+  b.node("SkipLayerNormalization", {"X", "X", "gamma"}, {"Y"}, {}, kMs);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(a.has_warning("gamma length differs from the hidden size: 64 vs 32")) << a.warnings();
+}
+
+TEST(MicrosoftSkipSimplifiedLayerNorm, TokensByHidden) {
+  ModelBuilder b = ms_model();
+  b.input("X", kFloat, {"T", 4096})
+      .input("skip", kFloat, {"T", 4096})
+      .input("gamma", kFloat, {4096});
+  b.node("SkipSimplifiedLayerNormalization", {"X", "skip", "gamma"}, {"Y", "", "inv", "sum"}, {},
+         kMs);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(ruled(a));
+  EXPECT_EQ(a.dims("Y"), (Dims{"T", "4096"}));
+  EXPECT_EQ(a.dims("inv"), (Dims{"T", "1"}));
+  EXPECT_EQ(a.dims("sum"), (Dims{"T", "4096"}));
+}
+
+TEST(MicrosoftSimplifiedLayerNorm, InvStdDevAndScratch) {
+  ModelBuilder b = ms_model();
+  b.input("X", kFloat16, {"B", "S", 2048}).input("scale", kFloat16, {2048});
+  b.node("SimplifiedLayerNormalization", {"X", "scale"}, {"Y"}, {}, kMs);
+  b.node("SimplifiedLayerNormalization", {"X", "scale"}, {"Y2", "inv"}, {attr("axis", 1)}, kMs);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(ruled(a));
+  EXPECT_EQ(a.dims("Y"), (Dims{"B", "S", "2048"}));
+  EXPECT_EQ(a.dims("inv"), (Dims{"B", "1", "1"}));
+  EXPECT_EQ(a.dtype("inv"), kFloat);
+  EXPECT_EQ(a.scratch(0), "4*B*S");  // one float statistic per row
+  EXPECT_EQ(a.scratch(1), "0");      // kept in the output
+}
+
+TEST(MicrosoftLayerNorm, ContribVersionMatchesTheOnnxOne) {
+  ModelBuilder b = ms_model();
+  b.input("X", kFloat, {"B", "S", 768}).input("g", kFloat, {768}).input("beta", kFloat, {768});
+  b.node("LayerNormalization", {"X", "g", "beta"}, {"Y", "mean"}, {}, kMs);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(ruled(a));
+  EXPECT_EQ(a.dims("Y"), (Dims{"B", "S", "768"}));
+  EXPECT_EQ(a.dims("mean"), (Dims{"B", "S", "1"}));
+  EXPECT_EQ(a.scratch(0), "4*B*S");  // InvStdDev is not an output
+}
+
+TEST(MicrosoftEmbedLayerNorm, BertEmbeddings) {
+  ModelBuilder b = ms_model();
+  b.input("ids", kInt32, {"B", "S"}).input("segments", kInt32, {"B", "S"});
+  b.input("mask", kInt32, {"B", "S"});
+  b.input("word", kFloat, {30522, 768}).input("pos", kFloat, {512, 768});
+  b.input("seg", kFloat, {2, 768}).input("gamma", kFloat, {768}).input("beta", kFloat, {768});
+  b.node("EmbedLayerNormalization",
+         {"ids", "segments", "word", "pos", "seg", "gamma", "beta", "mask"},
+         {"Y", "mask_index", "sum"}, {}, kMs);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(ruled(a));
+  EXPECT_EQ(a.dims("Y"), (Dims{"B", "S", "768"}));
+  EXPECT_EQ(a.dtype("Y"), kFloat);
+  EXPECT_EQ(a.dims("mask_index"), (Dims{"B"}));
+  EXPECT_EQ(a.dtype("mask_index"), kInt32);
+  EXPECT_EQ(a.dims("sum"), (Dims{"B", "S", "768"}));
+  EXPECT_EQ(a.warnings(), "");
+}
+
+TEST(MicrosoftEmbedLayerNorm, HiddenSizesMustAgree) {
+  ModelBuilder b = ms_model();
+  b.input("ids", kInt32, {"B", "S"});
+  b.input("word", kFloat, {100, 64}).input("pos", kFloat, {512, 32});
+  b.input("gamma", kFloat, {64}).input("beta", kFloat, {64});
+  b.node("EmbedLayerNormalization", {"ids", "", "word", "pos", "", "gamma", "beta"}, {"Y"}, {},
+         kMs);
+  auto a = test::analyze(b);
+  EXPECT_TRUE(a.has_warning("position_embedding hidden sizes differ: 64 vs 32")) << a.warnings();
+}
+
+}  // namespace
+}  // namespace cctx
