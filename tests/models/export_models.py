@@ -118,17 +118,20 @@ class Cnn(nn.Module):
 
 
 class ControlFlow(nn.Module):
-    """Scripted control flow: a data-dependent If and a Loop over the sequence axis."""
+    """Scripted control flow: a data-dependent If and a Loop over the sequence axis (torch exports
+    the list it appends to as a sequence carried by the Loop, not as a scan output)."""
 
     def __init__(self, dim: int = 8):
         super().__init__()
         self.step = nn.Linear(dim, dim)
 
     def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        # Which branch needs more working memory depends on seq: then [batch, 2*seq, 8],
+        # else [batch, seq+4, 8].
         if bool(x.sum() > 0):
-            y = torch.cat([x, x], dim=1)
+            y = torch.tanh(torch.cat([x, x], dim=1))
         else:
-            y = x * 2.0
+            y = torch.tanh(torch.cat([x, x[:, :1].repeat(1, 4, 1)], dim=1))
         state = torch.zeros_like(x[:, 0])
         outs: List[torch.Tensor] = []
         for t in range(x.size(1)):
