@@ -51,6 +51,9 @@ def test_loop_carries_the_state_and_its_body_sees_the_trip_counter():
     body = fixtures.shapes_by_name(written)
     assert body["/Tanh_2_output_0"] == ["batch", 8]
     assert body["/step/Gemm_output_0"] == ["batch", 8]
+    # One iteration's working memory: x[:, t] and the Linear's output, then that and the Add
+    # ([batch, 8] floats each); the Tanh result is a body output, carried as the next state.
+    assert ctx.node_peak_memory(loop) == "64*batch"
 
 
 def scan_output_loop(with_cond: bool) -> onnx.ModelProto:
