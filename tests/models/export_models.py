@@ -125,7 +125,10 @@ class ControlFlow(nn.Module):
         super().__init__()
         self.step = nn.Linear(dim, dim)
 
-    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        # Scripted F.pad computes its pads in the graph: Reshape to [n, 2], Slice with step -1,
+        # Transpose, Reshape.
+        padded = nn.functional.pad(x, [0, 0, 2, 1])
         # Which branch needs more working memory depends on seq: then [batch, 2*seq, 8],
         # else [batch, seq+4, 8].
         if bool(x.sum() > 0):
@@ -137,7 +140,7 @@ class ControlFlow(nn.Module):
         for t in range(x.size(1)):
             state = torch.tanh(self.step(x[:, t]) + state)
             outs.append(state)
-        return y, torch.stack(outs, dim=1)
+        return y, torch.stack(outs, dim=1), padded
 
 
 class MlpBlock(nn.Module):
@@ -210,8 +213,9 @@ def main() -> None:
            {"batch": 2, "height": 20, "width": 28})
 
     x = torch.randn(2, 5, 8).abs()
-    export(out_dir, "control_flow", torch.jit.script(ControlFlow()), (x,), ["x"], ["y", "steps"],
-           {"x": bs, "y": bs, "steps": bs}, {"batch": 2, "seq": 5})
+    export(out_dir, "control_flow", torch.jit.script(ControlFlow()), (x,), ["x"],
+           ["y", "steps", "padded"], {"x": bs, "y": bs, "steps": bs, "padded": bs},
+           {"batch": 2, "seq": 5})
 
     x = torch.randn(2, 5, 16)
     export(out_dir, "functions", WithFunctions(), (x,), ["x"], ["y"],
