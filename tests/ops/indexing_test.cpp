@@ -250,6 +250,27 @@ TEST(IndexingOps, SliceValueOfA1DShape) {
   EXPECT_EQ(a.value("Rev"), (Dims{"d", "h", "s", "b"}));
 }
 
+// PyTorch's scripted F.pad: pads [l0, r0, l1, r1] reshaped to [2, 2], rows reversed by a Slice of
+// step -1, transposed and flattened give the ONNX order [l1, l0, r1, r0].
+TEST(IndexingOps, SliceAndTransposeKeepTheValueOfA2DTensor) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"b", "s"});
+  b.node("Shape", {"X"}, {"S"});
+  b.initializer_ints("p", {0, 0, 2, 1}).initializer_ints("rows", {-1, 2});
+  b.initializer_ints("st", {-1}).initializer_ints("en", {kInt64Min}).initializer_ints("ax", {0});
+  b.initializer_ints("flat", {-1});
+  b.node("Concat", {"p", "S"}, {"PS"}, {attr("axis", 0)});
+  b.node("Reshape", {"PS", "rows"}, {"R"});
+  b.node("Slice", {"R", "st", "en", "ax", "st"}, {"Rev"});
+  b.node("Transpose", {"Rev"}, {"T"}, {attr("perm", std::vector<std::int64_t>{1, 0})});
+  b.node("Reshape", {"T", "flat"}, {"Pads"});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("Rev"), (Dims{"3", "2"}));
+  EXPECT_EQ(a.value("Rev"), (Dims{"b", "s", "2", "1", "0", "0"}));
+  EXPECT_EQ(a.value("T"), (Dims{"b", "2", "0", "s", "1", "0"}));
+  EXPECT_EQ(a.value("Pads"), (Dims{"b", "2", "0", "s", "1", "0"}));
+}
+
 // ---- Expand, Tile, Pad --------------------------------------------------------------------------
 
 TEST(IndexingOps, ExpandRow26) {

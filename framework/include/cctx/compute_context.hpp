@@ -144,7 +144,8 @@ class ComputeContext {
   /// that cannot be analysed (cycle, undefined name).
   void compute(const Model& model);
   /// Writes inferred shapes (value_info, graph outputs) and node annotations into `model`
-  /// (semantics.md 11). `model` must be the analysed model or a copy of it.
+  /// (semantics.md 11). `model` must be the analysed model or a copy of it. A model whose
+  /// local functions were inlined for the analysis is written in its inlined form.
   void write_to_model(Model& model) const;
 
   const Profile& options() const;

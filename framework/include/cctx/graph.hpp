@@ -93,8 +93,10 @@ class GraphView {
 
  private:
   struct Scope;
+  /// `where` places the graph in messages: "" for the main graph, else " in the 'body' graph of
+  /// node 3 'l' (Loop)".
   GraphId build_graph(const onnx::GraphProto& g, GraphId parent, NodeId owner,
-                      std::string symbol_prefix, Scope* outer, int depth);
+                      std::string symbol_prefix, Scope* outer, int depth, const std::string& where);
   void sort_graph(GraphId g);
   void collect_captures(NodeId n);
 

@@ -8,6 +8,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
+#include "model/body_checks.hpp"
 
 namespace cctx {
 
@@ -34,7 +35,7 @@ GraphView::GraphView(const Model& model) : model_(&model) {
   nodes_.reserve(static_cast<std::size_t>(g.node_size()));
   values_.reserve(static_cast<std::size_t>(g.node_size() + g.input_size() + g.initializer_size()));
   Scope main;
-  build_graph(g, kInvalidId, kInvalidId, "", &main, 0);
+  build_graph(g, kInvalidId, kInvalidId, "", &main, 0, "");
   for (const auto& [name, id] : main.names) main_scope_.emplace(name, id);
   for (GraphId gid = 0; gid < graphs_.size(); ++gid) sort_graph(gid);
   for (NodeId n = 0; n < nodes_.size(); ++n) {
@@ -59,7 +60,8 @@ ValueId GraphView::find(std::string_view name) const {
 }
 
 GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId owner,
-                               std::string symbol_prefix, Scope* scope, int depth) {
+                               std::string symbol_prefix, Scope* scope, int depth,
+                               const std::string& where) {
   if (depth > kMaxNesting) {
     throw ModelError(model_->source() + ": subgraphs nested deeper than " +
                      std::to_string(kMaxNesting) + " levels");
@@ -94,6 +96,10 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     graphs_[gid].inputs.push_back(id);
   }
   const std::size_t first_node = nodes_.size();
+  auto name_node = [&](const onnx::NodeProto& np, int k) {
+    return "node " + std::to_string(k) + (np.name().empty() ? "" : " '" + np.name() + "'") + " (" +
+           (np.domain().empty() ? "" : np.domain() + ":") + np.op_type() + ")" + where;
+  };
   for (int k = 0; k < g.node_size(); ++k) {
     const onnx::NodeProto& np = g.node(k);
     const NodeId nid = static_cast<NodeId>(nodes_.size());
@@ -109,6 +115,7 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       throw ModelError(model_->source() + ": node " + std::to_string(k) +
                        (np.name().empty() ? "" : " '" + np.name() + "'") + " has no op_type");
     }
+    check_required_bodies(np, n.opset, model_->source() + ": " + name_node(np, k));
     for (const std::string& out : np.output()) {
       if (out.empty()) {
         n.outputs.push_back(kNoValue);
@@ -135,8 +142,8 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   for (const onnx::ValueInfoProto& vi : g.output()) {
     ValueId id = scope->lookup(vi.name());
     if (id == kNoValue) {
-      throw ModelError(model_->source() + ": graph output '" + vi.name() +
-                       "' is not produced by any node, input or initializer");
+      throw ModelError(model_->source() + ": graph output '" + vi.name() + "'" + where +
+                       " is not produced by any node, input or initializer");
     }
     if (values_[id].graph == gid && values_[id].graph_output == nullptr) {
       values_[id].graph_output = &vi;
@@ -159,7 +166,7 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
                          (np.name().empty() ? "node " + std::to_string(nodes_[nid].proto_index)
                                             : "node '" + np.name() + "'") +
                          " (" + np.op_type() + ") reads '" + in +
-                         "', which no node, input or initializer defines");
+                         "', which no node, input or initializer defines" + where);
       }
       nodes_[nid].inputs.push_back(id);
     }
@@ -171,13 +178,17 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       if (a.type() == onnx::AttributeProto::GRAPH || a.has_g()) {
         Scope inner;
         inner.outer = scope;
-        GraphId body = build_graph(a.g(), gid, static_cast<NodeId>(nid), "", &inner, depth + 1);
+        GraphId body = build_graph(a.g(), gid, static_cast<NodeId>(nid), "", &inner, depth + 1,
+                                   " in the '" + a.name() + "' graph of " +
+                                       name_node(np, static_cast<int>(nid - first_node)));
         nodes_[nid].bodies.push_back(BodyRef{a.name(), body});
       }
       for (const onnx::GraphProto& sub : a.graphs()) {
         Scope inner;
         inner.outer = scope;
-        GraphId body = build_graph(sub, gid, static_cast<NodeId>(nid), "", &inner, depth + 1);
+        GraphId body = build_graph(sub, gid, static_cast<NodeId>(nid), "", &inner, depth + 1,
+                                   " in a '" + a.name() + "' graph of " +
+                                       name_node(np, static_cast<int>(nid - first_node)));
         nodes_[nid].bodies.push_back(BodyRef{a.name(), body});
       }
     }

@@ -11,6 +11,7 @@
 #include "cctx/compute_context.hpp"
 #include "cctx/expr.hpp"
 #include "cctx/graph.hpp"
+#include "cctx/model.hpp"
 #include "cctx/profile.hpp"
 #include "cctx/registry.hpp"
 
@@ -23,6 +24,8 @@ struct ComputeContext::State {
   std::shared_ptr<const RuleRegistry> registry;
   Profile options;
   const Model* model = nullptr;
+  /// The analysed copy of a model whose local-function calls were inlined (else null).
+  std::unique_ptr<Model> inlined;
   std::unique_ptr<ExprPool> pool;
   std::unique_ptr<GraphView> graph;
 
@@ -100,5 +103,9 @@ void run_peak_stage(ComputeContext::State& s);
 /// Byte size of a value per semantics.md 4 (nullopt for unsized types). An unknown rank gives the
 /// symbol `bytes_<value>`.
 std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v);
+
+/// Working memory of node n's bodies (body_memory.cpp): the largest body's peak of its own
+/// intermediate values; integer 0 for a node without bodies.
+Expr body_working_bytes(ComputeContext::State& s, NodeId n);
 
 }  // namespace cctx

@@ -1,9 +1,13 @@
 #include "cctx/compute_context.hpp"
 
+#include <onnx/onnx_pb.h>
+
 #include <chrono>
 
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
+#include "cctx/model.hpp"
+#include "model/inline_functions.hpp"
 #include "pipeline/analysis_state.hpp"
 
 namespace cctx {
@@ -45,7 +49,14 @@ void ComputeContext::compute(const Model& model) {
       s.progress(s.progress_user, s.timings.back(), s.graph ? s.graph->main_node_count() : 0);
     }
   };
-  timed("graph", [&] { s.graph = std::make_unique<GraphView>(model); });
+  timed("graph", [&] {
+    // Local-function calls are analysed through their bodies, inlined per call site.
+    if (auto inlined = inline_local_functions(model.proto(), model.source())) {
+      s.inlined = std::make_unique<Model>(Model::adopt(std::move(inlined), model.source()));
+      s.model = s.inlined.get();
+    }
+    s.graph = std::make_unique<GraphView>(*s.model);
+  });
   for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
   timed("shapes", [&] { run_shape_stage(s); });
   timed("tags", [&] { run_tag_stage(s); });

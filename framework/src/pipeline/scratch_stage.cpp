@@ -42,6 +42,8 @@ void run_scratch_stage(ComputeContext::State& s) {
   if (!s.options.scratch.enabled) return;
   ExprBridge bridge(*s.pool);
   for (NodeId n = 0; n < count; ++n) {
+    // A control-flow node also needs the working memory of its bodies while they run.
+    if (!s.graph->node(n).bodies.empty()) s.scratch[n] = body_working_bytes(s, n);
     const sdk::IScratchEstimator* estimator = s.rules[n].scratch;
     if (estimator == nullptr) continue;
     HostNodeView view(s, bridge, n);
@@ -51,14 +53,15 @@ void run_scratch_stage(ComputeContext::State& s) {
       s.warn(n, describe_node(*s.graph, n) + ": expression error in scratch estimate: " + e);
     }
     if (status == sdk::Status::kOk && sink.set()) {
-      s.scratch[n] = sink.bytes();
+      s.scratch[n] = s.pool->add(s.scratch[n], sink.bytes());
       continue;
     }
     // Never a silent 0: an estimate that cannot be computed is a named unknown.
     const NodeEntry& node = s.graph->node(n);
     const std::string name = "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
-    s.scratch[n] = s.pool->fresh_symbol(name, Interval{0, kPosInf},
-                                        "scratch estimate of " + describe_node(*s.graph, n));
+    s.scratch[n] = s.pool->add(
+        s.scratch[n], s.pool->fresh_symbol(name, Interval{0, kPosInf},
+                                           "scratch estimate of " + describe_node(*s.graph, n)));
     s.warn(n, describe_node(*s.graph, n) + ": scratch estimate unavailable (" +
                   (sink.error().empty() ? std::string("no reason given") : sink.error()) +
                   "); reported as " + name);

@@ -55,6 +55,13 @@ void ComputeContext::write_to_model(Model& model) const {
   const GraphView& g = *s.graph;
   ExprPool& pool = *s.pool;
   onnx::ModelProto& target = model.proto();
+  if (s.inlined) {
+    // The analysis ran on the model with its local functions inlined: that form is written.
+    if (target.functions_size() == 0) {
+      throw Error(model.source() + ": write_to_model: the model is not the one that was analysed");
+    }
+    target = s.inlined->proto();
+  }
   if (target.graph().node_size() != static_cast<int>(g.main().nodes.size()) ||
       target.graph().output_size() != static_cast<int>(g.main().outputs.size())) {
     throw Error(model.source() + ": write_to_model: the model is not the one that was analysed");

@@ -8,6 +8,7 @@
 
 #include "families.hpp"
 #include "rule_kit.hpp"
+#include "value_layout.hpp"
 
 namespace cctx::opsets::onnx {
 
@@ -438,18 +439,28 @@ Status slice(const INodeView& node, IShapeSink& out) {
   }
   if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
 
-  // Value: a 1-D value sliced with concrete bounds.
+  // Value: a value of concrete dims sliced with concrete bounds.
   std::vector<Dim> values;
-  std::int64_t s0, e0;
-  if (rank != 1 || axes.size() != 1 || !bounds_known || !step_known[0] ||
-      !starts[0].get_int(&s0) || !ends[0].get_int(&e0) || !input_values(node, 0, &values)) {
+  std::vector<std::int64_t> in_dims;
+  if (!bounds_known || !input_values(node, 0, &values) || !value_dims(in, &in_dims)) {
     return Status::kOk;
   }
-  std::vector<Dim> result;
-  for (std::int64_t i : slice_positions(static_cast<std::int64_t>(values.size()), s0, e0, step_values[0])) {
-    result.push_back(values[static_cast<std::size_t>(i)]);
+  std::int64_t total = 1;
+  for (std::int64_t d : in_dims) total *= d;
+  if (total != static_cast<std::int64_t>(values.size())) return Status::kOk;
+  std::vector<std::size_t> source(in_dims.size());
+  std::vector<std::vector<std::int64_t>> picks(in_dims.size());
+  for (std::size_t a = 0; a < in_dims.size(); ++a) {
+    source[a] = a;
+    for (std::int64_t i = 0; i < in_dims[a]; ++i) picks[a].push_back(i);
   }
-  return set_value(out, 0, result);
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    std::int64_t s0, e0;
+    if (!step_known[k] || !starts[k].get_int(&s0) || !ends[k].get_int(&e0)) return Status::kOk;
+    const auto a = static_cast<std::size_t>(axes[k]);
+    picks[a] = slice_positions(in_dims[a], s0, e0, step_values[k]);
+  }
+  return set_value(out, 0, pick_elements(values, in_dims, source, picks));
 }
 
 // ---- Expand, Tile, Pad --------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include "families.hpp"
 #include "integral_floats.hpp"
 #include "rule_kit.hpp"
+#include "value_layout.hpp"
 
 namespace cctx::opsets::onnx {
 
@@ -254,7 +255,25 @@ Status transpose(const INodeView& node, IShapeSink& out) {
     used[static_cast<std::size_t>(axis)] = true;
     dims.push_back(in.dims[static_cast<std::size_t>(axis)]);
   }
-  return set_shape(out, 0, dtype, Shape::of(dims));
+  if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
+  // Value (expressions.md 8): the elements of a value of concrete dims, permuted.
+  std::vector<Dim> values;
+  std::vector<std::int64_t> in_dims;
+  if (!input_values(node, 0, &values) || !value_dims(in, &in_dims)) return Status::kOk;
+  std::int64_t total = 1;
+  for (std::int64_t d : in_dims) total *= d;
+  if (total != static_cast<std::int64_t>(values.size())) return Status::kOk;
+  std::vector<std::size_t> source;
+  std::vector<std::vector<std::int64_t>> picks;
+  for (std::int64_t p : perm) {
+    std::int64_t axis = 0;
+    if (!normalize_axis(p, static_cast<std::int64_t>(in.rank()), &axis)) return Status::kOk;
+    source.push_back(static_cast<std::size_t>(axis));
+    picks.emplace_back();
+    for (std::int64_t i = 0; i < in_dims[static_cast<std::size_t>(axis)]; ++i)
+      picks.back().push_back(i);
+  }
+  return set_value(out, 0, pick_elements(values, in_dims, source, picks));
 }
 
 Status cast(const INodeView& node, IShapeSink& out) {
