@@ -29,6 +29,13 @@ Json bucket_json(ExprPool& pool, const Bucket& bucket) {
   return out;
 }
 
+/// Appends a member whose key is known to be new. ordered_json's operator[] searches the keys
+/// linearly, which makes building an object of n values O(n^2); value names are unique.
+void append_member(Json& object, const std::string& key, Json value) {
+  auto& members = static_cast<Json::object_t::Container&>(object.get_ref<Json::object_t&>());
+  members.emplace_back(key, std::move(value));
+}
+
 Json assignment_json(const Assignment& a) {
   Json out = Json::object();
   for (const auto& [name, value] : a) out[name] = value;
@@ -66,6 +73,7 @@ Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
   doc["model"] = {{"path", options.model_path}, {"graph", model.graph().name()}, {"opsets", opsets}};
 
   Json values = Json::object();
+  values.get_ref<Json::object_t&>().reserve(g.values().size());
   for (ValueId v = 0; v < g.values().size(); ++v) {
     const ValueEntry& e = g.value(v);
     if (e.graph != 0) continue;
@@ -91,7 +99,7 @@ Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
     } else {
       value["bytes"] = nullptr;
     }
-    values[e.name] = std::move(value);
+    append_member(values, e.name, std::move(value));
   }
   doc["values"] = std::move(values);
 
