@@ -144,11 +144,12 @@ std::vector<Assignment> diff_assignments(const DiffArgs& args, const DiffSide& b
   }
   std::vector<Assignment> out;
   const nlohmann::json peak = before.report.value("peak", nlohmann::json::object());
-  for (const auto& e : peak.value("evaluations", nlohmann::json::array())) {
+  // Named locals: a range-for over a member of a temporary would read a destroyed object.
+  const nlohmann::json evaluations = peak.value("evaluations", nlohmann::json::array());
+  for (const auto& e : evaluations) {
+    const nlohmann::json assignment = e.value("assignment", nlohmann::json::object());
     Assignment a;
-    for (const auto& [name, value] : e.value("assignment", nlohmann::json::object()).items()) {
-      a[name] = value.get<std::int64_t>();
-    }
+    for (const auto& [name, value] : assignment.items()) a[name] = value.get<std::int64_t>();
     out.push_back(std::move(a));
   }
   return out;

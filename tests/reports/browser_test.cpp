@@ -8,7 +8,7 @@
 #include <fstream>
 #include <set>
 
-#include "llama_generator.hpp"
+#include "chain_model.hpp"
 #include "png_image.hpp"
 #include "report_files.hpp"
 #include "test_env.hpp"
@@ -130,14 +130,9 @@ TEST_F(ReportBrowser, SeedPageScreenshotIsNotBlank) {
 }
 
 TEST_F(ReportBrowser, LargeModelPageShowsOnePage) {
-  auto proto = bench::make_llama(bench::llama_for_nodes(5000));
-  const auto nodes = std::to_string(proto->graph().node_size());
-  {
-    std::ofstream out(dir / "llama.onnx", std::ios::binary);
-    ASSERT_TRUE(proto->SerializeToOstream(&out));
-  }
-  const auto page =
-      write_report(dir, dir / "llama.onnx", "--eval batch=1 --eval seq=64 --eval past_seq=512");
+  test::write_chain_model(dir / "chain.onnx", 5000);
+  const std::string nodes = "5000";
+  const auto page = write_report(dir, dir / "chain.onnx", "--eval batch=1,64");
   const Browser b = load(dir, page);
   ASSERT_EQ(b.exit_code, 0);
   expect_no_script_error(b);

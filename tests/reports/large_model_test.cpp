@@ -1,12 +1,11 @@
-// Reports of a generated Llama-style decoder of a few thousand nodes: the figures aggregate
+// Reports of a generated chain of a few thousand nodes: the figures aggregate
 // consecutive nodes and say so, and the HTML page carries every node in its compact table data
 // (rendered by pages) at a size linear in the graph.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "llama_generator.hpp"
+#include "chain_model.hpp"
 #include "report_files.hpp"
 #include "test_env.hpp"
 
@@ -16,19 +15,14 @@ namespace {
 using test::between;
 using test::count;
 
-constexpr std::int64_t kNodes = 5000;
+constexpr std::size_t kNodes = 5000;
 
 struct LargeModel : ::testing::Test {
   test::TempDir dir;
-  std::filesystem::path model = dir / "llama.onnx";
-  std::size_t nodes = 0;
-  void SetUp() override {
-    auto proto = bench::make_llama(bench::llama_for_nodes(kNodes));
-    nodes = static_cast<std::size_t>(proto->graph().node_size());
-    std::ofstream out(model, std::ios::binary);
-    ASSERT_TRUE(proto->SerializeToOstream(&out));
-  }
-  static constexpr const char* kEval = " --eval batch=1 --eval seq=128 --eval past_seq=0,1024";
+  std::filesystem::path model = dir / "chain.onnx";
+  std::size_t nodes = kNodes;
+  void SetUp() override { test::write_chain_model(model, kNodes); }
+  static constexpr const char* kEval = " --eval batch=1,64";
 };
 
 TEST_F(LargeModel, FiguresAggregateAndSaySo) {

@@ -100,7 +100,9 @@ TEST_F(SeedFigures, TotalBytesFigureHasOneLinePerAssignment) {
     ASSERT_EQ(xy.size(), 10u);
     for (std::size_t k = 0; k < 5; ++k) {
       EXPECT_NEAR(xy[2 * k + 1], axis.y(values[k]), 0.02) << label << " node " << k;
-      if (k > 0) EXPECT_GT(xy[2 * k], xy[2 * k - 2]);
+      if (k > 0) {
+        EXPECT_GT(xy[2 * k], xy[2 * k - 2]);
+      }
     }
     ++lines;
   }

@@ -12,7 +12,7 @@ namespace cctx::report_detail {
 
 namespace {
 
-constexpr double kRightMargin = 150;  // room for the legend
+constexpr double kRightMargin = 205;  // room for the legend ("intermediates: ambiguous")
 constexpr double kBottomMargin = 72;
 constexpr double kRotatedBottomMargin = 104;
 constexpr double kCharWidth = 6.4;      // average glyph width of an 11px sans-serif label
