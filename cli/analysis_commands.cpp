@@ -139,12 +139,24 @@ void watch_progress(ComputeContext& ctx) {
   if (::isatty(STDERR_FILENO) != 0) ctx.set_progress(&report_progress, nullptr);
 }
 
-void run_analyze(const AnalysisArgs& args) {
-  if (args.format != "table" && args.format != "json" && args.format != "csv") {
-    throw Error("--format must be table, json or csv", ExitCode::kUsage);
+/// Files `cctx analyze` draws besides its main output.
+struct FigureArgs {
+  std::string plot;        ///< --plot OUT.svg: total_bytes per node, one line per assignment
+  std::string plot_stack;  ///< --plot-stack OUT.svg: memory by source and tag, first assignment
+};
+
+void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
+  if (args.format != "table" && args.format != "json" && args.format != "csv" &&
+      args.format != "html") {
+    throw Error("--format must be table, json, csv or html", ExitCode::kUsage);
   }
   Profile profile = resolve_profile(args);
   std::vector<Assignment> evaluate = resolve_assignments(args, profile);
+  const bool plotting = !figures.plot.empty() || !figures.plot_stack.empty();
+  if (plotting && evaluate.empty()) {
+    throw Error("--plot and --plot-stack draw evaluated bytes: add --eval SYM=V[,V...]",
+                ExitCode::kUsage);
+  }
   Model model = Model::load(args.model);
   Host host(profile);
   ComputeContext ctx(host);
@@ -158,15 +170,22 @@ void run_analyze(const AnalysisArgs& args) {
     text = json_report(ctx, options).dump(2) + "\n";
   } else if (args.format == "csv") {
     text = csv_report(ctx, options);
+  } else if (args.format == "html") {
+    text = html_report(ctx, HtmlReportOptions{options, host.plugins()});
   } else {
     text = "Symbolic ComputeContext.memory table:\n" + memory_table(ctx) + "\n" + scratch_listing(ctx);
     if (!evaluate.empty()) text += "\n" + evaluated_totals_table(ctx, evaluate);
     text += "\n" + peak_summary(ctx, evaluate);
   }
+  const std::string plot = figures.plot.empty() ? "" : total_bytes_svg(ctx, evaluate);
+  const std::string stack =
+      figures.plot_stack.empty() ? "" : memory_stack_svg(ctx, evaluate.front());
   if (!args.write_model.empty()) {
     ctx.write_to_model(model);
     model.save(args.write_model);
   }
+  if (!plot.empty()) write_file_atomically(figures.plot, plot);
+  if (!stack.empty()) write_file_atomically(figures.plot_stack, stack);
   std::cout << text;
   if (args.format == "table") std::cerr << diagnostics_text(ctx);
 }
@@ -192,14 +211,20 @@ void run_shapes(const AnalysisArgs& args) {
 
 void add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalysisArgs>();
+  auto figures = std::make_shared<FigureArgs>();
   CLI::App* cmd = app.add_subcommand("analyze", "Per-node memory profile, scratch and peak of a model");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--profile", args->profile, "Analysis profile (YAML); default: the installed default.yaml");
-  cmd->add_option("--format", args->format, "table | json | csv")->capture_default_str();
+  cmd->add_option("--format", args->format, "table | json | csv | html (one self-contained page)")
+      ->capture_default_str();
   cmd->add_option("--eval", args->eval, "Evaluate totals and the peak at SYM=V[,V...] (repeatable)");
   cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable)");
   cmd->add_option("--write-model", args->write_model, "Write the model with inferred shapes and annotations");
-  cmd->callback([args] { run_analyze(*args); });
+  cmd->add_option("--plot", figures->plot,
+                  "Write an SVG of total bytes per node, one line per --eval assignment");
+  cmd->add_option("--plot-stack", figures->plot_stack,
+                  "Write an SVG of the memory at each node by source and tag (first assignment)");
+  cmd->callback([args, figures] { run_analyze(*args, *figures); });
 }
 
 void add_shapes_command(CLI::App& app) {

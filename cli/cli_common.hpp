@@ -33,5 +33,7 @@ void add_shapes_command(CLI::App& app);
 void add_print_command(CLI::App& app);
 void add_plugins_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
+void add_explain_command(CLI::App& app);
+void add_diff_command(CLI::App& app);
 
 }  // namespace cctx::cli

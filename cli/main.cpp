@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   cctx::cli::add_print_command(app);
   cctx::cli::add_plugins_command(app);
   cctx::cli::add_eval_command(app);
+  cctx::cli::add_explain_command(app);
+  cctx::cli::add_diff_command(app);
   try {
     app.parse(argc, argv);
     return 0;

@@ -2,12 +2,13 @@
 // (`cctx.analysis/1`), CSV, and the compact model listing.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cctx/compute_context.hpp"
+#include "cctx/host.hpp"
 
 namespace cctx {
 
@@ -47,5 +48,61 @@ nlohmann::ordered_json shapes_json(const ComputeContext& ctx, const ReportOption
 
 /// "N=1" / "B=2,S=8": how reports label an assignment.
 std::string assignment_label(const Assignment& a);
+
+// ---- figures (self-contained SVG: no scripts, generic font families) ---------------------------
+
+/// Above this many nodes a figure shows, per bucket of consecutive nodes, the node with the
+/// largest value, and says so in its subtitle.
+inline constexpr std::size_t kFigureMaxColumns = 400;
+/// The seed's figure: evaluated total_bytes per node, one line with circle markers per
+/// assignment (at least one). Each polyline carries its data in data-nodes / data-values.
+std::string total_bytes_svg(const ComputeContext& ctx, const std::vector<Assignment>& evaluate);
+/// Memory at each node under `assignment`, stacked by source (initializers, inputs,
+/// intermediates, outputs, scratch) and tag, with the peak node marked (class "peak-marker").
+std::string memory_stack_svg(const ComputeContext& ctx, const Assignment& assignment);
+
+// ---- HTML --------------------------------------------------------------------------------------
+
+struct HtmlReportOptions {
+  ReportOptions report;
+  std::vector<PluginInfo> plugins;  ///< shown with the profile
+};
+/// One self-contained HTML page (inline CSS, JS and SVG): summary, peak, top nodes, figures, the
+/// per-node table (paged from embedded JSON, sortable, filterable by op type) and warnings.
+/// Uncaught script errors are written into <div id="errors">.
+std::string html_report(const ComputeContext& ctx, const HtmlReportOptions& options);
+
+// ---- explain -----------------------------------------------------------------------------------
+
+/// Why node `node` needs what it needs: the buffers live at its entry (values, source, tag, size,
+/// creation and release), its outputs and their allocation, the in-place decisions with the
+/// decision log's events (when the profile enables `decision_log`) and, for the outputs left
+/// without a decision, why each input could not be taken over; the scratch estimate.
+/// The live buffers are rebuilt from the public results (lifetimes, in-place decisions, value
+/// sizes and tags); "consistent" says whether they add up to already_allocated_bytes.
+nlohmann::ordered_json explain_node(const ComputeContext& ctx, NodeId node,
+                                    const std::vector<Assignment>& evaluate);
+/// The explanation as text.
+std::string explain_text(const nlohmann::ordered_json& explanation);
+
+// ---- diff --------------------------------------------------------------------------------------
+
+/// One side of a diff: a `cctx.analysis/1` document and how to name it.
+struct DiffSide {
+  std::string label;
+  nlohmann::json report;  ///< unordered: parsing a large report into ordered_json is quadratic
+};
+/// Per-node change of total_bytes (symbolic, and at each assignment), the peak before and
+/// after, and the nodes whose in-place decisions changed (`cctx.diff/1`). Nodes are matched by
+/// index when both graphs list the same op types, else by (unique) node name. Throws Error when
+/// a side is not an analysis report or the nodes cannot be matched.
+nlohmann::ordered_json diff_reports(const DiffSide& before, const DiffSide& after,
+                                    const std::vector<Assignment>& evaluate);
+/// The diff as text tables.
+std::string diff_text(const nlohmann::ordered_json& diff);
+
+/// Writes `text` to a temporary file next to `path` and renames it into place, so that a
+/// failure never leaves a partial file. Throws Error naming the path.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace cctx
