@@ -167,7 +167,8 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   // Render everything before writing anything, so that an evaluation error leaves no output.
   std::string text;
   if (args.format == "json") {
-    text = json_report(ctx, options).dump(2) + "\n";
+    append_json_report(text, ctx, options);
+    text += "\n";
   } else if (args.format == "csv") {
     text = csv_report(ctx, options);
   } else if (args.format == "html") {

@@ -222,7 +222,9 @@ class PyComputeContext {
     if (!evaluate.is_none()) {
       for (const py::handle a : evaluate) options.evaluate.push_back(to_assignment(py::cast<py::dict>(a)));
     }
-    return json_report(*ctx_, options).dump(2);
+    std::string text;
+    append_json_report(text, *ctx_, options);
+    return text;
   }
 
  private:

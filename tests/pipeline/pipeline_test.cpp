@@ -383,5 +383,31 @@ TEST(Memory, ReluOfAnInput) {
   EXPECT_EQ(a.print(p.total), "8*N");
 }
 
+
+// ---- the streamed JSON report ---------------------------------------------------------------------
+
+/// The CLI streams the report (append_json_report); it must be the DOM's dump(2), byte for byte.
+void expect_streamed_report_matches(const test::Analysis& a) {
+  const ReportOptions options{"model.onnx", {Assignment{{"N", 3}, {"NonZero_1_o0_d1", 5}}}};
+  std::string streamed;
+  append_json_report(streamed, *a.ctx, options);
+  EXPECT_EQ(streamed, json_report(*a.ctx, options).dump(2));
+}
+
+TEST(JsonReport, StreamedEqualsTheDocumentWithValuesNodesAndWarnings) {
+  ModelBuilder b(17);
+  b.input("X", kFloat, {"N", 4}).initializer_floats("W", std::vector<float>(16, 1.0f), {4, 4});
+  b.node("MatMul", {"X", "W"}, {"M"}, {}, "", "mat\"mul\nnode");  // a name that needs escaping
+  b.node("NonZero", {"M"}, {"Z"});
+  b.node("Shape", {"M"}, {"S"});
+  b.output("Z", kInt64).output("S", kInt64);
+  expect_streamed_report_matches(test::analyze(b));
+}
+
+TEST(JsonReport, StreamedEqualsTheDocumentOfAnEmptyGraph) {
+  ModelBuilder b(17);
+  expect_streamed_report_matches(test::analyze(b));
+}
+
 }  // namespace
 }  // namespace cctx

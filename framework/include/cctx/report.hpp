@@ -37,6 +37,9 @@ std::string diagnostics_text(const ComputeContext& ctx);
 
 /// The `cctx.analysis/1` JSON document.
 nlohmann::ordered_json json_report(const ComputeContext& ctx, const ReportOptions& options);
+/// Appends json_report(ctx, options).dump(2) to `out`, byte for byte, without building the
+/// whole document (the CLI's path: linear time and small peak memory on large graphs).
+void append_json_report(std::string& out, const ComputeContext& ctx, const ReportOptions& options);
 /// One CSV row per node: index, name, op, the seven memory keys (buckets as tag=amount;...),
 /// scratch, and one evaluated total column per assignment.
 std::string csv_report(const ComputeContext& ctx, const ReportOptions& options);

@@ -96,6 +96,7 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     graphs_[gid].inputs.push_back(id);
   }
   const std::size_t first_node = nodes_.size();
+  RequiredBodies required_bodies;
   auto name_node = [&](const onnx::NodeProto& np, int k) {
     return "node " + std::to_string(k) + (np.name().empty() ? "" : " '" + np.name() + "'") + " (" +
            (np.domain().empty() ? "" : np.domain() + ":") + np.op_type() + ")" + where;
@@ -115,7 +116,7 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       throw ModelError(model_->source() + ": node " + std::to_string(k) +
                        (np.name().empty() ? "" : " '" + np.name() + "'") + " has no op_type");
     }
-    check_required_bodies(np, n.opset, model_->source() + ": " + name_node(np, k));
+    required_bodies.check(np, n.opset, [&] { return model_->source() + ": " + name_node(np, k); });
     for (const std::string& out : np.output()) {
       if (out.empty()) {
         n.outputs.push_back(kNoValue);

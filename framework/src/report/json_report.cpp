@@ -62,87 +62,83 @@ const char* constraint_kind(Constraint::Kind k) {
 
 }  // namespace
 
-Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
-  ExprPool& pool = ctx.pool();
-  const GraphView& g = ctx.graph();
-  const onnx::ModelProto& model = g.model().proto();
-  Json doc;
-  doc["format"] = "cctx.analysis/1";
+namespace {
+
+Json model_json(const ComputeContext& ctx, const ReportOptions& options) {
+  const onnx::ModelProto& model = ctx.graph().model().proto();
   Json opsets = Json::object();
   for (const auto& op : model.opset_import()) opsets[op.domain()] = op.version();
-  doc["model"] = {{"path", options.model_path}, {"graph", model.graph().name()}, {"opsets", opsets}};
+  return {{"path", options.model_path}, {"graph", model.graph().name()}, {"opsets", opsets}};
+}
 
-  Json values = Json::object();
-  values.get_ref<Json::object_t&>().reserve(g.values().size());
-  for (ValueId v = 0; v < g.values().size(); ++v) {
-    const ValueEntry& e = g.value(v);
-    if (e.graph != 0) continue;
-    const ValueShape& s = ctx.shape(v);
-    Json value;
-    value["kind"] = value_kind(e);
-    value["dtype"] = dtype_name(s.dtype, &ctx.registry());
-    if (s.known_rank) {
-      Json shape = Json::array();
-      for (Expr d : s.dims) shape.push_back(amount_json(pool, d));
-      value["shape"] = shape;
-    } else {
-      value["shape"] = nullptr;
-    }
-    if (s.has_value) {
-      Json content = Json::array();
-      for (Expr x : s.value) content.push_back(amount_json(pool, x));
-      value["value"] = content;
-    }
-    value["tag"] = tag_name(ctx.value_tag(v));
-    if (auto bytes = ctx.value_bytes(v)) {
-      value["bytes"] = amount_json(pool, *bytes);
-    } else {
-      value["bytes"] = nullptr;
-    }
-    append_member(values, e.name, std::move(value));
+Json value_json(const ComputeContext& ctx, ValueId v) {
+  ExprPool& pool = ctx.pool();
+  const ValueShape& s = ctx.shape(v);
+  Json value;
+  value["kind"] = value_kind(ctx.graph().value(v));
+  value["dtype"] = dtype_name(s.dtype, &ctx.registry());
+  if (s.known_rank) {
+    Json shape = Json::array();
+    for (Expr d : s.dims) shape.push_back(amount_json(pool, d));
+    value["shape"] = shape;
+  } else {
+    value["shape"] = nullptr;
   }
-  doc["values"] = std::move(values);
-
-  Json nodes = Json::array();
-  for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    const NodeEntry& node = g.node(n);
-    Json j;
-    j["index"] = n;
-    j["name"] = node.proto->name();
-    j["op_type"] = node.op_type;
-    j["domain"] = node.domain;
-    Json inputs = Json::array(), outputs = Json::array();
-    for (const std::string& s : node.proto->input()) inputs.push_back(s);
-    for (const std::string& s : node.proto->output()) outputs.push_back(s);
-    j["inputs"] = inputs;
-    j["outputs"] = outputs;
-    j["tag"] = tag_name(ctx.node_tag(n));
-    Json inplace = Json::array();
-    for (const InplaceDecision& d : ctx.inplace(n)) {
-      inplace.push_back({{"output", d.output},
-                         {"input", d.input},
-                         {"kind", d.kind == ReuseKind::kEqual ? "equal" : "greater"},
-                         {"mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse"}});
-    }
-    j["inplace"] = inplace;
-    j["release_after"] = names(g, ctx.release_after(n));
-    j["not_used_after"] = names(g, ctx.not_used_after(n));
-    j["release_after_shape_tag"] = names(g, ctx.release_after_shape_tag(n));
-    const MemoryProfile& p = ctx.memory(n);
-    j["memory"] = {{"already_allocated_bytes", amount_json(pool, p.already_allocated)},
-                   {"output_allocation_bytes", amount_json(pool, p.output_allocation)},
-                   {"inputs", bucket_json(pool, p.inputs)},
-                   {"initializers", bucket_json(pool, p.initializers)},
-                   {"intermediates", bucket_json(pool, p.intermediates)},
-                   {"outputs", bucket_json(pool, p.outputs)},
-                   {"total_bytes", amount_json(pool, p.total)}};
-    j["peak_scratch_bytes"] = amount_json(pool, ctx.node_peak_memory(n));
-    nodes.push_back(std::move(j));
+  if (s.has_value) {
+    Json content = Json::array();
+    for (Expr x : s.value) content.push_back(amount_json(pool, x));
+    value["value"] = content;
   }
-  doc["nodes"] = std::move(nodes);
+  value["tag"] = tag_name(ctx.value_tag(v));
+  if (auto bytes = ctx.value_bytes(v)) {
+    value["bytes"] = amount_json(pool, *bytes);
+  } else {
+    value["bytes"] = nullptr;
+  }
+  return value;
+}
 
+Json node_json(const ComputeContext& ctx, NodeId n) {
+  ExprPool& pool = ctx.pool();
+  const GraphView& g = ctx.graph();
+  const NodeEntry& node = g.node(n);
+  Json j;
+  j["index"] = n;
+  j["name"] = node.proto->name();
+  j["op_type"] = node.op_type;
+  j["domain"] = node.domain;
+  Json inputs = Json::array(), outputs = Json::array();
+  for (const std::string& s : node.proto->input()) inputs.push_back(s);
+  for (const std::string& s : node.proto->output()) outputs.push_back(s);
+  j["inputs"] = inputs;
+  j["outputs"] = outputs;
+  j["tag"] = tag_name(ctx.node_tag(n));
+  Json inplace = Json::array();
+  for (const InplaceDecision& d : ctx.inplace(n)) {
+    inplace.push_back({{"output", d.output},
+                       {"input", d.input},
+                       {"kind", d.kind == ReuseKind::kEqual ? "equal" : "greater"},
+                       {"mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse"}});
+  }
+  j["inplace"] = inplace;
+  j["release_after"] = names(g, ctx.release_after(n));
+  j["not_used_after"] = names(g, ctx.not_used_after(n));
+  j["release_after_shape_tag"] = names(g, ctx.release_after_shape_tag(n));
+  const MemoryProfile& p = ctx.memory(n);
+  j["memory"] = {{"already_allocated_bytes", amount_json(pool, p.already_allocated)},
+                 {"output_allocation_bytes", amount_json(pool, p.output_allocation)},
+                 {"inputs", bucket_json(pool, p.inputs)},
+                 {"initializers", bucket_json(pool, p.initializers)},
+                 {"intermediates", bucket_json(pool, p.intermediates)},
+                 {"outputs", bucket_json(pool, p.outputs)},
+                 {"total_bytes", amount_json(pool, p.total)}};
+  j["peak_scratch_bytes"] = amount_json(pool, ctx.node_peak_memory(n));
+  return j;
+}
+
+Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
   Json peak;
-  peak["total_bytes"] = amount_json(pool, ctx.peak_total_bytes());
+  peak["total_bytes"] = amount_json(ctx.pool(), ctx.peak_total_bytes());
   if (auto n = ctx.peak_node()) {
     peak["node"] = *n;
   } else {
@@ -154,33 +150,120 @@ Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
     evaluations.push_back({{"assignment", assignment_json(a)}, {"bytes", e.bytes}, {"node", e.node}});
   }
   peak["evaluations"] = evaluations;
-  doc["peak"] = std::move(peak);
+  return peak;
+}
 
+Json symbols_json(const ExprPool& pool) {
   Json symbols = Json::array();
   for (const SymbolInfo& s : pool.symbols()) {
     Json sym{{"name", s.name},
-             {"kind", s.kind == SymbolKind::kFresh ? "fresh" : s.kind == SymbolKind::kOpaque ? "opaque" : "declared"},
+             {"kind", s.kind == SymbolKind::kFresh    ? "fresh"
+                      : s.kind == SymbolKind::kOpaque ? "opaque"
+                                                      : "declared"},
              {"bounds", {s.bounds.lo == kNegInf ? Json(nullptr) : Json(s.bounds.lo),
                          s.bounds.hi == kPosInf ? Json(nullptr) : Json(s.bounds.hi)}}};
     if (!s.origin.empty()) sym["origin"] = s.origin;
     symbols.push_back(std::move(sym));
   }
-  doc["symbols"] = std::move(symbols);
+  return symbols;
+}
+
+Json constraints_json(const ComputeContext& ctx) {
+  ExprPool& pool = ctx.pool();
   Json constraints = Json::array();
   for (const Constraint& c : ctx.constraints()) {
     Json args = Json::array({amount_json(pool, c.a), amount_json(pool, c.b)});
     if (c.kind == Constraint::Kind::kOneOf) args.push_back(amount_json(pool, c.c));
     constraints.push_back({{"kind", constraint_kind(c.kind)}, {"args", args}, {"node", c.node}});
   }
-  doc["constraints"] = std::move(constraints);
-  doc["unknown_rank_values"] = names(g, ctx.unknown_rank_values());
-  doc["unsized_values"] = names(g, ctx.unsized_values());
+  return constraints;
+}
+
+Json warnings_json(const ComputeContext& ctx) {
   Json warnings = Json::array();
   for (const Diagnostic& d : ctx.diagnostics()) {
     if (d.severity != Diagnostic::Severity::kNote) warnings.push_back(d.message);
   }
-  doc["warnings"] = std::move(warnings);
+  return warnings;
+}
+
+/// The members after "nodes", in document order.
+std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext& ctx,
+                                                           const ReportOptions& options) {
+  std::vector<std::pair<const char*, Json>> out;
+  out.emplace_back("peak", peak_json(ctx, options));
+  out.emplace_back("symbols", symbols_json(ctx.pool()));
+  out.emplace_back("constraints", constraints_json(ctx));
+  out.emplace_back("unknown_rank_values", names(ctx.graph(), ctx.unknown_rank_values()));
+  out.emplace_back("unsized_values", names(ctx.graph(), ctx.unsized_values()));
+  out.emplace_back("warnings", warnings_json(ctx));
+  return out;
+}
+
+/// `value.dump(2)` as it reads nested `levels` deep in a dump(2) document: every line after the
+/// first indented by 2*levels more spaces (strings never hold a raw newline: dump escapes it).
+void append_nested(std::string& out, const Json& value, int levels) {
+  const std::string text = value.dump(2);
+  const std::string pad = "\n" + std::string(static_cast<std::size_t>(2 * levels), ' ');
+  std::size_t from = 0;
+  for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+    out.append(text, from, nl - from);
+    out += pad;
+    from = nl + 1;
+  }
+  out.append(text, from, std::string::npos);
+}
+
+}  // namespace
+
+Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
+  const GraphView& g = ctx.graph();
+  Json doc;
+  doc["format"] = "cctx.analysis/1";
+  doc["model"] = model_json(ctx, options);
+  Json values = Json::object();
+  values.get_ref<Json::object_t&>().reserve(g.values().size());
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    if (g.value(v).graph == 0) append_member(values, g.value(v).name, value_json(ctx, v));
+  }
+  doc["values"] = std::move(values);
+  Json nodes = Json::array();
+  for (NodeId n = 0; n < ctx.node_count(); ++n) nodes.push_back(node_json(ctx, n));
+  doc["nodes"] = std::move(nodes);
+  for (auto& [key, member] : trailing_members(ctx, options)) doc[key] = std::move(member);
   return doc;
+}
+
+void append_json_report(std::string& out, const ComputeContext& ctx, const ReportOptions& options) {
+  // The document of json_report(...).dump(2), written value by value and node by node: the
+  // whole tree of a 100k-node graph is never held, which makes this several times faster.
+  const GraphView& g = ctx.graph();
+  out += "{\n  \"format\": \"cctx.analysis/1\",\n  \"model\": ";
+  append_nested(out, model_json(ctx, options), 1);
+  out += ",\n  \"values\": {";
+  bool first = true;
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    if (g.value(v).graph != 0) continue;
+    out += first ? "\n    " : ",\n    ";
+    first = false;
+    out += Json(g.value(v).name).dump();
+    out += ": ";
+    append_nested(out, value_json(ctx, v), 2);
+  }
+  out += first ? "}" : "\n  }";
+  out += ",\n  \"nodes\": [";
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    out += n == 0 ? "\n    " : ",\n    ";
+    append_nested(out, node_json(ctx, n), 2);
+  }
+  out += ctx.node_count() == 0 ? "]" : "\n  ]";
+  for (auto& [key, member] : trailing_members(ctx, options)) {
+    out += ",\n  \"";
+    out += key;
+    out += "\": ";
+    append_nested(out, member, 1);
+  }
+  out += "\n}";
 }
 
 namespace {
