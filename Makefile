@@ -9,7 +9,7 @@ CMAKE_ARGS ?=
 # Everything the build, the tests and the demo need, from Debian's archive.
 DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotobuf-dev \
   protobuf-compiler libonnx-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev \
-  nlohmann-json3-dev libfmt-dev libonnx-testdata binutils pybind11-dev python3-dev \
+  nlohmann-json3-dev libfmt-dev libjemalloc-dev libonnx-testdata binutils pybind11-dev python3-dev \
   python3-onnx python3-numpy python3-matplotlib python3-pytest zlib1g-dev chromium
 
 .PHONY: all deps configure build test demo bench clean format coverage-doc
