@@ -13,7 +13,6 @@
 #include <fstream>
 #include <limits>
 #include <span>
-#include <sstream>
 #include <string_view>
 #include <system_error>
 
@@ -33,8 +32,8 @@ using detail::Field;
 using detail::quote;
 
 constexpr std::string_view kTopKeys[] = {
-    "profile", "extends", "plugins", "plugin_path", "symbols",     "shapes",      "tags",
-    "inplace", "memory",  "scratch", "report",      "expressions", "decision_log"};
+    "profile", "extends", "plugins", "plugin_path", "symbols",     "shapes",       "tags",
+    "inplace", "memory",  "scratch", "report",      "expressions", "decision_log", "limits"};
 constexpr std::string_view kPluginKeys[] = {"name", "path", "options", "override"};
 constexpr std::string_view kShapesKeys[] = {"strict", "fallback"};
 constexpr std::string_view kShapeFallbacks[] = {"onnx_schema", "declared", "unknown_rank"};
@@ -44,6 +43,8 @@ constexpr std::string_view kInplaceFallbacks[] = {"none", "structural"};
 constexpr std::string_view kReportKeys[] = {"evaluate"};
 constexpr std::string_view kExpressionKeys[] = {"max_weight", "max_terms", "max_degree",
                                                 "max_args"};
+constexpr std::string_view kLimitKeys[] = {"file_bytes", "nodes", "rank", "subgraph_depth",
+                                           "expression_chars"};
 // Spellings of an unbounded upper end besides null: YAML 1.2's .inf family and plain "inf".
 constexpr std::string_view kInfWords[] = {"inf",  "Inf",  "INF",  "+inf",  "+Inf",  "+INF",
                                           ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"};
@@ -81,10 +82,15 @@ std::string read_text(const fs::path& path, std::string& text) {
   if (fs::is_directory(st)) return "is a directory, not a profile file";
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::string("cannot open (") + std::strerror(errno) + ")";
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Bounded: `extends: /dev/zero` (or a pipe) must not read forever.
+  constexpr std::size_t kMaxProfileBytes = std::size_t{16} << 20;
+  text.clear();
+  char chunk[1 << 14];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxProfileBytes) return "larger than 16 MiB, not a profile";
+  }
   if (in.bad()) return "read error";
-  text = std::move(buffer).str();
   return {};
 }
 
@@ -132,6 +138,7 @@ class ProfileReader {
   void apply_inplace(const Field& field, Profile::Inplace& inplace) const;
   bool read_enabled(const Field& field, std::string_view section, bool current) const;
   void apply_expressions(const Field& field, ExprLimits& limits) const;
+  void apply_limits(const Field& field, Limits& limits) const;
   PluginSpec read_plugin(const Field& item) const;
   Interval read_bounds(const Field& field) const;
   std::vector<std::string> read_fallback(const Field& field) const;
@@ -223,6 +230,8 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
     }
   } else if (key == "expressions") {
     apply_expressions(value, profile.expressions);
+  } else if (key == "limits") {
+    apply_limits(value, profile.limits);
   } else if (key == "decision_log") {
     profile.decision_log = check_.boolean(value);
   }
@@ -289,6 +298,22 @@ void ProfileReader::apply_expressions(const Field& field, ExprLimits& limits) co
       limits.max_degree = value;
     } else {
       limits.max_args = value;
+    }
+  }
+}
+
+void ProfileReader::apply_limits(const Field& field, Limits& limits) const {
+  for (const Entry& e : check_.entries(field, "limits", kLimitKeys)) {
+    if (e.key == "file_bytes") {
+      limits.file_bytes = check_.integer(e.value, 1, kMaxFileBytes);
+    } else if (e.key == "nodes") {
+      limits.nodes = check_.integer(e.value, 1);
+    } else if (e.key == "rank") {
+      limits.rank = check_.integer(e.value, 0);
+    } else if (e.key == "subgraph_depth") {
+      limits.subgraph_depth = check_.integer(e.value, 0, kMaxSubgraphDepth);
+    } else {
+      limits.expression_chars = check_.integer(e.value, 1);
     }
   }
 }

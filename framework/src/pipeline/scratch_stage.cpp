@@ -1,4 +1,5 @@
 // Stage 6: per-node scratch memory from the plugins' estimators (semantics.md 9).
+#include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
 #include "pipeline/host_node_view.hpp"
@@ -46,7 +47,13 @@ void run_scratch_stage(ComputeContext::State& s) {
     if (estimator == nullptr) continue;
     HostNodeView view(s, bridge, n);
     HostScratchSink sink;
-    sdk::Status status = estimator->estimate(view, sink);
+    sdk::Status status;
+    {
+      const NodeEntry& node = s.graph->node(n);
+      RunningRule running(s.rules[n].entries[static_cast<std::size_t>(RuleKind::kScratch)]->origin,
+                          "scratch", node.domain, node.op_type);
+      status = estimator->estimate(view, sink);
+    }
     for (const std::string& e : bridge.take_errors()) {
       s.warn(n, describe_node(*s.graph, n) + ": expression error in scratch estimate: " + e);
     }
@@ -56,7 +63,8 @@ void run_scratch_stage(ComputeContext::State& s) {
     }
     // Never a silent 0: an estimate that cannot be computed is a named unknown.
     const NodeEntry& node = s.graph->node(n);
-    const std::string name = "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
+    const std::string name =
+        "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
     s.scratch[n] = s.pool->fresh_symbol(name, Interval{0, kPosInf},
                                         "scratch estimate of " + describe_node(*s.graph, n));
     s.warn(n, describe_node(*s.graph, n) + ": scratch estimate unavailable (" +
