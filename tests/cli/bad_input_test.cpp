@@ -238,7 +238,11 @@ onnx::ModelProto nested_ifs(int depth) {
     n->add_input("cond");
     const std::string out = "y" + std::to_string(d);
     n->add_output(out);
-    level->add_output()->set_name(out);
+    // Outputs with an empty type, as onnx.helper writes them: with these the tag stage once
+    // re-ran every body at every pass of its owner, 2^depth work.
+    onnx::ValueInfoProto* declared = level->add_output();
+    declared->set_name(out);
+    declared->mutable_type();
     onnx::AttributeProto* other = n->add_attribute();
     other->set_name("else_branch");
     other->set_type(onnx::AttributeProto::GRAPH);
@@ -246,7 +250,9 @@ onnx::ModelProto nested_ifs(int depth) {
     id->set_op_type("Identity");
     id->add_input("X");
     id->add_output("e" + std::to_string(d));
-    other->mutable_g()->add_output()->set_name("e" + std::to_string(d));
+    onnx::ValueInfoProto* other_out = other->mutable_g()->add_output();
+    other_out->set_name("e" + std::to_string(d));
+    other_out->mutable_type();
     onnx::AttributeProto* then = n->add_attribute();
     then->set_name("then_branch");
     then->set_type(onnx::AttributeProto::GRAPH);
