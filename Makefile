@@ -91,7 +91,7 @@ fuzz: fuzz-deps
 	@cp config/profiles/*.yaml $(FUZZ_BUILD)/corpus/fuzz_profile/
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  echo "== $$t for $(FUZZ_SECONDS) s"; \
-	  (cd $(FUZZ_BUILD) && ./tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  (cd $(FUZZ_BUILD) && ./bin/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 	    -rss_limit_mb=4096 -artifact_prefix=$$t- -print_final_stats=1 \
 	    corpus/$$t $(CURDIR)/tests/fuzz/regressions/$$t > $$t.log 2>&1) || status=1; \
 	  grep -E "^Done|stat::number_of_executed_units|ERROR|SUMMARY" $(FUZZ_BUILD)/$$t.log || true; \
