@@ -1,10 +1,9 @@
 // `cctx analyze`, `cctx shapes` and `cctx print`.
-#include <nlohmann/json.hpp>
-
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "cctx/compute_context.hpp"
@@ -34,8 +33,10 @@ std::pair<std::string, Interval> parse_bounds(const std::string& text) {
     if (used != s.size()) throw bad();
     return v;
   };
-  Interval i{number(text.substr(eq + 1, colon - eq - 1), false), number(text.substr(colon + 1), true)};
-  if (i.lo < 0 || i.lo > i.hi) throw Error("--bounds '" + text + "': need 0 <= LO <= HI", ExitCode::kUsage);
+  Interval i{number(text.substr(eq + 1, colon - eq - 1), false),
+             number(text.substr(colon + 1), true)};
+  if (i.lo < 0 || i.lo > i.hi)
+    throw Error("--bounds '" + text + "': need 0 <= LO <= HI", ExitCode::kUsage);
   return {name, i};
 }
 
@@ -131,7 +132,8 @@ void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& ass
 void report_progress(void*, const StageTiming& finished, std::size_t nodes) {
   constexpr std::size_t kLargeGraph = 100000;
   if (nodes > kLargeGraph) {
-    std::fprintf(stderr, "cctx: %-9s %8.2f s  (%zu nodes)\n", finished.stage.c_str(), finished.seconds, nodes);
+    std::fprintf(stderr, "cctx: %-9s %8.2f s  (%zu nodes)\n", finished.stage.c_str(),
+                 finished.seconds, nodes);
   }
 }
 
@@ -145,6 +147,17 @@ struct FigureArgs {
   std::string plot_stack;  ///< --plot-stack OUT.svg: memory by source and tag, first assignment
 };
 
+// An expression failure deep in the pipeline (a byte size beyond int64, an evaluation that
+// overflows) is a property of the model: say which file it came from.
+template <class Work>
+void naming_model(const std::string& model, Work&& work) {
+  try {
+    work();
+  } catch (const ExprError& e) {
+    throw ModelError(model + ": " + e.what());
+  }
+}
+
 void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   if (args.format != "table" && args.format != "json" && args.format != "csv" &&
       args.format != "html") {
@@ -157,30 +170,32 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     throw Error("--plot and --plot-stack draw evaluated bytes: add --eval SYM=V[,V...]",
                 ExitCode::kUsage);
   }
-  Model model = Model::load(args.model);
+  Model model = Model::load(args.model, profile.limits);
   Host host(profile);
   ComputeContext ctx(host);
   watch_progress(ctx);
-  ctx.compute(model);
-  check_symbols(ctx, evaluate);
-  ReportOptions options{args.model, evaluate};
   // Render everything before writing anything, so that an evaluation error leaves no output.
-  std::string text;
-  if (args.format == "json") {
-    append_json_report(text, ctx, options);
-    text += "\n";
-  } else if (args.format == "csv") {
-    text = csv_report(ctx, options);
-  } else if (args.format == "html") {
-    text = html_report(ctx, HtmlReportOptions{options, host.plugins()});
-  } else {
-    text = "Symbolic ComputeContext.memory table:\n" + memory_table(ctx) + "\n" + scratch_listing(ctx);
-    if (!evaluate.empty()) text += "\n" + evaluated_totals_table(ctx, evaluate);
-    text += "\n" + peak_summary(ctx, evaluate);
-  }
-  const std::string plot = figures.plot.empty() ? "" : total_bytes_svg(ctx, evaluate);
-  const std::string stack =
-      figures.plot_stack.empty() ? "" : memory_stack_svg(ctx, evaluate.front());
+  std::string text, plot, stack;
+  naming_model(args.model, [&] {
+    ctx.compute(model);
+    check_symbols(ctx, evaluate);
+    ReportOptions options{args.model, evaluate};
+    if (args.format == "json") {
+      append_json_report(text, ctx, options);
+      text += "\n";
+    } else if (args.format == "csv") {
+      text = csv_report(ctx, options);
+    } else if (args.format == "html") {
+      text = html_report(ctx, HtmlReportOptions{options, host.plugins()});
+    } else {
+      text = "Symbolic ComputeContext.memory table:\n" + memory_table(ctx) + "\n" +
+             scratch_listing(ctx);
+      if (!evaluate.empty()) text += "\n" + evaluated_totals_table(ctx, evaluate);
+      text += "\n" + peak_summary(ctx, evaluate);
+    }
+    if (!figures.plot.empty()) plot = total_bytes_svg(ctx, evaluate);
+    if (!figures.plot_stack.empty()) stack = memory_stack_svg(ctx, evaluate.front());
+  });
   if (!args.write_model.empty()) {
     ctx.write_to_model(model);
     model.save(args.write_model);
@@ -196,10 +211,10 @@ void run_shapes(const AnalysisArgs& args) {
     throw Error("--format must be table or json", ExitCode::kUsage);
   }
   Profile profile = resolve_profile(args);
-  Model model = Model::load(args.model);
+  Model model = Model::load(args.model, profile.limits);
   Host host(profile);
   ComputeContext ctx(host);
-  ctx.compute(model);
+  naming_model(args.model, [&] { ctx.compute(model); });
   if (args.format == "json") {
     std::cout << shapes_json(ctx, ReportOptions{args.model, {}}).dump(2) << "\n";
   } else {
@@ -230,7 +245,8 @@ void add_analyze_command(CLI::App& app) {
 
 void add_shapes_command(CLI::App& app) {
   auto args = std::make_shared<AnalysisArgs>();
-  CLI::App* cmd = app.add_subcommand("shapes", "Inferred dtype, symbolic shape, value and tag of every value");
+  CLI::App* cmd =
+      app.add_subcommand("shapes", "Inferred dtype, symbolic shape, value and tag of every value");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--profile", args->profile, "Analysis profile (YAML)");
   cmd->add_option("--format", args->format, "table | json")->capture_default_str();

@@ -4,11 +4,14 @@
 #include <exception>
 #include <iostream>
 
+#include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/expr.hpp"
 #include "cli_common.hpp"
 
 int main(int argc, char** argv) {
+  // A plugin is native code in this process: if one crashes, say which one before dying.
+  cctx::install_crash_reporter();
   CLI::App app{"cctx: per-node memory of ONNX graphs as formulas in their symbolic dimensions"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("cctx ") + CCTX_VERSION);

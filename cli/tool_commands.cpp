@@ -1,13 +1,13 @@
 // `cctx plugins` and `cctx eval`.
-#include <nlohmann/json.hpp>
-
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "cctx/errors.hpp"
 #include "cctx/expr.hpp"
 #include "cctx/host.hpp"
+#include "cctx/limits.hpp"
 #include "cli_common.hpp"
 #include "coverage_table.hpp"
 
@@ -65,7 +65,8 @@ void run_plugins(const PluginsArgs& args) {
     nlohmann::ordered_json ops = nlohmann::ordered_json::object();
     for (const auto& [op, kinds] : by_origin[origin]) {
       nlohmann::ordered_json k = nlohmann::ordered_json::object();
-      for (const auto& [kind, versions] : kinds) k[kind] = std::vector<std::int32_t>(versions.begin(), versions.end());
+      for (const auto& [kind, versions] : kinds)
+        k[kind] = std::vector<std::int32_t>(versions.begin(), versions.end());
       ops[op] = k;
     }
     j["ops"] = ops;
@@ -87,8 +88,8 @@ void run_plugins(const PluginsArgs& args) {
     std::cout << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "  (ABI "
               << p["abi"].get<std::string>() << ")  " << p["path"].get<std::string>() << "\n";
     for (const auto& d : p["domains"]) {
-      std::cout << "  domain " << d["domain"].get<std::string>() << " opsets " << d["min_version"].get<int>()
-                << ".." << d["max_version"].get<int>() << "\n";
+      std::cout << "  domain " << d["domain"].get<std::string>() << " opsets "
+                << d["min_version"].get<int>() << ".." << d["max_version"].get<int>() << "\n";
     }
     std::cout << "  " << p["ops"].size() << " ops:\n";
     for (const auto& [op, kinds] : p["ops"].items()) {
@@ -116,6 +117,14 @@ void run_eval(const EvalArgs& args) {
     auto [name, interval] = parse_bounds(b);
     pool.declare_symbol(name, interval);
   }
+  // The same ceiling as a model's dim_param: the parser is linear, but its messages and the
+  // interned result are not worth a megabyte of text.
+  const std::int64_t max_chars = Limits{}.expression_chars;
+  if (static_cast<std::int64_t>(args.expression.size()) > max_chars) {
+    throw Error("expression of " + std::to_string(args.expression.size()) + " characters, above " +
+                    std::to_string(max_chars) + " (limits.expression_chars)",
+                ExitCode::kBadInput);
+  }
   Expr e;
   try {
     e = pool.parse(args.expression);
@@ -125,7 +134,8 @@ void run_eval(const EvalArgs& args) {
   std::map<std::string, Expr, std::less<>> values;
   for (const std::string& a : args.assignments) {
     const std::size_t eq = a.find('=');
-    if (eq == std::string::npos || eq == 0) throw Error("'" + a + "': expected SYM=V", ExitCode::kUsage);
+    if (eq == std::string::npos || eq == 0)
+      throw Error("'" + a + "': expected SYM=V", ExitCode::kUsage);
     std::string item = a.substr(eq + 1);
     std::size_t used = 0;
     long long v = 0;
@@ -160,7 +170,8 @@ void add_plugins_command(CLI::App& app) {
 
 void add_eval_command(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
-  CLI::App* cmd = app.add_subcommand("eval", "Simplify an expression, or evaluate it when every symbol is assigned");
+  CLI::App* cmd = app.add_subcommand(
+      "eval", "Simplify an expression, or evaluate it when every symbol is assigned");
   cmd->add_option("expression", args->expression, "Expression, e.g. '(4*N+7)//8'")->required();
   cmd->add_option("assignments", args->assignments, "SYM=V values to substitute");
   cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI (repeatable)");

@@ -14,8 +14,12 @@ function(cctx_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON
     PREFIX "lib")
   if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
-    target_link_options(${name} PRIVATE
-      "LINKER:--version-script=${_CCTX_PLUGIN_MAP}" "LINKER:--no-undefined")
+    target_link_options(${name} PRIVATE "LINKER:--version-script=${_CCTX_PLUGIN_MAP}")
+    # clang links sanitizer runtimes into executables only: a sanitized plugin's __asan_* symbols
+    # resolve against the host at load time, so it cannot be linked with --no-undefined.
+    if(NOT (CCTX_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang"))
+      target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+    endif()
     set_property(TARGET ${name} APPEND PROPERTY LINK_DEPENDS "${_CCTX_PLUGIN_MAP}")
   endif()
 endfunction()

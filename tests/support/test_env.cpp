@@ -7,10 +7,11 @@
 
 namespace cctx::test {
 
-RunResult run_cctx(const std::string& args) {
+RunResult run_cctx(const std::string& args, const std::string& prefix) {
   TempDir dir;
   const std::string out = (dir / "out").string(), err = (dir / "err").string();
-  const std::string command = cctx_binary().string() + " " + args + " >" + out + " 2>" + err;
+  const std::string command =
+      prefix + " " + cctx_binary().string() + " " + args + " >" + out + " 2>" + err;
   const int status = std::system(command.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -23,7 +23,8 @@ inline Profile default_profile() { return load_profile(profile_dir() / "default.
 
 /// A host whose plugins are found in the build tree.
 inline std::unique_ptr<Host> make_host(Profile profile) {
-  return std::make_unique<Host>(std::move(profile), std::vector<std::filesystem::path>{plugin_dir()});
+  return std::make_unique<Host>(std::move(profile),
+                                std::vector<std::filesystem::path>{plugin_dir()});
 }
 
 /// A fresh, empty temporary folder removed at destruction.
@@ -52,6 +53,7 @@ struct RunResult {
 };
 
 /// Runs build/bin/cctx with `args` (a shell-quoted string), capturing stdout and stderr.
-RunResult run_cctx(const std::string& args);
+/// `prefix` is put before the binary (e.g. "setpriv --reuid=65534 ..." to drop root).
+RunResult run_cctx(const std::string& args, const std::string& prefix = "");
 
 }  // namespace cctx::test

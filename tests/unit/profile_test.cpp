@@ -174,20 +174,47 @@ TEST_F(ProfileTest, ParseProfileUsesSourceNameAndBaseDir) {
   }
 }
 
+// ---- limits -------------------------------------------------------------------------------------
+
+TEST_F(ProfileTest, LimitsHaveDefaultsAndAreRaisedKeyByKey) {
+  const Profile d = load_profile(write("d.yaml", ""));
+  EXPECT_EQ(d.limits.file_bytes, std::int64_t{1} << 30);
+  EXPECT_EQ(d.limits.nodes, 5000000);
+  EXPECT_EQ(d.limits.rank, 64);
+  EXPECT_EQ(d.limits.subgraph_depth, 64);
+  EXPECT_EQ(d.limits.expression_chars, 4096);
+  write("base.yaml", "limits: {nodes: 10, rank: 3}\n");
+  const Profile p = load_profile(write("p.yaml", "extends: base.yaml\nlimits: {rank: 200}\n"));
+  EXPECT_EQ(p.limits.nodes, 10);
+  EXPECT_EQ(p.limits.rank, 200);
+  EXPECT_EQ(p.limits.subgraph_depth, 64);
+}
+
+TEST_F(ProfileTest, LimitsOutsideTheirRangeAreErrors) {
+  EXPECT_EQ(error_in("limits: {file_bytes: 4294967296}\n"),
+            "1:22: 'limits.file_bytes' must be an integer between 1 and 2147483647, got "
+            "'4294967296'");
+  EXPECT_EQ(error_in("limits: {subgraph_depth: 2001}\n"),
+            "1:26: 'limits.subgraph_depth' must be an integer between 0 and 2000, got '2001'");
+  EXPECT_EQ(error_in("limits: {depth: 3}\n"),
+            "1:10: unknown key 'depth' in 'limits'; allowed: file_bytes, nodes, rank, "
+            "subgraph_depth, expression_chars");
+}
+
 // ---- unknown keys -------------------------------------------------------------------------------
 
 TEST_F(ProfileTest, UnknownTopLevelKeyListsAllowedKeysAndSuggestsClosest) {
   EXPECT_EQ(error_in("profile: x\ninplce: {enabled: true}\n"),
             "2:1: unknown key 'inplce' in 'profile'; allowed: profile, extends, plugins, "
             "plugin_path, symbols, shapes, tags, inplace, memory, scratch, report, expressions, "
-            "decision_log; did you mean 'inplace'?");
+            "decision_log, limits; did you mean 'inplace'?");
 }
 
 TEST_F(ProfileTest, UnknownKeyFarFromEveryAllowedKeyHasNoSuggestion) {
   EXPECT_EQ(error_in("colour: red\n"),
             "1:1: unknown key 'colour' in 'profile'; allowed: profile, extends, plugins, "
             "plugin_path, symbols, shapes, tags, inplace, memory, scratch, report, expressions, "
-            "decision_log");
+            "decision_log, limits");
 }
 
 TEST_F(ProfileTest, UnknownNestedKeyNamesTheSection) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "cctx/limits.hpp"
+
 namespace onnx {
 class ModelProto;
 }
@@ -17,10 +19,11 @@ namespace cctx {
 class Model {
  public:
   /// Reads and validates a model file. Throws ModelError naming the file and the problem
-  /// (missing, unreadable, a directory, empty, truncated, not an ONNX model).
-  static Model load(const std::filesystem::path& path);
-  /// Parses serialized bytes; `source` names them in messages.
-  static Model parse(std::string_view bytes, std::string source);
+  /// (missing, unreadable, a directory, empty, truncated, not an ONNX model, beyond `limits`,
+  /// structurally invalid: see detail::check_model).
+  static Model load(const std::filesystem::path& path, const Limits& limits = {});
+  /// Parses and validates serialized bytes; `source` names them in messages.
+  static Model parse(std::string_view bytes, std::string source, const Limits& limits = {});
   /// Takes ownership of an already-built proto.
   static Model adopt(std::unique_ptr<onnx::ModelProto> proto, std::string source);
 

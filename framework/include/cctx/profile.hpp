@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "cctx/expr.hpp"
+#include "cctx/limits.hpp"
 
 namespace cctx {
 
 /// One entry of `plugins:`. Exactly one of `name` / `path` is set.
 struct PluginSpec {
-  std::string name;             ///< looked up as lib<name>.so / libcctx_<name>.so in plugin_path
-  std::filesystem::path path;   ///< explicit file (relative paths resolved against the profile)
+  std::string name;            ///< looked up as lib<name>.so / libcctx_<name>.so in plugin_path
+  std::filesystem::path path;  ///< explicit file (relative paths resolved against the profile)
   std::map<std::string, std::string> options;  ///< string key/values handed to the plugin
   bool override_rules = false;  ///< `override: true`: may replace rules registered earlier
   std::string where;            ///< "file:line:column" of the entry, for messages
@@ -26,7 +27,7 @@ struct Profile {
   std::string name = "default";
   std::filesystem::path source;  ///< file it was read from (empty for built-in defaults)
   std::vector<PluginSpec> plugins;
-  std::vector<std::filesystem::path> plugin_path;  ///< searched before the default folders
+  std::vector<std::filesystem::path> plugin_path;        ///< searched before the default folders
   std::map<std::string, Interval, std::less<>> symbols;  ///< bounds; default [1, +inf)
 
   struct Shapes {
@@ -52,6 +53,7 @@ struct Profile {
     std::vector<Assignment> evaluate;  ///< assignments evaluated in reports
   } report;
   ExprLimits expressions;  ///< `expressions: {max_weight, max_terms, max_degree, max_args}`
+  Limits limits;  ///< `limits: {file_bytes, nodes, rank, subgraph_depth, expression_chars}`
   bool decision_log = false;
 };
 

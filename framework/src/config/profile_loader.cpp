@@ -13,7 +13,6 @@
 #include <fstream>
 #include <limits>
 #include <span>
-#include <sstream>
 #include <string_view>
 #include <system_error>
 
@@ -33,8 +32,8 @@ using detail::Field;
 using detail::quote;
 
 constexpr std::string_view kTopKeys[] = {
-    "profile", "extends", "plugins", "plugin_path", "symbols",     "shapes",      "tags",
-    "inplace", "memory",  "scratch", "report",      "expressions", "decision_log"};
+    "profile", "extends", "plugins", "plugin_path", "symbols",     "shapes",       "tags",
+    "inplace", "memory",  "scratch", "report",      "expressions", "decision_log", "limits"};
 constexpr std::string_view kPluginKeys[] = {"name", "path", "options", "override"};
 constexpr std::string_view kShapesKeys[] = {"strict", "fallback"};
 constexpr std::string_view kShapeFallbacks[] = {"onnx_schema", "declared", "unknown_rank"};
@@ -44,6 +43,8 @@ constexpr std::string_view kInplaceFallbacks[] = {"none", "structural"};
 constexpr std::string_view kReportKeys[] = {"evaluate"};
 constexpr std::string_view kExpressionKeys[] = {"max_weight", "max_terms", "max_degree",
                                                 "max_args"};
+constexpr std::string_view kLimitKeys[] = {"file_bytes", "nodes", "rank", "subgraph_depth",
+                                           "expression_chars"};
 // Spellings of an unbounded upper end besides null: YAML 1.2's .inf family and plain "inf".
 constexpr std::string_view kInfWords[] = {"inf",  "Inf",  "INF",  "+inf",  "+Inf",  "+INF",
                                           ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"};
@@ -81,10 +82,15 @@ std::string read_text(const fs::path& path, std::string& text) {
   if (fs::is_directory(st)) return "is a directory, not a profile file";
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::string("cannot open (") + std::strerror(errno) + ")";
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Bounded: `extends: /dev/zero` (or a pipe) must not read forever.
+  constexpr std::size_t kMaxProfileBytes = std::size_t{16} << 20;
+  text.clear();
+  char chunk[1 << 14];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxProfileBytes) return "larger than 16 MiB, not a profile";
+  }
   if (in.bad()) return "read error";
-  text = std::move(buffer).str();
   return {};
 }
 
@@ -132,6 +138,7 @@ class ProfileReader {
   void apply_inplace(const Field& field, Profile::Inplace& inplace) const;
   bool read_enabled(const Field& field, std::string_view section, bool current) const;
   void apply_expressions(const Field& field, ExprLimits& limits) const;
+  void apply_limits(const Field& field, Limits& limits) const;
   PluginSpec read_plugin(const Field& item) const;
   Interval read_bounds(const Field& field) const;
   std::vector<std::string> read_fallback(const Field& field) const;
@@ -152,22 +159,48 @@ void apply_file(const fs::path& file, const std::string& display, const std::str
   chain.pop_back();
 }
 
+// A second document starts at a '---' line that follows content; returns the mark of its first
+// content (null when there is none). Found by scanning the text because yaml-cpp 0.7's LoadAll
+// loops forever on some malformed input (fuzz_profile found one): only Load is used.
+YAML::Mark second_document(const std::string& text) {
+  bool seen_content = false, after_marker = false;
+  int line = 0;
+  for (std::size_t start = 0; start <= text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view row = std::string_view(text).substr(start, end - start);
+    start = end + 1;
+    if (row.substr(0, 3) == "---" && (row.size() == 3 || row[3] == ' ' || row[3] == '\t')) {
+      if (seen_content) after_marker = true;
+      row.remove_prefix(3);
+      if (!after_marker) continue;
+    }
+    const std::size_t first = row.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || row[first] == '#' || row.substr(0, 3) == "...") continue;
+    if (after_marker) {
+      YAML::Mark mark = YAML::Mark::null_mark();
+      mark.pos = 0;
+      mark.line = line;
+      mark.column = static_cast<int>(first);
+      return mark;
+    }
+    if (row[0] != '%') seen_content = true;
+  }
+  return YAML::Mark::null_mark();
+}
+
 void ProfileReader::apply(const std::string& text, Profile& profile) const {
-  std::vector<YAML::Node> documents;
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     check_.fail(e.mark, "YAML syntax error: " + e.msg + syntax_hint(text, e.mark));
   }
-  for (std::size_t i = 1; i < documents.size(); ++i) {
-    if (!documents[i].IsNull()) {
-      check_.fail(documents[i].Mark(),
-                  "a profile is a single YAML document; a second one starts here");
-    }
+  if (const YAML::Mark second = second_document(text); !second.is_null()) {
+    check_.fail(second, "a profile is a single YAML document; a second one starts here");
   }
-  if (documents.empty()) return;
   try {
-    apply_root(documents.front(), profile);
+    apply_root(root, profile);
   } catch (const YAML::Exception& e) {
     // Not expected (every access is checked first), but a yaml-cpp exception must not escape.
     check_.fail(e.mark, e.msg);
@@ -223,6 +256,8 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
     }
   } else if (key == "expressions") {
     apply_expressions(value, profile.expressions);
+  } else if (key == "limits") {
+    apply_limits(value, profile.limits);
   } else if (key == "decision_log") {
     profile.decision_log = check_.boolean(value);
   }
@@ -289,6 +324,22 @@ void ProfileReader::apply_expressions(const Field& field, ExprLimits& limits) co
       limits.max_degree = value;
     } else {
       limits.max_args = value;
+    }
+  }
+}
+
+void ProfileReader::apply_limits(const Field& field, Limits& limits) const {
+  for (const Entry& e : check_.entries(field, "limits", kLimitKeys)) {
+    if (e.key == "file_bytes") {
+      limits.file_bytes = check_.integer(e.value, 1, kMaxFileBytes);
+    } else if (e.key == "nodes") {
+      limits.nodes = check_.integer(e.value, 1);
+    } else if (e.key == "rank") {
+      limits.rank = check_.integer(e.value, 0);
+    } else if (e.key == "subgraph_depth") {
+      limits.subgraph_depth = check_.integer(e.value, 0, kMaxSubgraphDepth);
+    } else {
+      limits.expression_chars = check_.integer(e.value, 1);
     }
   }
 }

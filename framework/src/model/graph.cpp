@@ -7,14 +7,16 @@
 #include <unordered_set>
 
 #include "cctx/errors.hpp"
+#include "cctx/limits.hpp"
 #include "cctx/model.hpp"
 #include "model/body_checks.hpp"
 
 namespace cctx {
 
 namespace {
-// Bodies nested deeper than this are refused instead of risking the stack.
-constexpr int kMaxNesting = 2000;
+// build_graph recurses once per nesting level; Model::load already refused anything deeper than
+// the profile's limits.subgraph_depth, this ceiling only protects models built in memory.
+constexpr int kMaxNesting = static_cast<int>(kMaxSubgraphDepth);
 }  // namespace
 
 struct GraphView::Scope {
@@ -129,8 +131,12 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
           !values_[id].is_initializer()) {
         values_[id].producer = nid;
       } else if (existed) {
-        warnings_.push_back(model_->source() + ": value '" + out +
-                            "' is produced more than once; the first definition counts");
+        // ONNX graphs are in SSA form: a second definition makes every reader ambiguous.
+        throw ModelError(model_->source() + ": value '" + out + "' is produced more than once (" +
+                         (values_[id].is_input()         ? "it is a graph input"
+                          : values_[id].is_initializer() ? "it is an initializer"
+                                                         : "by two nodes") +
+                         "; node " + std::to_string(k) + " defines it again)");
       }
     }
   }

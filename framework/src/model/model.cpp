@@ -5,14 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "cctx/errors.hpp"
+#include "model/model_checks.hpp"
 
 namespace cctx {
 namespace fs = std::filesystem;
@@ -23,17 +24,33 @@ namespace {
 // recursion limit of 100 message levels; each nesting level costs three (graph, node, attribute).
 constexpr int kRecursionLimit = 12000;
 
-std::string read_file(const fs::path& path) {
+std::string read_file(const fs::path& path, const Limits& limits) {
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) throw ModelError(path.string() + ": no such file");
+  if (!fs::exists(st)) throw ModelError(path.string() + ": no such file");
+  if (ec) throw ModelError(path.string() + ": cannot access (" + ec.message() + ")");
   if (fs::is_directory(st)) throw ModelError(path.string() + ": is a directory, not a model file");
+  const auto too_big = [&](std::uintmax_t size) {
+    return ModelError(path.string() + ": " + std::to_string(size) + " bytes or more, above " +
+                      std::to_string(limits.file_bytes) + " (limits.file_bytes)");
+  };
+  // Checked before reading: the whole file is held in memory twice (bytes and parsed proto).
+  const auto limit = static_cast<std::uintmax_t>(std::min(limits.file_bytes, kMaxFileBytes));
+  if (fs::is_regular_file(st)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > limit) throw too_big(size);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read in chunks up to the limit: a pipe or a device (/dev/zero) has no size to check first.
+  std::string bytes;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    bytes.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (bytes.size() > limit) throw too_big(bytes.size());
+  }
   if (in.bad()) throw ModelError(path.string() + ": read error");
-  return std::move(buffer).str();
+  return bytes;
 }
 
 }  // namespace
@@ -44,10 +61,16 @@ Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
-Model Model::load(const fs::path& path) { return parse(read_file(path), path.string()); }
+Model Model::load(const fs::path& path, const Limits& limits) {
+  return parse(read_file(path, limits), path.string(), limits);
+}
 
-Model Model::parse(std::string_view bytes, std::string source) {
+Model Model::parse(std::string_view bytes, std::string source, const Limits& limits) {
   if (bytes.empty()) throw ModelError(source + ": empty file, not an ONNX model");
+  if (static_cast<std::int64_t>(bytes.size()) > std::min(limits.file_bytes, kMaxFileBytes)) {
+    throw ModelError(source + ": " + std::to_string(bytes.size()) + " bytes, above " +
+                     std::to_string(limits.file_bytes) + " (limits.file_bytes)");
+  }
   auto proto = std::make_unique<onnx::ModelProto>();
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
                                                 static_cast<int>(bytes.size()));
@@ -58,6 +81,7 @@ Model Model::parse(std::string_view bytes, std::string source) {
   if (!proto->has_graph()) {
     throw ModelError(source + ": not an ONNX model (no graph)");
   }
+  detail::check_model(*proto, source, limits);
   return Model(std::move(proto), std::move(source));
 }
 

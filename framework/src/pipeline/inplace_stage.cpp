@@ -2,6 +2,7 @@
 // accounts with.
 #include <onnx/onnx_pb.h>
 
+#include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
 #include "pipeline/host_node_view.hpp"
@@ -11,8 +12,8 @@ namespace cctx {
 namespace {
 
 struct Declarations {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> aliases;     // (output, input)
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> may_reuse;   // (output, input)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> aliases;    // (output, input)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> may_reuse;  // (output, input)
   std::string error;
 };
 
@@ -107,7 +108,13 @@ class InplaceStage {
     if (rules.inplace != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostInplaceSink sink(d);
-      if (rules.inplace->declare(view, sink) != sdk::Status::kOk) {
+      sdk::Status status;
+      {
+        RunningRule running(rules.entries[static_cast<std::size_t>(RuleKind::kInplace)]->origin,
+                            "in-place", node.domain, node.op_type);
+        status = rules.inplace->declare(view, sink);
+      }
+      if (status != sdk::Status::kOk) {
         s_.warn(n, describe_node(*s_.graph, n) + ": in-place policy failed: " +
                        (d.error.empty() ? std::string("no reason given") : d.error) +
                        "; no reuse for this node");
@@ -143,7 +150,8 @@ class InplaceStage {
     return !protected_[b] && last_[b] <= n;
   }
 
-  std::optional<ReuseKind> size_class(NodeId n, std::uint32_t o, std::uint32_t k, bool structural_squeeze) {
+  std::optional<ReuseKind> size_class(NodeId n, std::uint32_t o, std::uint32_t k,
+                                      bool structural_squeeze) {
     const NodeEntry& node = s_.graph->node(n);
     const ValueId out = node.outputs[o], in = node.inputs[k];
     if (structural_squeeze && k == 0 && s_.shapes[out].dtype == s_.shapes[in].dtype &&
@@ -203,12 +211,13 @@ class InplaceStage {
                             (s_.last_use[out] != kInvalidId && s_.last_use[out] > n);
       if (lives_on) new_buffer(out, BufferSource::kIntermediate, n);
     }
-    std::sort(decisions.begin(), decisions.end(),
-              [](const InplaceDecision& a, const InplaceDecision& b) { return a.output < b.output; });
+    std::sort(
+        decisions.begin(), decisions.end(),
+        [](const InplaceDecision& a, const InplaceDecision& b) { return a.output < b.output; });
     if (s_.options.decision_log) {
       for (const InplaceDecision& dec : decisions) {
-        pending_.push_back(DecisionEvent{"inplace", static_cast<std::int64_t>(n), node.proto->name(),
-                                         dec.output, dec.input,
+        pending_.push_back(DecisionEvent{"inplace", static_cast<std::int64_t>(n),
+                                         node.proto->name(), dec.output, dec.input,
                                          dec.kind == ReuseKind::kEqual ? "equal" : "greater",
                                          dec.mode == ReuseMode::kAlias ? "alias" : "may_reuse"});
       }
@@ -235,8 +244,8 @@ void run_inplace_stage(ComputeContext::State& s) {
   if (s.options.decision_log) {
     for (NodeId n = 0; n < s.release_after.size(); ++n) {
       for (ValueId v : s.release_after[n]) {
-        s.events.push_back(DecisionEvent{"release", static_cast<std::int64_t>(n), s.graph->value(v).name,
-                                         -1, -1, "", ""});
+        s.events.push_back(DecisionEvent{"release", static_cast<std::int64_t>(n),
+                                         s.graph->value(v).name, -1, -1, "", ""});
       }
     }
     for (DecisionEvent& e : stage.take_events()) s.events.push_back(std::move(e));

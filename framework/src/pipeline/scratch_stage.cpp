@@ -1,4 +1,5 @@
 // Stage 6: per-node scratch memory from the plugins' estimators (semantics.md 9).
+#include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
 #include "pipeline/host_node_view.hpp"
@@ -48,7 +49,13 @@ void run_scratch_stage(ComputeContext::State& s) {
     if (estimator == nullptr) continue;
     HostNodeView view(s, bridge, n);
     HostScratchSink sink;
-    sdk::Status status = estimator->estimate(view, sink);
+    sdk::Status status;
+    {
+      const NodeEntry& node = s.graph->node(n);
+      RunningRule running(s.rules[n].entries[static_cast<std::size_t>(RuleKind::kScratch)]->origin,
+                          "scratch", node.domain, node.op_type);
+      status = estimator->estimate(view, sink);
+    }
     for (const std::string& e : bridge.take_errors()) {
       s.warn(n, describe_node(*s.graph, n) + ": expression error in scratch estimate: " + e);
     }

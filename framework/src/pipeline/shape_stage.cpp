@@ -4,6 +4,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
 #include "model/tensor_data.hpp"
 #include "pipeline/analysis_state.hpp"
@@ -136,7 +137,8 @@ class HostShapeSink final : public sdk::IShapeSink {
   }
 
   sdk::Status infer_body(sdk::StringRef attr, std::uint32_t input_count,
-                         const sdk::ValueDesc* inputs, sdk::IBodyOutputs& outputs) noexcept override;
+                         const sdk::ValueDesc* inputs,
+                         sdk::IBodyOutputs& outputs) noexcept override;
 
   const std::string& error() const { return error_; }
   bool output_set(std::size_t k) const { return set_[k]; }
@@ -205,7 +207,8 @@ class ShapeStage {
     for (std::size_t k = 0; k < ge.inputs.size() && k < count; ++k) {
       ValueId v = ge.inputs[k];
       const sdk::ValueDesc& d = inputs[k];
-      if (d.kind == sdk::ValueKind::kUnknown && d.dtype == 0 && d.rank < 0) continue;  // keep declared
+      if (d.kind == sdk::ValueKind::kUnknown && d.dtype == 0 && d.rank < 0)
+        continue;  // keep declared
       // What the rule does not know (dtype, rank) keeps the body's own declaration.
       const ValueShape declared = s_.shapes[v];
       ValueShape shape;
@@ -249,8 +252,9 @@ class ShapeStage {
  private:
   ValueShape declared_shape(ValueId v, const onnx::ValueInfoProto& decl) {
     if (!decl.has_type()) return ValueShape{};
-    return from_type_proto(*s_.pool, decl.type(),
-                           [&](std::size_t axis) { return fresh_declared_dim(s_, v, axis); }, false);
+    return from_type_proto(
+        *s_.pool, decl.type(), [&](std::size_t axis) { return fresh_declared_dim(s_, v, axis); },
+        false);
   }
 
   void seed_initializer(ValueId v) {
@@ -279,7 +283,9 @@ class ShapeStage {
     key.append(std::to_string(node.opset));
     auto it = cache_.find(key);
     if (it == cache_.end()) {
-      it = cache_.emplace(std::move(key), s_.registry->resolve(node.domain, node.op_type, node.opset)).first;
+      it = cache_
+               .emplace(std::move(key), s_.registry->resolve(node.domain, node.op_type, node.opset))
+               .first;
     }
     s_.rules[n] = it->second;
     return it->second;
@@ -302,7 +308,12 @@ class ShapeStage {
     if (rules.shape != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostShapeSink sink(*this, s_, n);
-      sdk::Status status = rules.shape->infer(view, sink);
+      sdk::Status status;
+      {
+        RunningRule running(rules.entries[static_cast<std::size_t>(RuleKind::kShape)]->origin,
+                            "shape", node.domain, node.op_type);
+        status = rules.shape->infer(view, sink);
+      }
       if (parked_) {
         AnalysisError e = *parked_;
         parked_.reset();
@@ -342,7 +353,8 @@ class ShapeStage {
       if (step == "onnx_schema" && !rule_failed) {
         std::string why;
         if (onnx_schema_inference(s_, n, &why)) {
-          s_.warn(n, describe_node(*s_.graph, n) + ": no cctx shape rule; used ONNX schema inference");
+          s_.warn(n,
+                  describe_node(*s_.graph, n) + ": no cctx shape rule; used ONNX schema inference");
           std::fill(done.begin(), done.end(), true);
           return;
         }
@@ -472,11 +484,13 @@ class ShapeStage {
     }
     for (const onnx::AttributeProto& a : node.proto->attribute()) {
       std::vector<double> floats;
-      if (a.name() == "value" && a.has_t() && tensor_float_values(a.t(), kMaxValueElements, &floats)) {
+      if (a.name() == "value" && a.has_t() &&
+          tensor_float_values(a.t(), kMaxValueElements, &floats)) {
         s_.float_values[node.outputs[0]] = std::move(floats);
       } else if (a.name() == "value_float") {
         s_.float_values[node.outputs[0]] = {static_cast<double>(a.f())};
-      } else if (a.name() == "value_floats" && a.floats_size() <= static_cast<int>(kMaxValueElements)) {
+      } else if (a.name() == "value_floats" &&
+                 a.floats_size() <= static_cast<int>(kMaxValueElements)) {
         s_.float_values[node.outputs[0]].assign(a.floats().begin(), a.floats().end());
       }
     }

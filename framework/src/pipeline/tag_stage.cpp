@@ -3,6 +3,7 @@
 // TagTraits, and op-specific logic from their ITagRules.
 #include <onnx/onnx_pb.h>
 
+#include "cctx/crash_report.hpp"
 #include "model/metadata.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
@@ -74,16 +75,18 @@ class TagStage {
  private:
   void seed_main() {
     const GraphEntry& main = s_.graph->main();
-    auto seed = [&](ValueId v, const google::protobuf::Message* carrier, int field, bool default_weight) {
+    auto seed = [&](ValueId v, const google::protobuf::Message* carrier, int field,
+                    bool default_weight) {
       bool found = false;
-      std::string text_tag = carrier ? find_metadata(*carrier, field, "cctx.value_tag", &found) : "";
+      std::string text_tag =
+          carrier ? find_metadata(*carrier, field, "cctx.value_tag", &found) : "";
       if (found) {
         if (auto t = parse_tag(text_tag)) {
           merge(v, *t);
           return;
         }
         s_.warn(kInvalidId, "'" + s_.graph->value(v).name + "': ignoring unknown cctx.value_tag '" +
-                           text_tag + "'");
+                                text_tag + "'");
       }
       if (default_weight) merge(v, Tag::kWeight);
     };
@@ -105,7 +108,14 @@ class TagStage {
   // Runs passes over graph g until one changes nothing. Node tags are reset first; a body runs
   // again at every pass of its owner, so the reset must not count as a change for the owner's
   // fixpoint: only node tags that end different from before, and value tags (which only rise).
+  //
+  // A body's fixpoint depends only on value tags (its node tags are reset here): when no value
+  // tag anywhere has changed since the body last settled, running it again would recompute the
+  // same tags. Skipping it keeps nested bodies linear per pass of their owner; without the skip
+  // every level runs its body at least twice and If-in-If nesting costs 2^depth.
   void fixpoint(GraphId g) {
+    if (settled_at_.empty()) settled_at_.assign(s_.graph->graphs().size(), kNever);
+    if (settled_at_[g] == value_changes_) return;
     const GraphEntry& ge = s_.graph->graphs()[g];
     const std::uint64_t node_changes_at_entry = node_changes_;
     std::vector<Tag> before(ge.nodes.size());
@@ -120,8 +130,10 @@ class TagStage {
       if (value_changes_ + node_changes_ == mark) break;
     }
     std::uint64_t differ = 0;
-    for (std::size_t k = 0; k < ge.nodes.size(); ++k) differ += before[k] != s_.node_tags[ge.nodes[k]];
+    for (std::size_t k = 0; k < ge.nodes.size(); ++k)
+      differ += before[k] != s_.node_tags[ge.nodes[k]];
     node_changes_ = node_changes_at_entry + differ;
+    settled_at_[g] = value_changes_;
   }
 
   void process(NodeId n) {
@@ -147,7 +159,13 @@ class TagStage {
     if (rules.tag != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostTagSink sink(*this, n);
-      if (rules.tag->apply(view, sink) != sdk::Status::kOk) {
+      sdk::Status status;
+      {
+        RunningRule running(rules.entries[static_cast<std::size_t>(RuleKind::kTagRule)]->origin,
+                            "tag", node.domain, node.op_type);
+        status = rules.tag->apply(view, sink);
+      }
+      if (status != sdk::Status::kOk) {
         report_rule_error(n, sink.error());
       }
     }
@@ -173,7 +191,7 @@ class TagStage {
         break;
     }
     // 6. node tag
-    Tag node_tag = s_.sticky[n]                ? s_.node_tags[n]
+    Tag node_tag = s_.sticky[n]                 ? s_.node_tags[n]
                    : explicit_tag != Tag::kNone ? explicit_tag
                    : inherited != Tag::kNone    ? inherited
                                                 : previous;
@@ -274,6 +292,8 @@ class TagStage {
   ExprBridge bridge_;
   std::uint64_t value_changes_ = 0;  // tags only rise: these always terminate
   std::uint64_t node_changes_ = 0;
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  std::vector<std::uint64_t> settled_at_;  // per graph: value_changes_ when it last settled
 };
 
 HostTagSink::HostTagSink(TagStage& stage, NodeId n)

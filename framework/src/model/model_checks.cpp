@@ -1,0 +1,220 @@
+// Rejects models that are malformed or too large before the graph view and the pipeline see them:
+// every later stage may then assume sane ranks, non-negative dims and a bounded nesting depth.
+#include "model/model_checks.hpp"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "cctx/compute_context.hpp"
+#include "cctx/errors.hpp"
+#include "cctx/model.hpp"
+
+namespace cctx::detail {
+
+namespace {
+
+class Checker {
+ public:
+  Checker(const onnx::ModelProto& model, const std::string& source, const Limits& limits)
+      : model_(model), source_(source), limits_(limits) {
+    for (const auto& op : model.opset_import()) {
+      domains_.insert(std::string(normalize_domain(op.domain())));
+    }
+  }
+
+  void run() {
+    // (graph, depth): explicit stack instead of recursion.
+    std::vector<std::pair<const onnx::GraphProto*, std::int64_t>> stack{{&model_.graph(), 0}};
+    while (!stack.empty()) {
+      auto [g, depth] = stack.back();
+      stack.pop_back();
+      if (depth > limits_.subgraph_depth) {
+        fail("subgraphs are nested more than " + std::to_string(limits_.subgraph_depth) +
+             " levels deep (limits.subgraph_depth)");
+      }
+      check_graph(*g);
+      for (const onnx::NodeProto& n : g->node()) {
+        for (const onnx::AttributeProto& a : n.attribute()) {
+          if (a.has_g()) stack.emplace_back(&a.g(), depth + 1);
+          for (const onnx::GraphProto& sub : a.graphs()) stack.emplace_back(&sub, depth + 1);
+          if (a.has_t()) check_tensor(a.t(), "attribute '" + a.name() + "' of node " + name_of(n));
+          for (const onnx::TensorProto& t : a.tensors()) {
+            check_tensor(t, "attribute '" + a.name() + "' of node " + name_of(n));
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw ModelError(source_ + ": " + problem);
+  }
+
+  static std::string name_of(const onnx::NodeProto& n) {
+    return (n.name().empty() ? std::string("(unnamed)") : "'" + n.name() + "'") + " (" +
+           n.op_type() + ")";
+  }
+
+  void check_graph(const onnx::GraphProto& g) {
+    nodes_ += g.node_size();
+    if (nodes_ > limits_.nodes) {
+      fail("more than " + std::to_string(limits_.nodes) + " nodes (limits.nodes)");
+    }
+    for (const onnx::NodeProto& n : g.node()) {
+      const std::string domain(normalize_domain(n.domain()));
+      if (domains_.count(domain) == 0) {
+        fail("node " + name_of(n) + " uses domain '" + (domain.empty() ? "ai.onnx" : domain) +
+             "', which the model does not import (no opset_import entry)");
+      }
+      if (n.attribute_size() > 0) check_attribute_types(n, domain);
+    }
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
+      for (const onnx::ValueInfoProto& vi : *list)
+        check_type(vi.type(), "value '" + vi.name() + "'");
+    }
+    for (const onnx::TensorProto& t : g.initializer()) {
+      check_tensor(t, "initializer '" + t.name() + "'");
+    }
+  }
+
+  // A rule asking for `perm` as ints would read a float `perm` as absent and silently use the
+  // default: ONNX's own schemas say which type each attribute must have.
+  void check_attribute_types(const onnx::NodeProto& n, const std::string& domain) const {
+    const std::int64_t opset = opset_of(domain);
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
+        n.op_type(),
+        static_cast<int>(std::min<std::int64_t>(opset, std::numeric_limits<int>::max())), domain);
+    if (schema == nullptr) return;  // a custom op, or one ONNX does not know: its plugin checks
+    const auto& declared = schema->attributes();
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.type() == onnx::AttributeProto::UNDEFINED || !a.ref_attr_name().empty()) continue;
+      const auto it = declared.find(a.name());
+      if (it == declared.end() || it->second.type == a.type()) continue;
+      fail("attribute '" + a.name() + "' of node " + name_of(n) + " is " +
+           onnx::AttributeProto::AttributeType_Name(a.type()) + ", but " + n.op_type() + " wants " +
+           onnx::AttributeProto::AttributeType_Name(it->second.type));
+    }
+  }
+
+  std::int64_t opset_of(const std::string& domain) const {
+    for (const auto& op : model_.opset_import()) {
+      if (normalize_domain(op.domain()) == domain) return op.version();
+    }
+    return -1;
+  }
+
+  // dims: concrete values (negative ones rejected) and the product of the concrete ones.
+  void check_dims(std::int64_t rank, const std::string& what) const {
+    if (rank > limits_.rank) {
+      fail(what + " has rank " + std::to_string(rank) + ", above " + std::to_string(limits_.rank) +
+           " (limits.rank)");
+    }
+  }
+
+  void check_dim_value(std::int64_t v, std::int64_t& elements, bool& overflow,
+                       const std::string& what) const {
+    if (v < 0) fail(what + " has a negative dim " + std::to_string(v));
+    if (!overflow && __builtin_mul_overflow(elements, v, &elements)) overflow = true;
+  }
+
+  void check_bytes(std::int64_t elements, bool overflow, std::int32_t dtype,
+                   const std::string& what) const {
+    const std::int64_t bits = std::max<std::int64_t>(dtype_bits(dtype, nullptr), 8);
+    std::int64_t total = 0;
+    if (overflow || __builtin_mul_overflow(elements, bits, &total)) {
+      fail(what + " has more bytes than a 64-bit size can hold (its dims multiply past 2^63)");
+    }
+  }
+
+  void check_type(const onnx::TypeProto& type, const std::string& what) const {
+    // Sequence/optional/map types wrap one another as a chain: follow it with a loop.
+    const onnx::TypeProto* t = &type;
+    for (int hops = 0; t != nullptr && hops < 64; ++hops) {
+      switch (t->value_case()) {
+        case onnx::TypeProto::kTensorType:
+          check_tensor_type(t->tensor_type().elem_type(), t->tensor_type().shape(),
+                            t->tensor_type().has_shape(), what);
+          return;
+        case onnx::TypeProto::kSparseTensorType:
+          check_tensor_type(t->sparse_tensor_type().elem_type(), t->sparse_tensor_type().shape(),
+                            t->sparse_tensor_type().has_shape(), what);
+          return;
+        case onnx::TypeProto::kSequenceType:
+          t = &t->sequence_type().elem_type();
+          break;
+        case onnx::TypeProto::kOptionalType:
+          t = &t->optional_type().elem_type();
+          break;
+        case onnx::TypeProto::kMapType:
+          t = &t->map_type().value_type();
+          break;
+        default:
+          return;
+      }
+    }
+  }
+
+  void check_tensor_type(std::int32_t dtype, const onnx::TensorShapeProto& shape, bool has_shape,
+                         const std::string& what) const {
+    if (!has_shape) return;
+    check_dims(shape.dim_size(), what);
+    std::int64_t elements = 1;
+    bool overflow = false;
+    for (const auto& d : shape.dim()) {
+      if (d.has_dim_value()) {
+        check_dim_value(d.dim_value(), elements, overflow, what);
+      } else if (d.has_dim_param() &&
+                 static_cast<std::int64_t>(d.dim_param().size()) > limits_.expression_chars) {
+        fail(what + " has a dim_param of " + std::to_string(d.dim_param().size()) +
+             " characters, above " + std::to_string(limits_.expression_chars) +
+             " (limits.expression_chars)");
+      }
+    }
+    check_bytes(elements, overflow, dtype, what);
+  }
+
+  void check_tensor(const onnx::TensorProto& t, const std::string& what) const {
+    check_dims(t.dims_size(), what);
+    std::int64_t elements = 1;
+    bool overflow = false;
+    for (std::int64_t d : t.dims()) check_dim_value(d, elements, overflow, what);
+    check_bytes(elements, overflow, t.data_type(), what);
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) check_external(t, what);
+  }
+
+  // cctx never reads external data (sizes come from dims), but a location that leaves the
+  // model's folder is a sign of a hostile file: refuse it rather than carry it into outputs.
+  void check_external(const onnx::TensorProto& t, const std::string& what) const {
+    for (const onnx::StringStringEntryProto& e : t.external_data()) {
+      if (e.key() != "location") continue;
+      const std::filesystem::path location(e.value());
+      const std::filesystem::path normal = location.lexically_normal();
+      const bool escapes = e.value().empty() || location.has_root_path() ||
+                           (!normal.empty() && *normal.begin() == "..");
+      if (escapes) {
+        fail(what + " has external data at '" + e.value() +
+             "', outside the model's folder (refused; external data is never read)");
+      }
+    }
+  }
+
+  const onnx::ModelProto& model_;
+  const std::string& source_;
+  const Limits& limits_;
+  std::set<std::string> domains_;
+  std::int64_t nodes_ = 0;
+};
+
+}  // namespace
+
+void check_model(const onnx::ModelProto& model, const std::string& source, const Limits& limits) {
+  Checker(model, source, limits).run();
+}
+
+}  // namespace cctx::detail
