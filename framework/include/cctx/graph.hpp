@@ -97,7 +97,8 @@ class GraphView {
   /// node 3 'l' (Loop)".
   GraphId build_graph(const onnx::GraphProto& g, GraphId parent, NodeId owner,
                       std::string symbol_prefix, Scope* outer, int depth, const std::string& where);
-  void sort_graph(GraphId g);
+  /// `position`: scratch of nodes_.size() entries, all 0xffffffff on entry and on return.
+  void sort_graph(GraphId g, std::vector<std::uint32_t>& position);
   void collect_captures(NodeId n);
 
   const Model* model_;

@@ -37,9 +37,12 @@ GraphView::GraphView(const Model& model) : model_(&model) {
   nodes_.reserve(static_cast<std::size_t>(g.node_size()));
   values_.reserve(static_cast<std::size_t>(g.node_size() + g.input_size() + g.initializer_size()));
   Scope main;
+  // Sized once: rehashing a map of millions of names is a large share of building the view.
+  main.names.reserve(values_.capacity() + static_cast<std::size_t>(g.output_size()));
   build_graph(g, kInvalidId, kInvalidId, "", &main, 0, "");
   for (const auto& [name, id] : main.names) main_scope_.emplace(name, id);
-  for (GraphId gid = 0; gid < graphs_.size(); ++gid) sort_graph(gid);
+  std::vector<std::uint32_t> position(nodes_.size(), 0xffffffffU);
+  for (GraphId gid = 0; gid < graphs_.size(); ++gid) sort_graph(gid, position);
   for (NodeId n = 0; n < nodes_.size(); ++n) {
     if (!nodes_[n].bodies.empty()) collect_captures(n);
   }
@@ -236,10 +239,19 @@ void GraphView::collect_captures(NodeId n) {
   }
 }
 
-void GraphView::sort_graph(GraphId gid) {
+void GraphView::sort_graph(GraphId gid, std::vector<std::uint32_t>& position) {
   GraphEntry& ge = graphs_[gid];
   const std::size_t count = ge.nodes.size();
-  std::unordered_map<NodeId, std::uint32_t> position;  // only needed when unsorted
+  // Position of each of this graph's nodes, indexed by NodeId (dense: no hashing on 1M nodes;
+  // one buffer for every graph, reset on the way out, so many small bodies stay linear).
+  for (std::uint32_t k = 0; k < count; ++k) position[ge.nodes[k]] = k;
+  struct Reset {
+    std::vector<std::uint32_t>& position;
+    const std::vector<NodeId>& nodes;
+    ~Reset() {
+      for (NodeId n : nodes) position[n] = 0xffffffffU;
+    }
+  } reset{position, ge.nodes};
   auto local_producer = [&](ValueId v) -> NodeId {
     if (v == kNoValue || values_[v].graph != gid) return kInvalidId;
     return values_[v].producer;
@@ -263,18 +275,11 @@ void GraphView::sort_graph(GraphId gid) {
   };
 
   // Fast path: already topologically sorted (producers come first).
-  std::vector<std::uint32_t> rank(count);
   bool sorted = true;
-  {
-    std::unordered_map<NodeId, std::uint32_t> pos;
-    pos.reserve(count);
-    for (std::uint32_t k = 0; k < count; ++k) pos.emplace(ge.nodes[k], k);
-    for (std::uint32_t k = 0; k < count && sorted; ++k) {
-      deps(ge.nodes[k], [&](NodeId p) {
-        if (p != kInvalidId && pos.at(p) >= k) sorted = false;
-      });
-    }
-    if (!sorted) position = std::move(pos);
+  for (std::uint32_t k = 0; k < count && sorted; ++k) {
+    deps(ge.nodes[k], [&](NodeId p) {
+      if (p != kInvalidId && position[p] >= k) sorted = false;
+    });
   }
   if (!sorted) {
     // Kahn's algorithm, lowest file position first, so the result is deterministic and as close
@@ -284,7 +289,7 @@ void GraphView::sort_graph(GraphId gid) {
     for (std::uint32_t k = 0; k < count; ++k) {
       deps(ge.nodes[k], [&](NodeId p) {
         if (p == kInvalidId) return;
-        std::uint32_t pk = position.at(p);
+        std::uint32_t pk = position[p];
         users[pk].push_back(k);
         ++indegree[k];
       });
@@ -313,7 +318,7 @@ void GraphView::sort_graph(GraphId gid) {
         visited[k] = true;
         std::uint32_t next = k;
         deps(ge.nodes[k], [&](NodeId p) {
-          if (p != kInvalidId && next == k && indegree[position.at(p)] != 0) next = position.at(p);
+          if (p != kInvalidId && next == k && indegree[position[p]] != 0) next = position[p];
         });
         k = next;
       }
