@@ -6,144 +6,14 @@
 #include <string>
 #include <vector>
 
+#include <cctx/sdk/rule_helpers.hpp>
+
 #include "rule_kit.hpp"
 
 namespace cctx::opsets::onnx::nn {
 
-/// True when the node lists output `o` with a non-empty name. Writing an output beyond the node's
-/// list is an error for the host, so every optional output goes through this check.
-inline bool has_output(const INodeView& node, std::uint32_t o) {
-  return o < node.output_count() && node.has_output(o);
-}
-
-inline bool has_input(const INodeView& node, std::uint32_t i) {
-  return i < node.input_count() && node.has_input(i);
-}
-
-/// Sets output `o` when the node has it.
-inline Status set_if_present(const INodeView& node, IShapeSink& out, std::uint32_t o,
-                             std::int32_t dtype, const Shape& shape) {
-  if (!has_output(node, o)) return Status::kOk;
-  return set_shape(out, o, dtype, shape);
-}
-
-/// A fresh producer-named dim for output `o`, axis `axis`.
-inline Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::size_t axis,
-                 std::int64_t lo = 1, std::int64_t hi = kPosInf) {
-  return Dim(&node.expr(), out.fresh_dim(o, static_cast<std::uint32_t>(axis), lo, hi));
-}
-
-/// Replaces every unknown (invalid) dim of `dims` by a fresh symbol of output `o`.
-inline Shape fill_unknown(const INodeView& node, IShapeSink& out, std::uint32_t o,
-                          std::vector<Dim> dims) {
-  for (std::size_t a = 0; a < dims.size(); ++a) {
-    if (!dims[a].valid()) dims[a] = fresh(node, out, o, a);
-  }
-  return Shape::of(std::move(dims));
-}
-
-/// Unifies two dims that the operator requires to be equal: a proven conflict is an error
-/// (message in *error); otherwise an `eq` constraint is recorded unless the equality is proven.
-/// The concrete one of the two is kept (it carries more information), else `a`.
-inline bool unify(IShapeSink& out, Dim a, Dim b, Dim* result, std::string* error) {
-  if (!a.valid() || !b.valid()) {
-    *result = a.valid() ? a : b;
-    return true;
-  }
-  if (a.provably_eq(b)) {
-    *result = a;
-    return true;
-  }
-  if (a.provably_ne(b)) {
-    *error = to_string(a) + " vs " + to_string(b);
-    return false;
-  }
-  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
-  *result = b.is_const() && !a.is_const() ? b : a;
-  return true;
-}
-
-/// `n /: k` for a dim that must split into k equal parts: a concrete remainder is an error, a
-/// symbolic dim records `divides(k, n)` unless the engine simplifies the division away.
-inline bool split_evenly(IShapeSink& out, Dim n, std::int64_t k, Dim* part, std::string* error) {
-  if (k <= 0) {
-    *error = "cannot split into " + std::to_string(k) + " parts";
-    return false;
-  }
-  std::int64_t v;
-  if (n.get_int(&v)) {
-    if (v % k != 0) {
-      *error = std::to_string(v) + " is not divisible by " + std::to_string(k);
-      return false;
-    }
-    *part = n.lift(v / k);
-    return true;
-  }
-  // A remainder that simplifies to 0 (n = 4*M, k = 2) needs no assumption.
-  if (!mod(n, k).is(0)) out.constraint(ConstraintKind::kDivides, n.lift(k).handle(), n.handle(), 0);
-  *part = exact_div(n, k);
-  return true;
-}
-
-/// Storage bytes of one element of a whole-byte element type (semantics.md 4); false for
-/// sub-byte, string and unknown types.
-inline bool element_bytes(std::int32_t code, std::int64_t* bytes) {
-  switch (code) {
-    case dtype::kUint8:
-    case dtype::kInt8:
-    case dtype::kBool:
-    case dtype::kFloat8E4M3FN:
-    case dtype::kFloat8E4M3FNUZ:
-    case dtype::kFloat8E5M2:
-    case dtype::kFloat8E5M2FNUZ:
-    case dtype::kFloat8E8M0:
-      *bytes = 1;
-      return true;
-    case dtype::kUint16:
-    case dtype::kInt16:
-    case dtype::kFloat16:
-    case dtype::kBfloat16:
-      *bytes = 2;
-      return true;
-    case dtype::kFloat:
-    case dtype::kInt32:
-    case dtype::kUint32:
-      *bytes = 4;
-      return true;
-    case dtype::kInt64:
-    case dtype::kUint64:
-    case dtype::kDouble:
-    case dtype::kComplex64:
-      *bytes = 8;
-      return true;
-    case dtype::kComplex128:
-      *bytes = 16;
-      return true;
-    default:
-      return false;
-  }
-}
-
-/// A scratch estimate that cannot be computed: the host reports `scratch_<Op>_<j>`.
-inline Status cannot_estimate(IScratchSink& out, const std::string& why) {
-  return out.fail(Status::kUnsupported, StringRef(why.data(), why.size()));
-}
-
-/// Element bytes of input i for an estimator, or a failure explaining why there are none.
-inline bool input_element_bytes(const INodeView& node, std::uint32_t i, std::int64_t* bytes,
-                                std::string* why) {
-  if (element_bytes(node.input_dtype(i), bytes)) return true;
-  *why = "element type " + std::to_string(node.input_dtype(i)) + " of input " + std::to_string(i) +
-         " has no whole-byte size";
-  return false;
-}
-
-/// A shape with every known dim of input i, or false when its rank is unknown or not `rank`
-/// (rank < 0: any).
-inline bool known_shape(const INodeView& node, std::uint32_t i, Shape* shape, int rank = -1) {
-  if (!has_input(node, i)) return false;
-  *shape = input_shape(node, i);
-  return shape->known && (rank < 0 || shape->rank() == static_cast<std::size_t>(rank));
-}
+// The shared helpers (has_input, fresh, unify, split_evenly, element_bytes, ...) come from the
+// SDK, so that every operator-set plugin uses the same ones.
+using namespace cctx::sdk::kit;
 
 }  // namespace cctx::opsets::onnx::nn
