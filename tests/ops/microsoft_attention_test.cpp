@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "microsoft_test_support.hpp"
 #include "model_builder.hpp"
 
 namespace cctx {
@@ -18,23 +19,9 @@ using test::kFloat16;
 using test::kInt32;
 using test::ModelBuilder;
 
-constexpr const char* kMs = "com.microsoft";
-
-/// A model importing ai.onnx 17 and com.microsoft 1.
-ModelBuilder ms_model() {
-  ModelBuilder b(17);
-  b.opset(kMs, 1);
-  return b;
-}
-
-/// True when no node fell back to the ONNX schema, the declarations or an unknown rank.
-::testing::AssertionResult ruled(const test::Analysis& a) {
-  if (a.has_warning("no shape rule") || a.has_warning("no cctx shape rule") ||
-      a.has_warning("using the fallbacks")) {
-    return ::testing::AssertionFailure() << a.warnings();
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::kMs;
+using test::ms_model;
+using test::ruled;
 
 // ---- Attention ----------------------------------------------------------------------------------
 

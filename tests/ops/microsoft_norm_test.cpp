@@ -3,6 +3,7 @@
 // LayerNormalization (with the row-statistics scratch) and EmbedLayerNormalization.
 #include <gtest/gtest.h>
 
+#include "microsoft_test_support.hpp"
 #include "model_builder.hpp"
 
 namespace cctx {
@@ -15,21 +16,9 @@ using test::kFloat16;
 using test::kInt32;
 using test::ModelBuilder;
 
-constexpr const char* kMs = "com.microsoft";
-
-ModelBuilder ms_model() {
-  ModelBuilder b(17);
-  b.opset(kMs, 1);
-  return b;
-}
-
-::testing::AssertionResult ruled(const test::Analysis& a) {
-  if (a.has_warning("no shape rule") || a.has_warning("no cctx shape rule") ||
-      a.has_warning("using the fallbacks")) {
-    return ::testing::AssertionFailure() << a.warnings();
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::kMs;
+using test::ms_model;
+using test::ruled;
 
 TEST(MicrosoftSkipLayerNorm, EveryOptionalOutput) {
   ModelBuilder b = ms_model();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "microsoft_test_support.hpp"
 #include "model_builder.hpp"
 #include "test_env.hpp"
 
@@ -25,21 +26,9 @@ using test::ModelBuilder;
 
 using Ints = std::vector<std::int64_t>;
 
-constexpr const char* kMs = "com.microsoft";
-
-ModelBuilder ms_model() {
-  ModelBuilder b(17);
-  b.opset(kMs, 1);
-  return b;
-}
-
-::testing::AssertionResult ruled(const test::Analysis& a) {
-  if (a.has_warning("no shape rule") || a.has_warning("no cctx shape rule") ||
-      a.has_warning("using the fallbacks")) {
-    return ::testing::AssertionFailure() << a.warnings();
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::kMs;
+using test::ms_model;
+using test::ruled;
 
 // ---- plugin -------------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "microsoft_test_support.hpp"
 #include "model_builder.hpp"
 
 namespace cctx {
@@ -18,7 +19,9 @@ using test::kFloat;
 using test::kInt32;
 using test::ModelBuilder;
 
-constexpr const char* kMs = "com.microsoft";
+using test::kMs;
+using test::ms_model;
+using test::ruled;
 constexpr std::int64_t kHidden = 64, kHeads = 4, kInner = 256, kVocab = 1000;
 
 ModelBuilder transformer_block() {
