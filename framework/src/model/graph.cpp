@@ -243,15 +243,8 @@ void GraphView::sort_graph(GraphId gid, std::vector<std::uint32_t>& position) {
   GraphEntry& ge = graphs_[gid];
   const std::size_t count = ge.nodes.size();
   // Position of each of this graph's nodes, indexed by NodeId (dense: no hashing on 1M nodes;
-  // one buffer for every graph, reset on the way out, so many small bodies stay linear).
+  // one buffer for every graph, reset before returning, so many small bodies stay linear).
   for (std::uint32_t k = 0; k < count; ++k) position[ge.nodes[k]] = k;
-  struct Reset {
-    std::vector<std::uint32_t>& position;
-    const std::vector<NodeId>& nodes;
-    ~Reset() {
-      for (NodeId n : nodes) position[n] = 0xffffffffU;
-    }
-  } reset{position, ge.nodes};
   auto local_producer = [&](ValueId v) -> NodeId {
     if (v == kNoValue || values_[v].graph != gid) return kInvalidId;
     return values_[v].producer;
@@ -330,7 +323,10 @@ void GraphView::sort_graph(GraphId gid, std::vector<std::uint32_t>& position) {
     }
     ge.nodes = std::move(order);
   }
-  for (std::uint32_t k = 0; k < count; ++k) nodes_[ge.nodes[k]].index = k;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    position[ge.nodes[k]] = 0xffffffffU;  // same node set as on entry, only reordered
+    nodes_[ge.nodes[k]].index = k;
+  }
 
   if (gid == 0 && !sorted) {
     // Renumber the main graph so that NodeId == topological position (per-node arrays of the

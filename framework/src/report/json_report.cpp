@@ -187,6 +187,17 @@ Json warnings_json(const ComputeContext& ctx) {
   return warnings;
 }
 
+/// Every main-graph value by name, in value order.
+Json values_json(const ComputeContext& ctx) {
+  const GraphView& g = ctx.graph();
+  Json values = Json::object();
+  values.get_ref<Json::object_t&>().reserve(g.values().size());
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    if (g.value(v).graph == 0) append_member(values, g.value(v).name, value_json(ctx, v));
+  }
+  return values;
+}
+
 /// The members after "nodes", in document order.
 std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext& ctx,
                                                            const ReportOptions& options) {
@@ -217,16 +228,10 @@ void append_nested(std::string& out, const Json& value, int levels) {
 }  // namespace
 
 Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
-  const GraphView& g = ctx.graph();
   Json doc;
   doc["format"] = "cctx.analysis/1";
   doc["model"] = model_json(ctx, options);
-  Json values = Json::object();
-  values.get_ref<Json::object_t&>().reserve(g.values().size());
-  for (ValueId v = 0; v < g.values().size(); ++v) {
-    if (g.value(v).graph == 0) append_member(values, g.value(v).name, value_json(ctx, v));
-  }
-  doc["values"] = std::move(values);
+  doc["values"] = values_json(ctx);
   Json nodes = Json::array();
   for (NodeId n = 0; n < ctx.node_count(); ++n) nodes.push_back(node_json(ctx, n));
   doc["nodes"] = std::move(nodes);
@@ -312,14 +317,14 @@ std::string csv_report(const ComputeContext& ctx, const ReportOptions& options) 
 }
 
 Json shapes_json(const ComputeContext& ctx, const ReportOptions& options) {
-  Json full = json_report(ctx, options);
+  // Built from the same pieces as the analysis report, without its per-node array.
   Json doc;
   doc["format"] = "cctx.shapes/1";
-  doc["model"] = full["model"];
-  doc["values"] = full["values"];
-  doc["symbols"] = full["symbols"];
-  doc["constraints"] = full["constraints"];
-  doc["warnings"] = full["warnings"];
+  doc["model"] = model_json(ctx, options);
+  doc["values"] = values_json(ctx);
+  doc["symbols"] = symbols_json(ctx.pool());
+  doc["constraints"] = constraints_json(ctx);
+  doc["warnings"] = warnings_json(ctx);
   return doc;
 }
 
