@@ -2,6 +2,7 @@
 // (one line naming the file and the problem, exit code 3, nothing written).
 #include <gtest/gtest.h>
 
+#include <cctx/sdk/abi.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -35,8 +36,10 @@ void expect_one_line_error(const test::RunResult& r, const std::string& needle) 
 TEST(CliAnalyze, DefaultTableIsTheSeedTable) {
   auto r = run_cctx("analyze " + seed() + " --eval N=1,8,32,128");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  0     MatMul   16*N+64            16*N               weight=16*N  weight=64     -"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "  0     MatMul   16*N+64            16*N               weight=16*N  weight=64     -"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("       1     96    128    128    128    128"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("     128   4160   8256   6224   6224   6224"), std::string::npos) << r.out;
@@ -72,9 +75,11 @@ TEST(CliAnalyze, JsonFollowsTheAnalysisContract) {
   EXPECT_EQ(n2["outputs"], nlohmann::json::parse(R"({"shape": 16})"));
   const auto& n3 = doc["nodes"][3];
   EXPECT_EQ(n3["memory"]["output_allocation_bytes"], 0);
-  EXPECT_EQ(n3["memory"]["intermediates"], nlohmann::json::parse(R"({"shape": 16, "weight": "32*N"})"));
-  EXPECT_EQ(n3["inplace"], nlohmann::json::parse(
-                               R"([{"output": 0, "input": 0, "kind": "equal", "mode": "may_reuse"}])"));
+  EXPECT_EQ(n3["memory"]["intermediates"],
+            nlohmann::json::parse(R"({"shape": 16, "weight": "32*N"})"));
+  EXPECT_EQ(n3["inplace"],
+            nlohmann::json::parse(
+                R"([{"output": 0, "input": 0, "kind": "equal", "mode": "may_reuse"}])"));
   EXPECT_EQ(doc["nodes"][4]["inplace"][0]["mode"], "alias");
   for (const auto& n : doc["nodes"]) EXPECT_EQ(n["peak_scratch_bytes"], 0);
   EXPECT_EQ(doc["nodes"][0]["not_used_after"], nlohmann::json::parse(R"(["W"])"));
@@ -89,7 +94,8 @@ TEST(CliAnalyze, CsvHasOneRowPerNodeAndEvaluatedColumns) {
   auto r = run_cctx("analyze " + seed() + " --format csv --eval N=1,8");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("total_bytes@N=1,total_bytes@N=8"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\n1,,Concat,,32*N+64,32*N,weight=16*N,weight=64,weight=16*N,weight=32*N,64*N+64,0,128,576\n"),
+  EXPECT_NE(r.out.find("\n1,,Concat,,32*N+64,32*N,weight=16*N,weight=64,weight=16*N,weight=32*N,64*"
+                       "N+64,0,128,576\n"),
             std::string::npos)
       << r.out;
 }
@@ -104,7 +110,8 @@ TEST(CliAnalyze, WriteModelProducesAnAnnotatedModel) {
 }
 
 TEST(CliAnalyze, ProfileWithoutTheOpsetPluginStillAnalysesTheSeed) {
-  auto r = run_cctx("analyze " + seed() + " --profile " + quoted(test::profile_dir() / "no-plugins.yaml"));
+  auto r = run_cctx("analyze " + seed() + " --profile " +
+                    quoted(test::profile_dir() / "no-plugins.yaml"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Every op is reported as unknown to cctx.
   for (const char* op : {"(MatMul)", "(Concat)", "(Shape)", "(Abs)", "(Reshape)"}) {
@@ -138,7 +145,7 @@ TEST(CliPlugins, ListsTheOpsetPluginAndItsRules) {
   EXPECT_EQ(doc[0]["name"], "onnx");
   EXPECT_EQ(doc[1]["name"], "onnx_ml");
   EXPECT_EQ(doc[2]["name"], "microsoft");
-  EXPECT_EQ(doc[0]["abi"], "1.0");
+  EXPECT_EQ(doc[0]["abi"], "1." + std::to_string(CCTX_SDK_ABI_MINOR));
   EXPECT_EQ(doc[0]["domains"][0]["domain"], "ai.onnx");
   EXPECT_TRUE(doc[0]["ops"].contains("ai.onnx::MatMul"));
   EXPECT_EQ(doc[0]["ops"]["ai.onnx::Reshape"]["inplace"], nlohmann::json::parse("[1]"));
@@ -213,7 +220,8 @@ TEST(CliBadInput, FailedAnalysisWritesNothing) {
   test::TempDir dir;
   write_file(dir / "out.onnx", "keep me");
   write_file(dir / "bad.onnx", "garbage");
-  auto r = run_cctx("analyze " + quoted(dir / "bad.onnx") + " --write-model " + quoted(dir / "out.onnx"));
+  auto r = run_cctx("analyze " + quoted(dir / "bad.onnx") + " --write-model " +
+                    quoted(dir / "out.onnx"));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(read_file(dir / "out.onnx"), "keep me");
 }
@@ -234,7 +242,8 @@ TEST(CliUsage, EvalNamesADataDependentSymbolLeftUnassigned) {
     out << "plugins: [{name: onnx}]\n";
   }
   // NonZero's count is only known at run time: its symbol must be assigned to evaluate.
-  auto r = run_cctx("analyze " + quoted(test::source_dir() / "tests/cli/nonzero.onnx") + " --eval N=4");
+  auto r =
+      run_cctx("analyze " + quoted(test::source_dir() / "tests/cli/nonzero.onnx") + " --eval N=4");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_line_error(r, "--eval: no value for symbol 'NonZero_0_o0_d1'");
   r = run_cctx("analyze " + quoted(test::source_dir() / "tests/cli/nonzero.onnx") +

@@ -197,6 +197,62 @@ TEST(ControlFlow, LoopWhoseConditionStaysTrueRunsMTimes) {
   EXPECT_EQ(analyze_shapes(m).dims("iters"), (Dims{"5"}));
 }
 
+/// A loop body that appends `inserts` copies of the outer W to its carried sequence "s".
+onnx::GraphProto appending_body(int inserts) {
+  GraphBuilder body = loop_body({});
+  std::string last = "s";
+  for (int k = 0; k < inserts; ++k) {
+    const std::string next = "s" + std::to_string(k + 1);
+    body.node("SequenceInsert", {last, "W"}, {next});
+    last = next;
+  }
+  body.output(last);
+  onnx::GraphProto g = body.graph();
+  // The carried input is a sequence of float tensors of unknown shape, as exporters declare it.
+  onnx::ValueInfoProto* s = g.add_input();
+  s->set_name("s");
+  s->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(kFloat);
+  return g;
+}
+
+TEST(ControlFlow, LoopGrowsACarriedSequenceByItsTripCount) {
+  // SequenceEmpty, then T iterations that each append W [4] (twice in the second loop): the
+  // final sequences hold T and 2*T elements of [4], so their lengths and concatenations are
+  // known (the element shape comes from the first iteration, the empty sequence has none).
+  ModelBuilder m(16);
+  m.input("X", kFloat, {"T"}).input("W", kFloat, {4});
+  m.node("Shape", {"X"}, {"S"}).node("ReduceSum", {"S"}, {"M"}, {attr("keepdims", 0)});
+  m.node("SequenceEmpty", {}, {"empty"});
+  m.node("Loop", {"M", "", "empty"}, {"once"}, {attr("body", appending_body(1))});
+  m.node("Loop", {"M", "", "empty"}, {"twice"}, {attr("body", appending_body(2))});
+  m.node("SequenceLength", {"once"}, {"n1"}).node("SequenceLength", {"twice"}, {"n2"});
+  m.node("ConcatFromSequence", {"once"}, {"stacked"}, {attr("axis", 0), attr("new_axis", 1)});
+  m.node("ConcatFromSequence", {"twice"}, {"joined"}, {attr("axis", 0)});
+  auto a = analyze_shapes(m);
+  EXPECT_EQ(a.dims("once"), (Dims{"4"})) << a.warnings();
+  EXPECT_EQ(a.value("n1"), (Dims{"T"}));
+  EXPECT_EQ(a.value("n2"), (Dims{"2*T"}));
+  EXPECT_EQ(a.dims("stacked"), (Dims{"T", "4"}));
+  EXPECT_EQ(a.dims("joined"), (Dims{"8*T"}));
+}
+
+TEST(ControlFlow, LoopSequenceWhoseElementsChangeHasNoLength) {
+  // Each iteration appends a tensor of another shape than the elements before it: the elements
+  // are not uniform, so the length stays unknown and the concatenation is fresh.
+  ModelBuilder m(16);
+  m.input("X", kFloat, {"T"}).input("W", kFloat, {4});
+  m.node("Shape", {"X"}, {"S"}).node("ReduceSum", {"S"}, {"M"}, {attr("keepdims", 0)});
+  m.node("SequenceConstruct", {"X"}, {"start"});
+  m.node("Loop", {"M", "", "start"}, {"grown"}, {attr("body", appending_body(1))});
+  m.node("SequenceLength", {"grown"}, {"n"});
+  auto a = analyze_shapes(m);
+  EXPECT_EQ(a.value("n"), Dims{}) << a.warnings();
+}
+
 // ---- Scan ---------------------------------------------------------------------------------------
 
 TEST(ControlFlow, ScanAxesRemoveAndInsertTheSequenceAxis) {

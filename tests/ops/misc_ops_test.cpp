@@ -97,16 +97,28 @@ TEST(MiscSequence, SplitToSequenceElements) {
   EXPECT_EQ(bounds_of(a, "unknown", 1).hi, 6);
 }
 
-TEST(MiscSequence, ConcatFromSequenceJoinsOnAFreshAxis) {
+TEST(MiscSequence, SplitIntoASymbolicNumberOfRowsKeepsTheLength) {
+  // N rows of [4]: uniform elements of a symbolic length, so joining them back is exact.
   ModelBuilder b(17);
-  b.input("X", kFloat, {"N", 4});
+  b.input("X", kFloat, {"N", 4}).input("R", kFloat, {4}).input("Q", kFloat, {5});
   b.node("SplitToSequence", {"X"}, {"rows"}, {attr("keepdims", 0)});
   b.node("ConcatFromSequence", {"rows"}, {"cat"}, {attr("axis", 0)});
   b.node("ConcatFromSequence", {"rows"}, {"stack"}, {attr("axis", -1), attr("new_axis", 1)});
+  b.node("SequenceLength", {"rows"}, {"n"});
+  b.node("SequenceInsert", {"rows", "R"}, {"more"}).node("SequenceLength", {"more"}, {"n_more"});
+  b.node("SequenceErase", {"rows"}, {"fewer"}).node("SequenceLength", {"fewer"}, {"n_fewer"});
+  // An element of another shape: the elements are no longer uniform, the length is unknown.
+  b.node("SequenceInsert", {"rows", "Q"}, {"mixed"}).node("SequenceLength", {"mixed"}, {"n_mixed"});
+  b.node("ConcatFromSequence", {"mixed"}, {"mixed_cat"}, {attr("axis", 0)});
   auto a = test::analyze(b);
   EXPECT_EQ(a.dims("rows"), (Dims{"4"}));
-  EXPECT_EQ(a.dims("cat"), (Dims{"ConcatFromSequence_1_o0_d0"}));
-  EXPECT_EQ(a.dims("stack"), (Dims{"4", "ConcatFromSequence_2_o0_d1"}));
+  EXPECT_EQ(a.dims("cat"), (Dims{"4*N"}));
+  EXPECT_EQ(a.dims("stack"), (Dims{"4", "N"}));
+  EXPECT_EQ(a.value("n"), (Dims{"N"}));
+  EXPECT_EQ(a.value("n_more"), (Dims{"N+1"}));
+  EXPECT_EQ(a.value("n_fewer"), (Dims{"N-1"}));
+  EXPECT_EQ(a.value("n_mixed"), Dims{});
+  EXPECT_EQ(a.dims("mixed_cat"), (Dims{"ConcatFromSequence_10_o0_d0"}));
 }
 
 TEST(MiscSequence, OptionalWrapsAndUnwraps) {

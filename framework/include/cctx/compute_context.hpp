@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cctx/sdk/types.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -49,16 +48,20 @@ struct ElementShape {
 /// known.
 struct ValueShape {
   ValueKind kind = ValueKind::kUnknown;
-  std::int32_t dtype = 0;       ///< ONNX element type code, 0 = undefined
+  std::int32_t dtype = 0;  ///< ONNX element type code, 0 = undefined
   bool known_rank = false;
-  std::vector<Expr> dims;       ///< valid when known_rank
+  std::vector<Expr> dims;  ///< valid when known_rank
   bool has_value = false;
   /// Small tensor contents, row-major, every element an exact integer (integer tensors, and
   /// floating tensors whose elements are all exact integers; expressions.md 8).
   std::vector<Expr> value;
-  bool inferred = false;        ///< set by a rule or a fallback (not only declared)
-  /// kSequence only: one shape per position; nullopt when the length is unknown.
+  bool inferred = false;  ///< set by a rule or a fallback (not only declared)
+  /// kSequence only: one shape per position; nullopt when the length is unknown or symbolic.
   std::optional<std::vector<ElementShape>> elements;
+  /// kSequence only, when `elements` is nullopt: a length known as an expression (a sequence a
+  /// Loop grows by one element per iteration holds `trip` of them), every element described by
+  /// dtype/known_rank/dims.
+  std::optional<Expr> length;
 };
 
 enum class ReuseKind : std::uint8_t { kEqual, kGreater };
@@ -89,7 +92,7 @@ struct Diagnostic {
   enum class Severity : std::uint8_t { kNote, kWarning, kError };
   Severity severity = Severity::kWarning;
   NodeId node = kInvalidId;  ///< kInvalidId when not about a node
-  std::string message;  ///< one line, names the node when there is one
+  std::string message;       ///< one line, names the node when there is one
 };
 
 struct Constraint {
@@ -112,7 +115,8 @@ struct DecisionEvent {
 
 /// Wall time of one pipeline stage in the last compute().
 struct StageTiming {
-  std::string stage;  ///< "graph", "shapes", "tags", "lifetimes", "inplace", "memory", "scratch", "peak"
+  std::string
+      stage;  ///< "graph", "shapes", "tags", "lifetimes", "inplace", "memory", "scratch", "peak"
   double seconds = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "model/tensor_data.hpp"
+#include "pipeline/shape_types.hpp"
 
 namespace cctx {
 
@@ -50,7 +51,9 @@ std::uint32_t HostNodeView::output_count() const noexcept {
 ValueId HostNodeView::input_value_id(std::uint32_t i) const noexcept {
   return i < entry_.inputs.size() ? entry_.inputs[i] : kNoValue;
 }
-bool HostNodeView::has_input(std::uint32_t i) const noexcept { return input_value_id(i) != kNoValue; }
+bool HostNodeView::has_input(std::uint32_t i) const noexcept {
+  return input_value_id(i) != kNoValue;
+}
 bool HostNodeView::has_output(std::uint32_t i) const noexcept {
   return i < entry_.outputs.size() && entry_.outputs[i] != kNoValue;
 }
@@ -138,7 +141,8 @@ bool HostNodeView::attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) 
   const onnx::AttributeProto* a = find(name);
   if (!a) return false;
   sdk::AttrType t = attribute_type_of(*a);
-  if (t != sdk::AttrType::kInts && !(t == sdk::AttrType::kNone && a->ints_size() == 0)) return false;
+  if (t != sdk::AttrType::kInts && !(t == sdk::AttrType::kNone && a->ints_size() == 0))
+    return false;
   *out = sdk::Span<std::int64_t>{a->ints().data(), static_cast<std::size_t>(a->ints_size())};
   return true;
 }
@@ -146,7 +150,8 @@ bool HostNodeView::attr_floats(sdk::StringRef name, sdk::Span<float>* out) const
   const onnx::AttributeProto* a = find(name);
   if (!a) return false;
   sdk::AttrType t = attribute_type_of(*a);
-  if (t != sdk::AttrType::kFloats && !(t == sdk::AttrType::kNone && a->floats_size() == 0)) return false;
+  if (t != sdk::AttrType::kFloats && !(t == sdk::AttrType::kNone && a->floats_size() == 0))
+    return false;
   *out = sdk::Span<float>{a->floats().data(), static_cast<std::size_t>(a->floats_size())};
   return true;
 }
@@ -196,6 +201,19 @@ std::int32_t HostNodeView::input_sequence_length(std::uint32_t i) const noexcept
   const ValueShape& shape = state_.shapes[v];
   if (shape.kind != sdk::ValueKind::kSequence || !shape.elements) return -1;
   return static_cast<std::int32_t>(shape.elements->size());
+}
+bool HostNodeView::input_sequence_length_handle(std::uint32_t i,
+                                                std::uint32_t* out) const noexcept {
+  ValueId v = input_value_id(i);
+  if (v == kNoValue) return false;
+  try {
+    const std::optional<Expr> length = sequence_length(*state_.pool, state_.shapes[v]);
+    if (!length) return false;
+    *out = length->id;
+    return true;
+  } catch (...) {
+    return false;
+  }
 }
 const ElementShape* HostNodeView::input_element(std::uint32_t i, std::uint32_t k) const noexcept {
   const std::int32_t length = input_sequence_length(i);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cctx/sdk/node_view.hpp>
-
 #include <vector>
 
 #include "pipeline/analysis_state.hpp"
@@ -47,7 +46,8 @@ class HostNodeView final : public sdk::INodeView {
   bool attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) const noexcept override;
   bool attr_floats(sdk::StringRef name, sdk::Span<float>* out) const noexcept override;
   std::uint32_t attr_strings_count(sdk::StringRef name) const noexcept override;
-  bool attr_string_at(sdk::StringRef name, std::uint32_t k, sdk::StringRef* out) const noexcept override;
+  bool attr_string_at(sdk::StringRef name, std::uint32_t k,
+                      sdk::StringRef* out) const noexcept override;
   bool attr_tensor(sdk::StringRef name, sdk::TensorAttr* out) const noexcept override;
   std::int32_t attr_graph_inputs(sdk::StringRef name) const noexcept override;
   std::int32_t attr_graph_outputs(sdk::StringRef name) const noexcept override;
@@ -55,6 +55,7 @@ class HostNodeView final : public sdk::INodeView {
   std::int32_t input_element_rank(std::uint32_t i, std::uint32_t k) const noexcept override;
   std::uint32_t input_element_dim_handle(std::uint32_t i, std::uint32_t k,
                                          std::uint32_t axis) const noexcept override;
+  bool input_sequence_length_handle(std::uint32_t i, std::uint32_t* out) const noexcept override;
 
   NodeId id() const { return node_; }
 

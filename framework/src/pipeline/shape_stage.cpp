@@ -18,6 +18,8 @@ namespace cctx {
 namespace {
 
 constexpr std::size_t kMaxValueElements = 64;
+/// Longest sequence the host keeps position by position (as the ai.onnx rules do).
+constexpr std::size_t kMaxTrackedPositions = 64;
 
 std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size) : std::string(); }
 
@@ -84,7 +86,8 @@ class HostShapeSink final : public sdk::IShapeSink {
       if (!set_[out] || shape.kind != sdk::ValueKind::kSequence) {
         message_ = "set_output_elements on output " + std::to_string(out) +
                    ", which was not set as a sequence";
-        return fail(sdk::Status::kInvalidArgument, sdk::StringRef(message_.data(), message_.size()));
+        return fail(sdk::Status::kInvalidArgument,
+                    sdk::StringRef(message_.data(), message_.size()));
       }
       std::vector<ElementShape> elements(count);
       std::size_t next = 0;
@@ -94,6 +97,27 @@ class HostShapeSink final : public sdk::IShapeSink {
         for (std::int32_t a = 0; a < ranks[k]; ++a) elements[k].dims.push_back(Expr{dims[next++]});
       }
       shape.elements = std::move(elements);
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  sdk::Status set_output_length(std::uint32_t out, std::uint32_t length) noexcept override {
+    try {
+      if (out >= node_.outputs.size()) {
+        return fail_bad_output(out);
+      }
+      ValueId v = node_.outputs[out];
+      if (v == kNoValue) return sdk::Status::kOk;
+      ValueShape& shape = s_.shapes[v];
+      if (!set_[out] || shape.kind != sdk::ValueKind::kSequence) {
+        message_ = "set_output_length on output " + std::to_string(out) +
+                   ", which was not set as a sequence";
+        return fail(sdk::Status::kInvalidArgument,
+                    sdk::StringRef(message_.data(), message_.size()));
+      }
+      set_sequence_length(*s_.pool, Expr{length}, kMaxTrackedPositions, shape);
       return sdk::Status::kOk;
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
@@ -222,7 +246,12 @@ class ShapeStage {
         shape.known_rank = true;
         shape.dims = declared.dims;
       }
-      if (d.value_size >= 0) {
+      if (shape.kind == sdk::ValueKind::kSequence) {
+        // A sequence's only "value" is its length (ValueDesc).
+        if (d.value_size == 1) {
+          set_sequence_length(*s_.pool, Expr{d.values[0]}, kMaxTrackedPositions, shape);
+        }
+      } else if (d.value_size >= 0) {
         shape.has_value = true;
         for (std::int32_t a = 0; a < d.value_size; ++a) shape.value.push_back(Expr{d.values[a]});
       }
@@ -237,12 +266,14 @@ class ShapeStage {
       values.clear();
       for (Expr e : shape.dims) dims.push_back(e.id);
       for (Expr e : shape.value) values.push_back(e.id);
+      const std::optional<Expr> length = sequence_length(*s_.pool, shape);
+      if (length) values.assign(1, length->id);
       sdk::ValueDesc d;
       d.kind = shape.kind;
       d.dtype = shape.dtype;
       d.rank = shape.known_rank ? static_cast<std::int32_t>(dims.size()) : -1;
       d.dims = dims.data();
-      d.value_size = shape.has_value ? static_cast<std::int32_t>(values.size()) : -1;
+      d.value_size = shape.has_value || length ? static_cast<std::int32_t>(values.size()) : -1;
       d.values = values.data();
       outputs.on_output(static_cast<std::uint32_t>(k), d);
     }

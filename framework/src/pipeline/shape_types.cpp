@@ -8,7 +8,8 @@ std::string sanitize_symbol(std::string_view name) {
   std::string out;
   out.reserve(name.size() + 1);
   for (char c : name) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
     out += ok ? c : '_';
   }
   if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(out.begin(), '_');
@@ -50,13 +51,15 @@ ValueShape from_type_proto(ExprPool& pool, const onnx::TypeProto& type,
     case onnx::TypeProto::kSequenceType: {
       out.kind = ValueKind::kSequence;
       const onnx::TypeProto& elem = type.sequence_type().elem_type();
-      if (elem.has_tensor_type()) read_tensor_type(pool, elem.tensor_type(), &out, fresh, onnx_unknowns);
+      if (elem.has_tensor_type())
+        read_tensor_type(pool, elem.tensor_type(), &out, fresh, onnx_unknowns);
       break;
     }
     case onnx::TypeProto::kOptionalType: {
       out.kind = ValueKind::kOptional;
       const onnx::TypeProto& elem = type.optional_type().elem_type();
-      if (elem.has_tensor_type()) read_tensor_type(pool, elem.tensor_type(), &out, fresh, onnx_unknowns);
+      if (elem.has_tensor_type())
+        read_tensor_type(pool, elem.tensor_type(), &out, fresh, onnx_unknowns);
       break;
     }
     case onnx::TypeProto::kMapType:
@@ -66,7 +69,8 @@ ValueShape from_type_proto(ExprPool& pool, const onnx::TypeProto& type,
       out.kind = ValueKind::kSparseTensor;
       onnx::TypeProto::Tensor t;
       t.set_elem_type(type.sparse_tensor_type().elem_type());
-      if (type.sparse_tensor_type().has_shape()) *t.mutable_shape() = type.sparse_tensor_type().shape();
+      if (type.sparse_tensor_type().has_shape())
+        *t.mutable_shape() = type.sparse_tensor_type().shape();
       read_tensor_type(pool, t, &out, fresh, onnx_unknowns);
       break;
     }
@@ -125,9 +129,29 @@ Expr fresh_output_dim(ComputeContext::State& s, NodeId n, std::uint32_t out, std
 
 Expr fresh_declared_dim(ComputeContext::State& s, ValueId v, std::size_t axis) {
   const std::string& value = s.graph->value(v).name;
-  return s.pool->fresh_symbol("unk_" + sanitize_symbol(value) + "_d" + std::to_string(axis),
-                              kDimBounds,
-                              "'" + value + "' dim " + std::to_string(axis) + " (declared without size)");
+  return s.pool->fresh_symbol(
+      "unk_" + sanitize_symbol(value) + "_d" + std::to_string(axis), kDimBounds,
+      "'" + value + "' dim " + std::to_string(axis) + " (declared without size)");
+}
+
+void set_sequence_length(ExprPool& pool, Expr length, std::size_t max_tracked, ValueShape& shape) {
+  shape.elements.reset();
+  shape.length.reset();
+  const std::optional<std::int64_t> n = pool.as_int(length);
+  if (n && *n >= 0 && static_cast<std::uint64_t>(*n) <= max_tracked) {
+    ElementShape element;
+    element.known_rank = shape.known_rank;
+    if (element.known_rank) element.dims = shape.dims;
+    shape.elements.emplace(static_cast<std::size_t>(*n), element);
+    return;
+  }
+  shape.length = length;
+}
+
+std::optional<Expr> sequence_length(ExprPool& pool, const ValueShape& shape) {
+  if (shape.kind != ValueKind::kSequence) return std::nullopt;
+  if (shape.elements) return pool.integer(static_cast<std::int64_t>(shape.elements->size()));
+  return shape.length;
 }
 
 }  // namespace cctx

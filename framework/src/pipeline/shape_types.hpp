@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,13 @@ std::string sanitize_symbol(std::string_view name);
 /// neither value nor parameter (and, with `onnx_unknowns`, for ONNX's `unk__*` parameters).
 ValueShape from_type_proto(ExprPool& pool, const onnx::TypeProto& type,
                            const std::function<Expr(std::size_t)>& fresh, bool onnx_unknowns);
+
+/// Sets the length of sequence `shape`: a concrete length up to `max_tracked` becomes one
+/// position per element (each described by the shape's dims), anything else a symbolic length.
+void set_sequence_length(ExprPool& pool, Expr length, std::size_t max_tracked, ValueShape& shape);
+
+/// The length of sequence `shape` (concrete or symbolic), or nullopt when unknown.
+std::optional<Expr> sequence_length(ExprPool& pool, const ValueShape& shape);
 
 /// The ONNX type of a ValueShape: integer dims as dim_value, expressions as dim_param.
 onnx::TypeProto to_type_proto(ExprPool& pool, const ValueShape& shape);

@@ -2,6 +2,7 @@
 // a body on request (IShapeSink::infer_body) with the body input types a rule describes; outer
 // values stay visible, so captures need nothing here.
 #include <algorithm>
+#include <optional>
 
 #include "families.hpp"
 #include "rule_kit.hpp"
@@ -19,6 +20,9 @@ struct BodyValue {
   Shape shape;
   bool has_value = false;
   std::vector<Dim> value;
+  /// A sequence's length, when known (symbolic or concrete); its elements are all `shape`.
+  bool has_length = false;
+  Dim length;
 };
 
 BodyValue node_input(const INodeView& node, std::uint32_t i) {
@@ -27,6 +31,14 @@ BodyValue node_input(const INodeView& node, std::uint32_t i) {
   v.dtype = node.input_dtype(i);
   v.shape = input_shape(node, i);
   v.has_value = input_values(node, i, &v.value);
+  if (v.kind == ValueKind::kSequence && node.input_sequence_length_dim(i, &v.length)) {
+    // A body sees one shape for every element, so only a sequence whose positions all have that
+    // shape keeps its length (a symbolic length already means uniform elements).
+    std::vector<Shape> elements;
+    v.has_length = !input_elements(node, i, &elements) ||
+                   std::all_of(elements.begin(), elements.end(),
+                               [&](const Shape& e) { return same_shape(e, v.shape); });
+  }
   return v;
 }
 
@@ -43,6 +55,7 @@ BodyValue element_of(BodyValue v) {
   if (v.kind == ValueKind::kSequence) v.kind = ValueKind::kTensor;
   v.has_value = false;
   v.value.clear();
+  v.has_length = false;
   return v;
 }
 
@@ -53,6 +66,8 @@ Status set_body_value(IShapeSink& out, std::uint32_t o, const BodyValue& v) {
   const std::int32_t rank = v.shape.known ? static_cast<std::int32_t>(h.size()) : -1;
   if (Status s = out.set_output(o, kind, v.dtype, rank, h.data()); s != Status::kOk) return s;
   if (kind == ValueKind::kTensor && v.has_value) return set_value(out, o, v.value);
+  if (kind == ValueKind::kSequence && v.has_length)
+    return out.set_output_length(o, v.length.handle());
   return Status::kOk;
 }
 
@@ -64,13 +79,17 @@ class BodyInputs {
     values_.reserve(values.size());
     for (const BodyValue& v : values) {
       dims_.push_back(handles(v.shape.dims));
-      values_.push_back(handles(v.value));
+      // A sequence's length travels as its one value (ValueDesc).
+      const bool sequence_length = v.kind == ValueKind::kSequence && v.has_length;
+      values_.push_back(sequence_length ? std::vector<std::uint32_t>{v.length.handle()}
+                                        : handles(v.value));
       ValueDesc d;
       d.kind = v.kind;
       d.dtype = v.dtype;
       d.rank = v.shape.known ? static_cast<std::int32_t>(v.shape.rank()) : -1;
       d.dims = dims_.back().data();
-      d.value_size = v.has_value ? static_cast<std::int32_t>(v.value.size()) : -1;
+      d.value_size =
+          v.has_value || sequence_length ? static_cast<std::int32_t>(values_.back().size()) : -1;
       d.values = values_.back().data();
       descs_.push_back(d);
     }
@@ -96,6 +115,11 @@ class BodyResults final : public IBodyOutputs {
       v.dtype = d.dtype;
       v.shape = d.rank < 0 ? Shape::unknown() : Shape::of({});
       for (std::int32_t a = 0; a < d.rank; ++a) v.shape.dims.emplace_back(&api_, d.dims[a]);
+      if (d.kind == ValueKind::kSequence) {
+        v.has_length = d.value_size == 1;
+        if (v.has_length) v.length = Dim(&api_, d.values[0]);
+        return;
+      }
       v.has_value = d.value_size >= 0;
       for (std::int32_t k = 0; k < d.value_size; ++k) v.value.emplace_back(&api_, d.values[k]);
     } catch (...) {
@@ -184,6 +208,9 @@ Status merge_branches(const INodeView& node, IShapeSink& out, std::uint32_t o, c
   merged->dtype = a.dtype != dtype::kUndefined ? a.dtype : b.dtype;
   merged->has_value = same_values(a, b);
   if (merged->has_value) merged->value = a.value;
+  merged->has_length = a.has_length && b.has_length && a.length.provably_eq(b.length) &&
+                       same_shape(a.shape, b.shape);
+  if (merged->has_length) merged->length = a.length;
   if (!a.shape.known || !b.shape.known || a.shape.rank() != b.shape.rank()) {
     merged->shape = Shape::unknown();
     return Status::kOk;
@@ -257,6 +284,8 @@ class CarriedFixpoint {
                   std::uint32_t axis_offset)
       : node_(node), out_(out), carried_(std::move(initial)), axis_offset_(axis_offset) {
     for (const BodyValue& v : carried_) variant_.emplace_back(v.shape.rank(), false);
+    length_symbol_.resize(carried_.size());
+    initial_length_.resize(carried_.size());
   }
 
   /// Body inputs are `prefix`, the carried values, then `suffix`; the carried body outputs start
@@ -266,9 +295,17 @@ class CarriedFixpoint {
     auto infer = [&] { return infer_body(node_, out_, attr, body_inputs(prefix, suffix), &last_); };
     if (Status s = infer(); s != Status::kOk) return s;
     first_ = last_;
+    if (generalize_sequences(first_output)) {
+      if (Status s = infer(); s != Status::kOk) return s;
+      ++passes_;
+      first_ = last_;
+    }
     if (runs_once && changed(first_output)) {
       const std::vector<BodyValue> initial = carried_;
-      for (std::size_t k = 0; k < carried_.size(); ++k) carried_[k] = first_[first_output + k];
+      for (std::size_t k = 0; k < carried_.size(); ++k) {
+        carried_[k] = first_[first_output + k];
+        if (length_symbol_[k]) carried_[k].length = *length_symbol_[k];
+      }
       if (Status s = infer(); s != Status::kOk) return s;
       ++passes_;
       if (!changed(first_output)) return Status::kOk;
@@ -283,8 +320,25 @@ class CarriedFixpoint {
     }
   }
 
-  /// The carried values as the body saw them last: the final values of the loop.
+  /// The carried values as the body saw them last: the final values of the loop, except for
+  /// the lengths of carried sequences (final_length).
   const std::vector<BodyValue>& carried() const { return carried_; }
+
+  /// Carried sequence k after `trip` iterations: when every iteration adds the same number of
+  /// elements d of the carried element shape (the body maps length L to L + d for the symbolic
+  /// L it was given), its length is initial + trip * d; otherwise unknown.
+  BodyValue final_value(std::size_t k, std::size_t first_output, Dim trip) const {
+    BodyValue v = carried_[k];
+    if (!length_symbol_[k]) return v;
+    v.has_length = false;
+    const BodyValue& after = last_[first_output + k];
+    if (!initial_length_[k] || !after.has_length || !same_shape(after.shape, v.shape)) return v;
+    const Dim step = after.length - *length_symbol_[k];
+    if (!step.is_const()) return v;
+    v.has_length = true;
+    v.length = *initial_length_[k] + trip * step;
+    return v;
+  }
   /// Body outputs of the last inference.
   const std::vector<BodyValue>& results() const { return last_; }
 
@@ -307,6 +361,32 @@ class CarriedFixpoint {
 
  private:
   static constexpr int kMaxPasses = 3;
+  /// Axis under which a carried sequence's loop-variant length is named (`<Op>_<n>_o<k>_d999`):
+  /// no element dim has that axis.
+  static constexpr std::uint32_t kLengthAxis = 999;
+
+  /// Gives every carried sequence a loop-variant length symbol L, so that one inference shows how
+  /// an iteration changes the length (L -> L + d). An initially empty sequence takes the element
+  /// shape of its first iteration: it has no elements of its own to merge. True when there is a
+  /// carried sequence.
+  bool generalize_sequences(std::size_t first_output) {
+    bool any = false;
+    for (std::size_t k = 0; k < carried_.size(); ++k) {
+      BodyValue& cur = carried_[k];
+      if (cur.kind != ValueKind::kSequence) continue;
+      any = true;
+      if (cur.has_length) initial_length_[k] = cur.length;
+      if (cur.has_length && cur.length.is(0)) {
+        cur.shape = first_[first_output + k].shape;
+        variant_[k].assign(cur.shape.rank(), false);
+      }
+      length_symbol_[k] =
+          fresh(node_, out_, static_cast<std::uint32_t>(k), kLengthAxis, 0, kPosInf);
+      cur.has_length = true;
+      cur.length = *length_symbol_[k];
+    }
+    return any;
+  }
 
   std::vector<BodyValue> body_inputs(const std::vector<BodyValue>& prefix,
                                      const std::vector<BodyValue>& suffix) const {
@@ -372,6 +452,7 @@ class CarriedFixpoint {
   std::vector<BodyValue> carried_;
   std::uint32_t axis_offset_;
   std::vector<std::vector<bool>> variant_;
+  std::vector<std::optional<Dim>> length_symbol_, initial_length_;  ///< per carried sequence
   std::vector<BodyValue> first_, last_;
   int passes_ = 0;  ///< re-inferences done
 };
@@ -426,17 +507,17 @@ Status loop_op(const INodeView& node, IShapeSink& out) {
   cond_in.has_value = true;
   cond_in.value = {node.constant(1)};
   CarriedFixpoint loop(node, out, std::move(initial), 0);
-  if (Status s = loop.run("body", {scalar_tensor(dtype::kInt64), cond_in}, {}, 1,
-                          loop_runs_once(node));
+  if (Status s =
+          loop.run("body", {scalar_tensor(dtype::kInt64), cond_in}, {}, 1, loop_runs_once(node));
       s != Status::kOk) {
     return s;
   }
+  const Dim trip = loop_trip_count(node, out, loop.results()[0], carried_count);
   for (std::uint32_t k = 0; k < carried_count; ++k) {
     if (!node.has_output(k)) continue;
-    if (Status s = set_body_value(out, k, loop.carried()[k]); s != Status::kOk) return s;
+    if (Status s = set_body_value(out, k, loop.final_value(k, 1, trip)); s != Status::kOk) return s;
   }
   if (node.output_count() == carried_count) return Status::kOk;
-  const Dim trip = loop_trip_count(node, out, loop.results()[0], carried_count);
   for (std::uint32_t o = carried_count; o < node.output_count(); ++o) {
     if (!node.has_output(o)) continue;
     const std::size_t body_output = 1 + o;
@@ -477,6 +558,8 @@ class SharedDim {
     out.constraint(ConstraintKind::kEq, dim_.handle(), d.handle(), 0);
     return Status::kOk;
   }
+
+  bool known() const { return known_; }
 
   /// True when an input gave the dim and it is provably >= 1.
   bool provably_positive() const { return known_ && dim_.provably_ge(dim_.lift(1)); }
@@ -590,6 +673,10 @@ Status scan_op(const INodeView& node, IShapeSink& out) {
   for (std::uint32_t k = 0; k < l.states; ++k) {
     if (!node.has_output(k)) continue;
     BodyValue final_state = scan.carried()[k];
+    if (final_state.kind == ValueKind::kSequence) {
+      final_state.has_length = false;
+      if (trip.known()) final_state = scan.final_value(k, 0, trip.get(node, out, k, 0));
+    }
     if (l.batched && final_state.shape.known) {
       final_state.shape.dims.insert(final_state.shape.dims.begin(), batch.get(node, out, k, 0));
     }
@@ -626,6 +713,7 @@ Status sequence_map(const INodeView& node, IShapeSink& out) {
     return fail(out, "input 0 must be a sequence");
   }
   std::vector<BodyValue> inputs, results;
+  const BodyValue first = node_input(node, 0);
   for (std::uint32_t i = 0; i < node.input_count(); ++i) {
     BodyValue v = node_input(node, i);
     inputs.push_back(v.kind == ValueKind::kSequence || i == 0 ? element_of(v) : v);
@@ -637,6 +725,9 @@ Status sequence_map(const INodeView& node, IShapeSink& out) {
     if (!node.has_output(o)) continue;
     BodyValue element = element_of(results[o]);
     element.kind = ValueKind::kSequence;
+    // One output element per element of input 0 (uniform when input 0's are).
+    element.has_length = first.has_length;
+    element.length = first.length;
     if (Status s = set_body_value(out, o, element); s != Status::kOk) return s;
   }
   return Status::kOk;

@@ -69,6 +69,19 @@ Status set_known_elements(IShapeSink& out, std::uint32_t o, std::int32_t dtype,
                        elements);
 }
 
+/// A sequence of `length` elements (symbolic or concrete), every one of shape `element`.
+Status set_uniform(IShapeSink& out, std::uint32_t o, std::int32_t dtype, const Shape& element,
+                   Dim length) {
+  if (Status s = set_sequence(out, o, dtype, element); s != Status::kOk) return s;
+  return out.set_output_length(o, length.handle());
+}
+
+/// The length of sequence input i when it is known only as an expression: its elements then all
+/// have the input's shape.
+bool symbolic_length(const INodeView& node, std::uint32_t i, Dim* length) {
+  return node.input_sequence_length(i) < 0 && node.input_sequence_length_dim(i, length);
+}
+
 Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint32_t axis,
           std::int64_t lo, std::int64_t hi) {
   return Dim(&node.expr(), out.fresh_dim(o, axis, lo, hi));
@@ -127,7 +140,13 @@ Status sequence_insert(const INodeView& node, IShapeSink& out) {
   const Shape inserted = input_shape(node, 1);
   std::vector<Shape> elements;
   if (!input_elements(node, 0, &elements)) {
-    return set_sequence(out, 0, dtype, merge_elements(out, {input_shape(node, 0), inserted}));
+    Dim length;
+    const Shape common = input_shape(node, 0);
+    // Elements of one shape stay so when the inserted tensor has it too: one more of them.
+    if (symbolic_length(node, 0, &length) && same_shape(common, inserted)) {
+      return set_uniform(out, 0, dtype, common, length + 1);
+    }
+    return set_sequence(out, 0, dtype, merge_elements(out, {common, inserted}));
   }
   const auto length = static_cast<std::int64_t>(elements.size());
   std::int64_t at = 0;
@@ -137,8 +156,8 @@ Status sequence_insert(const INodeView& node, IShapeSink& out) {
   }
   if (known) {
     elements.insert(elements.begin() + at, inserted);
-    const Shape common = length == 0 ? inserted
-                                     : merge_elements(out, {input_shape(node, 0), inserted});
+    const Shape common =
+        length == 0 ? inserted : merge_elements(out, {input_shape(node, 0), inserted});
     return set_known_elements(out, 0, dtype, elements, common);
   }
   // A position without a value: one more element, none of them known by position.
@@ -170,7 +189,11 @@ Status sequence_erase(const INodeView& node, IShapeSink& out) {
   const std::int32_t dtype = node.input_dtype(0);
   const Shape common = input_shape(node, 0);
   std::vector<Shape> elements;
-  if (!input_elements(node, 0, &elements)) return set_sequence(out, 0, dtype, common);
+  if (!input_elements(node, 0, &elements)) {
+    Dim length;
+    if (symbolic_length(node, 0, &length)) return set_uniform(out, 0, dtype, common, length - 1);
+    return set_sequence(out, 0, dtype, common);
+  }
   const auto length = static_cast<std::int64_t>(elements.size());
   if (length == 0) return fail(out, "cannot erase from an empty sequence");
   std::int64_t at = 0;
@@ -190,8 +213,8 @@ Status sequence_length(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
   if (Status s = set_shape(out, 0, dtype::kInt64, Shape::of({})); s != Status::kOk) return s;
-  const std::int32_t length = node.input_sequence_length(0);
-  if (length >= 0) return set_value(out, 0, {node.constant(length)});
+  Dim length;
+  if (node.input_sequence_length_dim(0, &length)) return set_value(out, 0, {length});
   return Status::kOk;
 }
 
@@ -262,12 +285,15 @@ Status split_to_sequence(const INodeView& node, IShapeSink& out) {
     }
     return e;
   };
-  const Dim common_size = node.has_input(1)
-                              ? split_chunk_dim(node, out, d, static_cast<std::uint32_t>(at))
-                              : d.lift(1);
+  const Dim common_size =
+      node.has_input(1) ? split_chunk_dim(node, out, d, static_cast<std::uint32_t>(at)) : d.lift(1);
   const Shape common = element_with(common_size);
   std::vector<Dim> chunks;
-  if (!split_chunks(node, d, &chunks)) return set_sequence(out, 0, dtype, common);
+  if (!split_chunks(node, d, &chunks)) {
+    // Without `split`, d chunks of 1: uniform, so a symbolic d is still the length.
+    if (!node.has_input(1)) return set_uniform(out, 0, dtype, common, d);
+    return set_sequence(out, 0, dtype, common);
+  }
   std::vector<Shape> elements;
   for (Dim size : chunks) elements.push_back(element_with(size));
   return set_positions(out, 0, dtype, common, elements);
@@ -278,6 +304,12 @@ Status split_to_sequence(const INodeView& node, IShapeSink& out) {
 Dim joined_dim(const INodeView& node, IShapeSink& out, std::size_t at, std::size_t rank,
                bool new_axis) {
   std::vector<Shape> elements;
+  Dim length;
+  if (symbolic_length(node, 0, &length)) {
+    // Every element has the input's shape (of rank `rank`, checked by the caller).
+    if (new_axis) return length;
+    return length * input_shape(node, 0).dims[at];
+  }
   if (input_elements(node, 0, &elements) && !elements.empty()) {
     if (new_axis) return node.constant(static_cast<std::int64_t>(elements.size()));
     const bool same_rank = std::all_of(elements.begin(), elements.end(), [rank](const Shape& e) {

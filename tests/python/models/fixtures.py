@@ -20,20 +20,7 @@ INPUT_SYMBOLS = {"batch", "seq", "height", "width"}
 
 # (fixture, value, axis or None for the whole shape) -> why cctx does not resolve it. These are
 # gaps of cctx, not data-dependent sizes: the tests require them to stay exactly these.
-KNOWN_GAPS = {
-    ("control_flow", "/SequenceEmpty_output_0", None):
-        "SequenceEmpty gives a sequence whose element shape is unknown (nothing inserted yet)",
-    ("control_flow", "/SequenceInsert_output_0", 0):
-        "the Loop body declares its carried sequence's element as [?, ?]; SequenceInsert merges "
-        "that declaration with the inserted [batch, 8] instead of knowing the sequence was empty",
-    ("control_flow", "/SequenceInsert_output_0", 1): "as axis 0",
-    ("control_flow", "/Loop_output_1", None):
-        "the Loop's final carried sequence: its element starts unknown (SequenceEmpty), so the "
-        "loop fixpoint keeps it unknown",
-    ("control_flow", "steps", None):
-        "ConcatFromSequence over the Loop's carried sequence, whose element shape is unknown "
-        "at the Loop's output (cctx tracks neither sequence lengths nor empty sequences)",
-}
+KNOWN_GAPS: dict = {}
 
 Dim = object  # int, or a canonical expression string
 Shape = Optional[List[Dim]]  # None: unknown rank

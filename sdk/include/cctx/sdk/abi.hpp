@@ -16,7 +16,7 @@
 /// Breaking changes bump the major: the host refuses plugins of another major.
 #define CCTX_SDK_ABI_MAJOR 1
 /// Additive changes bump the minor: the host accepts plugins of the same or an older minor.
-#define CCTX_SDK_ABI_MINOR 0
+#define CCTX_SDK_ABI_MINOR 1
 
 /// Name of the one symbol a plugin exports.
 #define CCTX_PLUGIN_ENTRY cctx_plugin_v1
@@ -90,19 +90,21 @@ struct ToolchainTag {
 
 constexpr ToolchainTag this_toolchain() noexcept {
 #if defined(_LIBCPP_VERSION)
-  return ToolchainTag{2, static_cast<std::uint32_t>(_LIBCPP_ABI_VERSION),
+  return ToolchainTag {
+    2, static_cast<std::uint32_t>(_LIBCPP_ABI_VERSION),
 #if defined(_LIBCPP_ENABLE_ASSERTIONS) && _LIBCPP_ENABLE_ASSERTIONS
-                      1u
+        1u
 #else
-                      0u
+        0u
 #endif
   };
 #elif defined(__GLIBCXX__)
-  return ToolchainTag{1, static_cast<std::uint32_t>(_GLIBCXX_USE_CXX11_ABI),
+  return ToolchainTag {
+    1, static_cast<std::uint32_t>(_GLIBCXX_USE_CXX11_ABI),
 #if defined(_GLIBCXX_DEBUG) || defined(_GLIBCXX_ASSERTIONS)
-                      1u
+        1u
 #else
-                      0u
+        0u
 #endif
   };
 #elif defined(_MSC_VER)
@@ -131,7 +133,7 @@ struct PluginDescriptor {
 };
 
 /// Signature of the exported entry point `cctx_plugin_v1`.
-using PluginEntryFn = const PluginDescriptor* () noexcept;
+using PluginEntryFn = const PluginDescriptor*() noexcept;
 
 }  // namespace v1
 }  // namespace cctx::sdk

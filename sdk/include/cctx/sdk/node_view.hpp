@@ -100,6 +100,11 @@ class CCTX_SDK_VISIBLE INodeView {
   /// @since 1.0
   virtual std::uint32_t input_element_dim_handle(std::uint32_t i, std::uint32_t k,
                                                  std::uint32_t axis) const noexcept = 0;
+  /// Length of sequence input i as an expression handle, also when it is symbolic (a sequence
+  /// grown by a Loop holds `trip` elements, every one described by the input's shape). False
+  /// when the length is unknown, the input is not a sequence, or it is absent.
+  /// @since 1.1
+  virtual bool input_sequence_length_handle(std::uint32_t i, std::uint32_t* out) const noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   Dim input_dim(std::uint32_t i, std::uint32_t axis) const noexcept {
@@ -110,6 +115,13 @@ class CCTX_SDK_VISIBLE INodeView {
   }
   Dim input_element_dim(std::uint32_t i, std::uint32_t k, std::uint32_t axis) const noexcept {
     return Dim(&expr(), input_element_dim_handle(i, k, axis));
+  }
+  /// The length of sequence input i (symbolic or concrete), or false when it is unknown.
+  bool input_sequence_length_dim(std::uint32_t i, Dim* out) const noexcept {
+    std::uint32_t h = 0;
+    if (!input_sequence_length_handle(i, &h)) return false;
+    *out = Dim(&expr(), h);
+    return true;
   }
   Dim constant(std::int64_t v) const noexcept { return Dim::constant(expr(), v); }
   bool is_op(StringRef op) const noexcept { return op_type().equals(op); }

@@ -30,7 +30,9 @@ enum class ConstraintKind : std::int32_t {
   kDivides = 5,    ///< a divides b
 };
 
-/// Description of one value handed to or returned from a subgraph inference.
+/// Description of one value handed to or returned from a subgraph inference. For a sequence,
+/// `dtype`/`rank`/`dims` describe every element and `value_size == 1` gives its length in
+/// `values[0]` (-1: unknown length); a sequence has no other value.
 struct ValueDesc {
   ValueKind kind = ValueKind::kTensor;
   std::int32_t dtype = dtype::kUndefined;
@@ -81,6 +83,11 @@ class CCTX_SDK_VISIBLE IShapeSink {
   virtual Status set_output_elements(std::uint32_t out, std::uint32_t count,
                                      const std::int32_t* ranks,
                                      const std::uint32_t* dims) noexcept = 0;
+  /// Sets the length of sequence output `out` to the expression `length` (symbolic or concrete),
+  /// every element being described by the shape set_output gave. Call it after set_output; a
+  /// later set_output_elements replaces it.
+  /// @since 1.1
+  virtual Status set_output_length(std::uint32_t out, std::uint32_t length) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   Status set_tensor(std::uint32_t out, std::int32_t dtype, std::int32_t rank,
@@ -130,10 +137,10 @@ class CCTX_SDK_VISIBLE ITagRule {
 
 /// How a node's tag is inherited from its inputs when no explicit tag applies (step 5).
 enum class TagInherit : std::int32_t {
-  kInput0 = 0,        ///< input 0's tag (the default for every op)
-  kConcat = 1,        ///< weight if any tagged input is weight, else the shared tag, else ambiguous
-  kControlFlow = 2,   ///< from the bodies' outputs (If/Loop/Scan)
-  kNone = 3,          ///< never inherited
+  kInput0 = 0,       ///< input 0's tag (the default for every op)
+  kConcat = 1,       ///< weight if any tagged input is weight, else the shared tag, else ambiguous
+  kControlFlow = 2,  ///< from the bodies' outputs (If/Loop/Scan)
+  kNone = 3,         ///< never inherited
 };
 
 /// Where a consistent output tag propagates back to (step 7).
@@ -152,9 +159,9 @@ struct PositionalTag {
 
 /// Declarative tagging table of one operator (steps 1, 2, 5, 7 of semantics.md 5.3).
 struct TagTraits {
-  Tag explicit_tag = Tag::kNone;      ///< step 1 (Shape, Size -> kShape)
-  bool constant_like = false;         ///< step 1 for Constant: weight, or the outputs' shared tag
-  Span<PositionalTag> positional;     ///< step 2; copied by the host at registration
+  Tag explicit_tag = Tag::kNone;   ///< step 1 (Shape, Size -> kShape)
+  bool constant_like = false;      ///< step 1 for Constant: weight, or the outputs' shared tag
+  Span<PositionalTag> positional;  ///< step 2; copied by the host at registration
   TagInherit inherit = TagInherit::kInput0;
   TagBackward backward = TagBackward::kNone;
 };

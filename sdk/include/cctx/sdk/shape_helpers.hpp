@@ -25,6 +25,15 @@ struct Shape {
   std::size_t rank() const noexcept { return dims.size(); }
 };
 
+/// Both shapes known, of one rank, with provably equal dims.
+inline bool same_shape(const Shape& a, const Shape& b) noexcept {
+  if (!a.known || !b.known || a.rank() != b.rank()) return false;
+  for (std::size_t k = 0; k < a.rank(); ++k) {
+    if (!a.dims[k].provably_eq(b.dims[k])) return false;
+  }
+  return true;
+}
+
 /// Canonical text of a dim (for messages).
 inline std::string to_string(Dim d) {
   char buffer[128];
@@ -114,7 +123,8 @@ inline Status set_value(IShapeSink& out, std::uint32_t index, const std::vector<
 
 /// Sets the length of sequence output `index` and the shape of each of its elements (call it
 /// after the output's set_output).
-inline Status set_elements(IShapeSink& out, std::uint32_t index, const std::vector<Shape>& elements) {
+inline Status set_elements(IShapeSink& out, std::uint32_t index,
+                           const std::vector<Shape>& elements) {
   std::vector<std::int32_t> ranks;
   std::vector<std::uint32_t> dims;
   for (const Shape& e : elements) {
