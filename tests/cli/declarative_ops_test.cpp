@@ -77,6 +77,15 @@ TEST(CliDeclarativeOps, ExampleModelEndToEnd) {
   EXPECT_TRUE(doc["warnings"].empty()) << doc["warnings"];
 }
 
+TEST(CliDeclarativeOps, HtmlReportNamesTheProfileOps) {
+  auto r =
+      run_cctx("analyze " + example_model() + " --profile " + example_profile() + " --format html");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<b>profile:declarative.yaml</b> (4 declarative ops) <code>" +
+                       (example_dir() / "declarative.yaml").string() + "</code>"),
+            std::string::npos);
+}
+
 TEST(CliDeclarativeOps, PluginsListsTheProfileAsAPseudoPlugin) {
   auto r = run_cctx("plugins --profile " + example_profile() + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
