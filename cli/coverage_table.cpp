@@ -44,8 +44,12 @@ std::string coverage_markdown(const nlohmann::ordered_json& plugins) {
       "memory.\n";
   for (const auto& p : plugins) {
     const auto& ops = p["ops"];
-    out += fmt::format("\n## Plugin `{}` {}\n\n", p["name"].get<std::string>(),
-                       p["version"].get<std::string>());
+    if (p.value("kind", "library") == "profile") {
+      out += fmt::format("\n## Declarative ops `{}`\n\n", p["name"].get<std::string>());
+    } else {
+      out += fmt::format("\n## Plugin `{}` {}\n\n", p["name"].get<std::string>(),
+                         p["version"].get<std::string>());
+    }
     for (const auto& d : p["domains"]) {
       out += fmt::format("- domain `{}`, opsets {} to {}\n", d["domain"].get<std::string>(),
                          d["min_version"].get<int>(), d["max_version"].get<int>());

@@ -20,18 +20,20 @@ struct PluginsArgs {
   std::string format = "table";
 };
 
-/// For one plugin origin: op -> rule kind -> since_versions.
+/// For one plugin: op -> rule kind -> since_versions.
 using OpRules = std::map<std::string, std::map<std::string, std::set<std::int32_t>>>;
 
-std::map<std::string, OpRules> rules_by_origin(const RuleRegistry& registry) {
-  std::map<std::string, OpRules> out;
+/// Rules grouped by the plugin that owns them (PluginInfo::owner). A plugin's rules share one
+/// origin, but each declarative op has its own (`profile p.yaml:LINE:COL`).
+std::map<const void*, OpRules> rules_by_owner(const RuleRegistry& registry) {
+  std::map<const void*, OpRules> out;
   for (std::size_t k = 0; k < kRuleKindCount; ++k) {
     const auto kind = static_cast<RuleKind>(k);
     for (const auto& [domain, ops] : registry.table(kind)) {
       for (const auto& [op, versions] : ops) {
         for (const auto& [since, entry] : versions) {
           std::string qualified = (domain.empty() ? std::string("ai.onnx") : domain) + "::" + op;
-          out[entry.origin][qualified][rule_kind_name(kind)].insert(since);
+          out[entry.owner.get()][qualified][rule_kind_name(kind)].insert(since);
         }
       }
     }
@@ -44,18 +46,19 @@ void run_plugins(const PluginsArgs& args) {
   analysis.profile = args.profile;
   Host host(resolve_profile(analysis));
   const RuleRegistry& registry = *host.registry();
-  auto by_origin = rules_by_origin(registry);
+  auto by_owner = rules_by_owner(registry);
   nlohmann::ordered_json doc = nlohmann::ordered_json::array();
   for (const PluginInfo& p : host.plugins()) {
-    std::string origin = p.name + " " + p.version + " (" + p.path.string() + ")";
     nlohmann::ordered_json j;
     j["name"] = p.name;
     j["version"] = p.version;
     j["path"] = p.path.string();
     j["abi"] = std::to_string(p.abi_major) + "." + std::to_string(p.abi_minor);
+    // "library": a loaded plugin; "profile": the declarative ops of the profile (`ops:`).
+    j["kind"] = p.declared_ops > 0 ? "profile" : "library";
     nlohmann::ordered_json domains = nlohmann::ordered_json::array();
     for (const DomainRange& d : registry.domains()) {
-      if (d.origin == origin) {
+      if (d.origin == p.origin) {
         domains.push_back({{"domain", d.domain.empty() ? "ai.onnx" : d.domain},
                            {"min_version", d.min_version},
                            {"max_version", d.max_version}});
@@ -63,7 +66,7 @@ void run_plugins(const PluginsArgs& args) {
     }
     j["domains"] = domains;
     nlohmann::ordered_json ops = nlohmann::ordered_json::object();
-    for (const auto& [op, kinds] : by_origin[origin]) {
+    for (const auto& [op, kinds] : by_owner[p.owner]) {
       nlohmann::ordered_json k = nlohmann::ordered_json::object();
       for (const auto& [kind, versions] : kinds)
         k[kind] = std::vector<std::int32_t>(versions.begin(), versions.end());
@@ -85,8 +88,14 @@ void run_plugins(const PluginsArgs& args) {
   }
   if (doc.empty()) std::cout << "no plugins loaded\n";
   for (const auto& p : doc) {
-    std::cout << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "  (ABI "
-              << p["abi"].get<std::string>() << ")  " << p["path"].get<std::string>() << "\n";
+    if (p["kind"] == "profile") {
+      std::cout << p["name"].get<std::string>() << "  (declarative ops)  "
+                << p["path"].get<std::string>() << "\n";
+    } else {
+      std::cout << p["name"].get<std::string>() << " " << p["version"].get<std::string>()
+                << "  (ABI " << p["abi"].get<std::string>() << ")  " << p["path"].get<std::string>()
+                << "\n";
+    }
     for (const auto& d : p["domains"]) {
       std::cout << "  domain " << d["domain"].get<std::string>() << " opsets "
                 << d["min_version"].get<int>() << ".." << d["max_version"].get<int>() << "\n";

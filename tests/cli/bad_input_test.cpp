@@ -377,6 +377,18 @@ TEST_F(BadProfile, LimitAboveItsCeiling) {
   expect_error(with("limits: {subgraph_depth: 5000}\n"), 3, "p.yaml:1:", "subgraph_depth");
 }
 
+TEST_F(BadProfile, DeclarativeOpWithABadExpression) {
+  expect_error(with("ops:\n  - domain: d\n    op_type: X\n    outputs: [{shape: in0}]\n"
+                    "    scratch: 4 * in0[1] +\n"),
+               3, "p.yaml:5:26:", "bad expression '4 * in0[1] +': expected an operand");
+}
+
+TEST_F(BadProfile, DeclarativeOpClashingWithAPluginRule) {
+  expect_error(with("plugins: [{name: onnx}]\nops:\n  - {domain: '', op_type: Relu, outputs: "
+                    "[{shape: in0}]}\n"),
+               3, "p.yaml:3:5:", "shape rule ai.onnx::Relu@1 is already registered by onnx 0.1.0");
+}
+
 // ---- expressions -------------------------------------------------------------------------------
 
 test::ModelBuilder with_dim_param(const std::string& dim) {

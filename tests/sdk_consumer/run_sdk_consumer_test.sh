@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The vendor workflow end to end: install cctx into a temporary prefix, build the example vendor
 # plugin out of tree against the installed SDK only, check it exports only its entry symbol, load
-# it through a profile with the installed cctx, and analyse a model that uses every one of its ops.
+# it through a profile with the installed cctx, and analyse a model that uses every one of its ops;
+# then combine it with the folder's declarative ops (declarative.yaml, no C++) in one profile.
 #
 #   run_sdk_consumer_test.sh <cctx build dir> <cctx source dir>
 set -euo pipefail
@@ -64,4 +65,31 @@ vendor = plugins["example_vendor"]
 assert vendor["domains"] == [{"domain": "com.example", "min_version": 1, "max_version": 2}], vendor["domains"]
 assert vendor["ops"]["com.example::Pack"]["shape"] == [1, 2], vendor["ops"]["com.example::Pack"]
 print("cctx plugins: OK")
+PY
+
+# Both ways in one profile: declarative.yaml (com.example.simple, no C++) extended with the C++
+# plugin (com.example). Each model analyses without a warning, and `cctx plugins` lists both.
+cat > "$work/both.yaml" <<YAML
+extends: $source/plugins/example_vendor/declarative.yaml
+plugins:
+  - path: vendor/libexample_vendor.so
+YAML
+"$work/prefix/bin/cctx" analyze "$source/plugins/example_vendor/declarative_model.onnx" \
+  --profile "$work/both.yaml" --format json > "$work/declarative.json"
+"$work/prefix/bin/cctx" analyze "$source/plugins/example_vendor/example_model.onnx" \
+  --profile "$work/both.yaml" --format json > "$work/both_example.json"
+"$work/prefix/bin/cctx" plugins --profile "$work/both.yaml" --format json > "$work/both_plugins.json"
+/usr/bin/python3 - "$work/declarative.json" "$work/both_example.json" "$work/both_plugins.json" <<'PY'
+import json, sys
+declarative, example, plugins = (json.load(open(p)) for p in sys.argv[1:4])
+def check(name, expected, got):
+    if got != expected:
+        sys.exit(f"FAIL: {name}: expected {expected!r}, got {got!r}")
+check("hs shape (SplitHeads, declarative)", ["batch", "seq", 4, 16], declarative["values"]["hs"]["shape"])
+check("declarative model warnings", [], declarative["warnings"])
+check("o shape (FlashAttention, with both)", ["batch", 4, "seq", 16], example["values"]["o"]["shape"])
+check("example model warnings", [], example["warnings"])
+check("plugins", ["onnx", "example_vendor", "profile:both.yaml"], [p["name"] for p in plugins])
+check("declarative domain", ["com.example.simple"], [d["domain"] for d in plugins[2]["domains"]])
+print("both ways: OK")
 PY

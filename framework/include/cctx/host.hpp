@@ -12,19 +12,24 @@
 
 namespace cctx {
 
-/// What `cctx plugins` shows about one loaded plugin.
+/// What `cctx plugins` shows about one loaded plugin, or about the pseudo-plugin
+/// `profile:<file>` that holds the profile's declarative ops (`declared_ops > 0`, no library).
 struct PluginInfo {
   std::string name;
   std::string version;
-  std::filesystem::path path;
+  std::filesystem::path path;  ///< the library, or the profile file
   std::uint32_t abi_major = 0;
   std::uint32_t abi_minor = 0;
   bool override_rules = false;
+  std::string origin;            ///< DomainRange::origin of the domains it declared
+  const void* owner = nullptr;   ///< identity of its rules: RuleEntry::owner.get() == owner
+  std::size_t declared_ops = 0;  ///< number of declarative ops (pseudo-plugin only)
 };
 
 class Host {
  public:
-  /// Loads every plugin of `profile` in order. Plugins given by name are searched in the
+  /// Loads every plugin of `profile` in order, then registers the profile's declarative ops
+  /// (`ops:`) as the pseudo-plugin `profile:<file>`. Plugins given by name are searched in the
   /// profile's plugin_path, then `extra_plugin_dirs`, then the folder next to the binary
   /// (`<bin>/../lib/cctx/plugins`). Throws PluginError / ConfigError with a one-line reason.
   explicit Host(Profile profile, std::vector<std::filesystem::path> extra_plugin_dirs = {});
@@ -48,6 +53,7 @@ class Host {
 
  private:
   void load(const PluginSpec& spec);
+  void load_declared_ops();
   std::filesystem::path locate(const PluginSpec& spec) const;
 
   Profile profile_;

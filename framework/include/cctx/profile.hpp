@@ -8,6 +8,7 @@
 
 #include "cctx/expr.hpp"
 #include "cctx/limits.hpp"
+#include "cctx/op_declarations.hpp"
 
 namespace cctx {
 
@@ -27,6 +28,8 @@ struct Profile {
   std::string name = "default";
   std::filesystem::path source;  ///< file it was read from (empty for built-in defaults)
   std::vector<PluginSpec> plugins;
+  /// `ops:` declarative custom ops, registered after the plugins (op_declarations.hpp).
+  std::vector<DeclaredOp> ops;
   std::vector<std::filesystem::path> plugin_path;        ///< searched before the default folders
   std::map<std::string, Interval, std::less<>> symbols;  ///< bounds; default [1, +inf)
 

@@ -2,8 +2,8 @@
 //
 // A profile is applied on top of a Profile that already holds the defaults, or the parent's
 // values when the file `extends:` another one. That one mechanism gives the override rules:
-// scalars replace, sections (shapes, inplace, ...) replace key by key, `symbols` merge per symbol
-// and `plugins` are appended after the parent's.
+// scalars replace, sections (shapes, inplace, ...) replace key by key, `symbols` merge per symbol,
+// `plugins` are appended after the parent's and `ops` merge per (domain, op_type, since_version).
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/profile.hpp"
+#include "ops_section.hpp"
 #include "yaml_checks.hpp"
 
 namespace cctx {
@@ -32,7 +33,7 @@ using detail::Field;
 using detail::quote;
 
 constexpr std::string_view kTopKeys[] = {
-    "profile", "extends", "plugins", "plugin_path", "symbols",     "shapes",       "tags",
+    "profile", "extends", "plugins", "plugin_path", "ops",         "symbols",      "shapes", "tags",
     "inplace", "memory",  "scratch", "report",      "expressions", "decision_log", "limits"};
 constexpr std::string_view kPluginKeys[] = {"name", "path", "options", "override"};
 constexpr std::string_view kShapesKeys[] = {"strict", "fallback"};
@@ -114,8 +115,19 @@ std::string syntax_hint(const std::string& text, const YAML::Mark& mark) {
   if (start == std::string::npos) return {};
   const std::string_view line =
       std::string_view(text).substr(start, text.find('\n', start) - start);
-  if (line.find("${") == std::string_view::npos) return {};
-  return " (inside [ ] or { }, quote values that contain ${...})";
+  if (line.find("${") != std::string_view::npos) {
+    return " (inside [ ] or { }, quote values that contain ${...})";
+  }
+  // `shape: [in0[0], 4]`: a declarative op's reference opens a nested flow list.
+  for (std::size_t at = line.find("in"); at != std::string_view::npos;
+       at = line.find("in", at + 1)) {
+    std::size_t end = at + 2;
+    while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
+    if (end > at + 2 && end < line.size() && line[end] == '[') {
+      return " (inside [ ] or { }, quote expressions that use [ ], e.g. \"in0[1]\")";
+    }
+  }
+  return {};
 }
 
 std::string bound_text(const YAML::Node& node) {
@@ -128,7 +140,7 @@ class ProfileReader {
   ProfileReader(std::string source, fs::path base_dir, std::vector<Link>& chain)
       : check_(std::move(source)), base_dir_(std::move(base_dir)), chain_(chain) {}
 
-  void apply(const std::string& text, Profile& profile) const;
+  void apply(const std::string& text, Profile& profile);
 
  private:
   void apply_root(const YAML::Node& root, Profile& profile) const;
@@ -149,6 +161,7 @@ class ProfileReader {
   Checker check_;
   fs::path base_dir_;
   std::vector<Link>& chain_;
+  std::string_view text_;  // the text being applied, for columns inside `ops` expressions
 };
 
 // Applies one file as a link of the `extends` chain.
@@ -189,7 +202,8 @@ YAML::Mark second_document(const std::string& text) {
   return YAML::Mark::null_mark();
 }
 
-void ProfileReader::apply(const std::string& text, Profile& profile) const {
+void ProfileReader::apply(const std::string& text, Profile& profile) {
+  text_ = text;
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -230,6 +244,8 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
     for (const Field& item : check_.items(value, "a list of plugin entries")) {
       profile.plugins.push_back(read_plugin(item));
     }
+  } else if (key == "ops") {
+    detail::merge_ops(profile.ops, detail::read_ops(check_, value, text_));
   } else if (key == "plugin_path") {
     profile.plugin_path.clear();  // a list replaces the parent's
     for (const Field& item : check_.items(value, "a list of folders")) {

@@ -49,4 +49,8 @@ inline constexpr int kMaxNesting = 200;
 /// offset) or kOverflow for an integer literal out of range.
 Ast parse_ast(std::string_view text);
 
+/// The same; before throwing, `reason` receives the bare message (what follows "syntax error at
+/// offset N in '...': "), for callers that report the position their own way.
+Ast parse_ast(std::string_view text, std::string& reason);
+
 }  // namespace cctx::detail

@@ -28,7 +28,7 @@ std::string describe(char c) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  Parser(std::string_view text, std::string* reason) : text_(text), reason_(reason) {}
 
   Ast run() {
     expr();
@@ -40,6 +40,7 @@ class Parser {
  private:
   [[noreturn]] void fail(std::size_t at, const std::string& msg,
                          ExprError::Kind kind = ExprError::Kind::kSyntax) const {
+    if (reason_ != nullptr) *reason_ = msg;
     const char* what = kind == ExprError::Kind::kSyntax ? "syntax error" : "integer overflow";
     throw ExprError(kind,
                     std::string(what) + " at offset " + std::to_string(at) + " in '" +
@@ -275,6 +276,7 @@ class Parser {
   }
 
   std::string_view text_;
+  std::string* reason_;
   std::size_t pos_ = 0;
   int depth_ = 0;
   Ast ast_;
@@ -282,7 +284,9 @@ class Parser {
 
 }  // namespace
 
-Ast parse_ast(std::string_view text) { return Parser(text).run(); }
+Ast parse_ast(std::string_view text) { return Parser(text, nullptr).run(); }
+
+Ast parse_ast(std::string_view text, std::string& reason) { return Parser(text, &reason).run(); }
 
 }  // namespace cctx::detail
 

@@ -1,9 +1,11 @@
-// A loaded plugin library and the identity it declared.
+// A loaded plugin library and the identity it declared; or, for a profile's declarative ops, the
+// pseudo-plugin that owns their rule objects (no library).
 #pragma once
 
 #include <boost/dll/shared_library.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "cctx/registry.hpp"
@@ -15,7 +17,11 @@ struct PluginHandle {
   std::string name;
   std::string version;
   std::filesystem::path path;
-  std::string origin() const { return name + " " + version + " (" + path.string() + ")"; }
+  /// Rule objects the host built itself (declarative ops): freed with the last rule entry.
+  std::shared_ptr<const void> rules;
+  std::string origin() const {
+    return name + (version.empty() ? "" : " " + version) + " (" + path.string() + ")";
+  }
 };
 
 }  // namespace cctx

@@ -7,6 +7,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
+#include "declarative/declared_rules.hpp"
 #include "plugins/host_registrar.hpp"
 #include "plugins/plugin_handle.hpp"
 
@@ -121,6 +122,7 @@ Host::Host(Profile profile, std::vector<fs::path> extra_plugin_dirs)
   }
   if (fs::path d = default_plugin_dir(); !d.empty()) search_dirs_.push_back(d);
   for (const PluginSpec& spec : profile_.plugins) load(spec);
+  load_declared_ops();
 }
 
 Host::~Host() {
@@ -197,7 +199,26 @@ void Host::load(const PluginSpec& spec) {
   registrar.commit();
   libraries_.push_back(owner);
   infos_.push_back(PluginInfo{handle->name, handle->version, path, descriptor->abi_major,
-                              descriptor->abi_minor, spec.override_rules});
+                              descriptor->abi_minor, spec.override_rules, handle->origin(),
+                              owner.get(), 0});
+}
+
+// After the plugins, so that an op may replace a plugin's rule (`override: true`) and a clash
+// names both. The rule objects belong to a pseudo-plugin handle without a library.
+void Host::load_declared_ops() {
+  if (profile_.ops.empty()) return;
+  auto rules = std::make_shared<const DeclaredRuleSet>(profile_.ops);
+  auto handle = std::make_shared<PluginHandle>();
+  const std::string file = profile_.source.filename().string();
+  handle->name = "profile:" + (file.empty() ? std::string("(inline)") : file);
+  handle->path = profile_.source;
+  handle->rules = rules;
+  std::shared_ptr<const PluginHandle> owner = handle;
+  rules->register_into(*registry_, owner, owner->origin());
+  libraries_.push_back(owner);
+  infos_.push_back(PluginInfo{handle->name, "", handle->path, CCTX_SDK_ABI_MAJOR,
+                              CCTX_SDK_ABI_MINOR, false, owner->origin(), owner.get(),
+                              rules->size()});
 }
 
 }  // namespace cctx

@@ -241,6 +241,12 @@ std::string profile_section(const ComputeContext& ctx, const HtmlReportOptions& 
                                   p.memory.enabled, p.scratch.enabled)}});
   std::vector<std::string> plugins;
   for (const PluginInfo& info : options.plugins) {
+    if (info.declared_ops > 0) {
+      plugins.push_back(fmt::format(
+          "<b>{}</b> ({} declarative op{}) <code>{}</code>", xml_escape(info.name),
+          info.declared_ops, info.declared_ops == 1 ? "" : "s", xml_escape(info.path.string())));
+      continue;
+    }
     plugins.push_back(fmt::format("<b>{}</b> {} (ABI {}.{}{}) <code>{}</code>",
                                   xml_escape(info.name), xml_escape(info.version), info.abi_major,
                                   info.abi_minor, info.override_rules ? ", override" : "",
