@@ -7,6 +7,7 @@
 #include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/expr.hpp"
+#include "cctx/large_stack.hpp"
 #include "cli_common.hpp"
 
 int main(int argc, char** argv) {
@@ -23,7 +24,8 @@ int main(int argc, char** argv) {
   cctx::cli::add_explain_command(app);
   cctx::cli::add_diff_command(app);
   try {
-    app.parse(argc, argv);
+    // Deeply nested subgraphs recurse: the whole command runs on a stack of known size.
+    cctx::run_with_large_stack(cctx::kAnalysisStackBytes, [&] { app.parse(argc, argv); });
     return 0;
   } catch (const CLI::Success& e) {
     return app.exit(e);

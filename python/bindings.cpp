@@ -12,6 +12,7 @@
 #include "cctx/compute_context.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
+#include "cctx/large_stack.hpp"
 #include "cctx/model.hpp"
 #include "cctx/report.hpp"
 
@@ -46,7 +47,8 @@ Model to_model(const py::object& model) {
     return Model::load(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
   }
   if (py::hasattr(model, "SerializeToString")) {
-    return Model::parse(py::cast<std::string>(model.attr("SerializeToString")()), "<onnx.ModelProto>");
+    return Model::parse(py::cast<std::string>(model.attr("SerializeToString")()),
+                        "<onnx.ModelProto>");
   }
   throw Error("expected an onnx.ModelProto, serialized bytes or a path", ExitCode::kUsage);
 }
@@ -81,7 +83,8 @@ class PyComputeContext {
     auto parsed = std::make_unique<Model>(to_model(model));
     {
       py::gil_scoped_release release;
-      ctx_->compute(*parsed);
+      // Nested bodies recurse: analyse on a stack of known size, not the interpreter's thread's.
+      run_with_large_stack(kAnalysisStackBytes, [&] { ctx_->compute(*parsed); });
     }
     model_ = std::move(parsed);
   }
@@ -220,7 +223,8 @@ class PyComputeContext {
     ReportOptions options;
     options.model_path = model_->source();
     if (!evaluate.is_none()) {
-      for (const py::handle a : evaluate) options.evaluate.push_back(to_assignment(py::cast<py::dict>(a)));
+      for (const py::handle a : evaluate)
+        options.evaluate.push_back(to_assignment(py::cast<py::dict>(a)));
     }
     std::string text;
     append_json_report(text, *ctx_, options);
@@ -308,9 +312,13 @@ PYBIND11_MODULE(_cctx, m) {
       .def_property_readonly("node_tags", &PyComputeContext::node_tags)
       .def_property_readonly("reuse", &PyComputeContext::reuse)
       .def_property_readonly("release_after",
-                             [](const PyComputeContext& c) { return c.names_per_node(&ComputeContext::release_after); })
+                             [](const PyComputeContext& c) {
+                               return c.names_per_node(&ComputeContext::release_after);
+                             })
       .def_property_readonly("not_used_after",
-                             [](const PyComputeContext& c) { return c.names_per_node(&ComputeContext::not_used_after); })
+                             [](const PyComputeContext& c) {
+                               return c.names_per_node(&ComputeContext::not_used_after);
+                             })
       .def_property_readonly("peak", &PyComputeContext::peak)
       .def("evaluate_peak", &PyComputeContext::evaluate_peak, py::arg("assignment"),
            "(bytes, node) of the whole-graph peak under an assignment")
@@ -322,12 +330,13 @@ PYBIND11_MODULE(_cctx, m) {
         "Evaluates an expression (floor //, % with the divisor's sign) under {symbol: int}");
   m.def("simplify_expression", &simplify, py::arg("expr"), py::arg("bounds") = py::none(),
         "Canonical form of an expression; bounds: {symbol: (lo, hi or None)}");
-  m.def("pretty_onnx",
-        [](const py::object& model) {
-          std::string text = model_listing(to_model(model));
-          if (!text.empty() && text.back() == '\n') text.pop_back();  // print() adds one
-          return text;
-        },
-        py::arg("model"), "Compact text listing of a model");
+  m.def(
+      "pretty_onnx",
+      [](const py::object& model) {
+        std::string text = model_listing(to_model(model));
+        if (!text.empty() && text.back() == '\n') text.pop_back();  // print() adds one
+        return text;
+      },
+      py::arg("model"), "Compact text listing of a model");
   m.def("_load_default_plugins", [] { default_host(); });
 }
