@@ -47,14 +47,17 @@ TEST(Graph, UnsortedNodesAreSortedTopologically) {
 TEST(Graph, CycleIsAnErrorNamingANodeOnIt) {
   ModelBuilder b;
   b.input("X", kFloat, {"N"});
-  b.node("Add", {"X", "C"}, {"A"}, {}, "", "first").node("Relu", {"A"}, {"B"}).node("Neg", {"B"}, {"C"});
+  b.node("Add", {"X", "C"}, {"A"}, {}, "", "first")
+      .node("Relu", {"A"}, {"B"})
+      .node("Neg", {"B"}, {"C"});
   b.node("Abs", {"X"}, {"D"});
   Model m = b.build();
   try {
     GraphView g(m);
     FAIL() << "no error";
   } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("the graph has a cycle through node"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the graph has a cycle through node"), std::string::npos)
+        << e.what();
     EXPECT_EQ(std::string(e.what()).find("Abs"), std::string::npos) << "Abs is not on the cycle";
   }
 }
@@ -70,7 +73,8 @@ TEST(Graph, UndefinedInputAndEmptyOpTypeAreErrors) {
   EXPECT_THROW({ GraphView g(m2); }, ModelError);
 }
 
-// ---- shapes: fallbacks, fresh symbols, declarations ----------------------------------------------
+// ---- shapes: fallbacks, fresh symbols, declarations
+// ----------------------------------------------
 
 TEST(Shapes, UnnamedDeclaredDimGetsAnUnkSymbol) {
   ModelBuilder b;
@@ -141,7 +145,9 @@ TEST(Shapes, UndeclaredCustomOpHasUnknownRankAndASymbolicSize) {
 
 TEST(Shapes, StrictModeMakesAnUnknownOpAnError) {
   ModelBuilder b;
-  b.opset("com.acme", 3).input("X", kFloat, {"N", 8}).node("Foo", {"X"}, {"Y"}, {}, "com.acme", "foo1");
+  b.opset("com.acme", 3)
+      .input("X", kFloat, {"N", 8})
+      .node("Foo", {"X"}, {"Y"}, {}, "com.acme", "foo1");
   Profile p = test::default_profile();
   p.shapes.strict = true;
   try {
@@ -197,7 +203,8 @@ TEST(Bytes, SubByteAndWideTypes) {
             a.ctx->unsized_values().end());
 }
 
-// ---- tags (semantics.md 5) -----------------------------------------------------------------------
+// ---- tags (semantics.md 5)
+// -----------------------------------------------------------------------
 
 TEST(Tags, MergeRules) {
   EXPECT_EQ(merge_tag(Tag::kWeight, Tag::kShape), Tag::kShape);
@@ -228,7 +235,8 @@ TEST(Tags, InputMetadataSeedsTheTag) {
   ModelBuilder b;
   b.input("X", kInt64, {2}).node("Identity", {"X"}, {"Y"});
   Model m = b.build();
-  set_metadata(*m.proto().mutable_graph()->mutable_input(0), kValueInfoMetadataField, "cctx.value_tag", "shape");
+  set_metadata(*m.proto().mutable_graph()->mutable_input(0), kValueInfoMetadataField,
+               "cctx.value_tag", "shape");
   auto a = test::analyze(std::move(m), test::default_profile());
   EXPECT_EQ(a.ctx->value_tag(a.id("X")), Tag::kShape);
   EXPECT_EQ(a.ctx->value_tag(a.id("Y")), Tag::kShape);
@@ -260,12 +268,14 @@ TEST(Tags, IfOutputsMergeBothBranches) {
   else_branch.node("Identity", {"X"}, {"e"}).output("e", kFloat);
   ModelBuilder b;
   b.input("X", kFloat, {"N"}).input("c", test::kBool, {});
-  b.node("If", {"c"}, {"Y"}, {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
+  b.node("If", {"c"}, {"Y"},
+         {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
   auto a = test::analyze(b);
   EXPECT_EQ(a.ctx->value_tag(a.id("Y")), Tag::kShape);  // weight merged with shape -> shape
 }
 
-// ---- lifetimes (semantics.md 6) ---------------------------------------------------------------------
+// ---- lifetimes (semantics.md 6)
+// ---------------------------------------------------------------------
 
 TEST(Lifetimes, ValueReadTwiceIsReleasedAfterItsLastReader) {
   ModelBuilder b;
@@ -285,11 +295,14 @@ TEST(Lifetimes, ValueReadTwiceIsReleasedAfterItsLastReader) {
 TEST(Lifetimes, IfBodyCaptureExtendsTheLifetime) {
   ModelBuilder then_branch, else_branch;
   then_branch.node("Relu", {"A"}, {"t"}).output("t", kFloat);
-  else_branch.node("Neg", {"X"}, {"A"}).node("Abs", {"A"}, {"e"}).output("e", kFloat);  // redefines A
+  else_branch.node("Neg", {"X"}, {"A"})
+      .node("Abs", {"A"}, {"e"})
+      .output("e", kFloat);  // redefines A
   ModelBuilder b;
   b.input("X", kFloat, {"N"}).input("c", test::kBool, {});
   b.node("Relu", {"X"}, {"A"});
-  b.node("If", {"c"}, {"Y"}, {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
+  b.node("If", {"c"}, {"Y"},
+         {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
   b.output("Y", kFloat);
   auto a = test::analyze(b);
   EXPECT_EQ(names(a, a.ctx->release_after(1)), (std::vector<std::string>{"A"}));
@@ -297,7 +310,8 @@ TEST(Lifetimes, IfBodyCaptureExtendsTheLifetime) {
   EXPECT_EQ(names(a, if_node.captures), (std::vector<std::string>{"A", "X"}));
 }
 
-// ---- in-place and memory (semantics.md 7-8) ------------------------------------------------------------
+// ---- in-place and memory (semantics.md 7-8)
+// ------------------------------------------------------------
 
 TEST(Inplace, NoReuseWhileTheInputIsReadLater) {
   ModelBuilder b;
@@ -316,7 +330,10 @@ TEST(Inplace, ReshapeAliasKeepsTheBufferAliveUntilBothDie) {
   ModelBuilder b;
   b.input("X", kFloat, {"N", 4}).initializer_ints("s", {-1});
   b.node("Neg", {"X"}, {"A"}).node("Reshape", {"A", "s"}, {"Y"});
-  b.node("Relu", {"A"}, {"B"}).node("Relu", {"Y"}, {"C"}).node("Add", {"B", "C"}, {"D"}).output("D", kFloat);
+  b.node("Relu", {"A"}, {"B"})
+      .node("Relu", {"Y"}, {"C"})
+      .node("Add", {"B", "C"}, {"D"})
+      .output("D", kFloat);
   auto a = test::analyze(b);
   ASSERT_EQ(a.ctx->inplace(1).size(), 1u);
   EXPECT_EQ(a.ctx->inplace(1)[0].mode, ReuseMode::kAlias);
@@ -338,7 +355,10 @@ TEST(Inplace, ViewOfAGraphInputIsFreeAndProtected) {
 
 TEST(Inplace, AllowInputOverwrite) {
   ModelBuilder b;
-  b.input("X", kFloat, {"N"}).node("Relu", {"X"}, {"Y"}).node("Neg", {"Y"}, {"Z"}).output("Z", kFloat);
+  b.input("X", kFloat, {"N"})
+      .node("Relu", {"X"}, {"Y"})
+      .node("Neg", {"Y"}, {"Z"})
+      .output("Z", kFloat);
   auto a = test::analyze(b, [](Profile& p) { p.inplace.allow_input_overwrite = true; });
   ASSERT_EQ(a.ctx->inplace(0).size(), 1u);
   EXPECT_EQ(bucket_text(a.ctx->pool(), a.ctx->memory(1).inputs), "-");
@@ -366,7 +386,9 @@ TEST(Inplace, StructuralFallbackPrefersAnEqualInput) {
   b.opset("com.acme", 1);
   b.input("P", kInt64, {4}).input("Q", kInt32, {4});
   b.node("Neg", {"P"}, {"BIG"}).node("Neg", {"Q"}, {"EQ"});
-  b.node("Consume", {"BIG", "EQ"}, {"R"}, {}, "com.acme").value_info("R", kInt32, {4}).output("R", kInt32);
+  b.node("Consume", {"BIG", "EQ"}, {"R"}, {}, "com.acme")
+      .value_info("R", kInt32, {4})
+      .output("R", kInt32);
   auto a = test::analyze(b, [](Profile& p) { p.inplace.fallback = InplaceFallback::kStructural; });
   ASSERT_EQ(a.ctx->inplace(2).size(), 1u);
   EXPECT_EQ(a.ctx->inplace(2)[0].input, 1u);
@@ -383,8 +405,8 @@ TEST(Memory, ReluOfAnInput) {
   EXPECT_EQ(a.print(p.total), "8*N");
 }
 
-
-// ---- the streamed JSON report ---------------------------------------------------------------------
+// ---- the streamed JSON report
+// ---------------------------------------------------------------------
 
 /// The CLI streams the report (append_json_report); it must be the DOM's dump(2), byte for byte.
 void expect_streamed_report_matches(const test::Analysis& a) {
@@ -401,6 +423,17 @@ TEST(JsonReport, StreamedEqualsTheDocumentWithValuesNodesAndWarnings) {
   b.node("NonZero", {"M"}, {"Z"});
   b.node("Shape", {"M"}, {"S"});
   b.output("Z", kInt64).output("S", kInt64);
+  expect_streamed_report_matches(test::analyze(b));
+}
+
+TEST(JsonReport, StreamedEscapesNamesAsTheDocumentDoes) {
+  // Quote, backslash, tab, a control character, DEL and UTF-8, in value, node and op names.
+  const std::string odd = "a\"b\\c\td\x01e\x7f\xc3\xa9";
+  ModelBuilder b(17);
+  b.input("X" + odd, kFloat, {"N", 4});
+  b.node("Relu", {"X" + odd}, {"Y" + odd}, {}, "", "n" + odd);
+  b.node("Custom" + odd, {"Y" + odd}, {"Z"}, {}, "com.odd");
+  b.opset("com.odd", 1).output("Z", kFloat, {"N", 4});  // declared: the unknown op is sized
   expect_streamed_report_matches(test::analyze(b));
 }
 

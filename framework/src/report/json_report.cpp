@@ -1,6 +1,9 @@
 // The `cctx.analysis/1` JSON report (architecture.md) and the CSV export.
-#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "cctx/report.hpp"
 
@@ -147,7 +150,8 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
   Json evaluations = Json::array();
   for (const Assignment& a : options.evaluate) {
     PeakEvaluation e = ctx.evaluate_peak(a);
-    evaluations.push_back({{"assignment", assignment_json(a)}, {"bytes", e.bytes}, {"node", e.node}});
+    evaluations.push_back(
+        {{"assignment", assignment_json(a)}, {"bytes", e.bytes}, {"node", e.node}});
   }
   peak["evaluations"] = evaluations;
   return peak;
@@ -160,8 +164,9 @@ Json symbols_json(const ExprPool& pool) {
              {"kind", s.kind == SymbolKind::kFresh    ? "fresh"
                       : s.kind == SymbolKind::kOpaque ? "opaque"
                                                       : "declared"},
-             {"bounds", {s.bounds.lo == kNegInf ? Json(nullptr) : Json(s.bounds.lo),
-                         s.bounds.hi == kPosInf ? Json(nullptr) : Json(s.bounds.hi)}}};
+             {"bounds",
+              {s.bounds.lo == kNegInf ? Json(nullptr) : Json(s.bounds.lo),
+               s.bounds.hi == kPosInf ? Json(nullptr) : Json(s.bounds.hi)}}};
     if (!s.origin.empty()) sym["origin"] = s.origin;
     symbols.push_back(std::move(sym));
   }
@@ -211,6 +216,198 @@ std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext&
   return out;
 }
 
+/// A JSON string as nlohmann's dump() writes it. Printable ASCII without quote or backslash is
+/// copied as is; anything else goes through nlohmann's escaping (control characters, UTF-8
+/// checks), so both agree byte for byte.
+void append_json_string(std::string& out, std::string_view s) {
+  const bool plain = std::all_of(
+      s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+  if (plain) {
+    out += '"';
+    out += s;
+    out += '"';
+  } else {
+    out += Json(std::string(s)).dump();
+  }
+}
+
+/// Writes JSON text laid out exactly as nlohmann's dump(2) lays out the same tree, without
+/// building the tree: the values and nodes of a large graph are most of a report, and making and
+/// freeing their trees took most of the time of writing it. JsonReport tests hold the two to the
+/// same bytes.
+class PrettyWriter {
+ public:
+  /// `depth`: nesting level of the value written (its closing bracket's indentation).
+  PrettyWriter(std::string& out, std::size_t depth) : out_(out), depth_(depth) {}
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(std::string_view k) {
+    next_line();
+    append_json_string(out_, k);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void string(std::string_view s) {
+    before_value();
+    append_json_string(out_, s);
+  }
+  void integer(std::int64_t v) {
+    before_value();
+    out_ += std::to_string(v);
+  }
+  void null() {
+    before_value();
+    out_ += "null";
+  }
+  /// An amount (semantics.md): an integer when concrete, else its canonical expression.
+  void amount(ExprPool& pool, Expr e) {
+    if (auto v = pool.as_int(e)) {
+      integer(*v);
+    } else {
+      string(pool.print(e));
+    }
+  }
+
+  void member(std::string_view k, std::string_view s) {
+    key(k);
+    string(s);
+  }
+  void member_amount(std::string_view k, ExprPool& pool, Expr e) {
+    key(k);
+    amount(pool, e);
+  }
+  void names(std::string_view k, const GraphView& g, const std::vector<ValueId>& values) {
+    key(k);
+    begin_array();
+    for (ValueId v : values) string(g.value(v).name);
+    end_array();
+  }
+  void bucket(std::string_view k, ExprPool& pool, const Bucket& bucket) {
+    key(k);
+    begin_object();
+    for (const auto& [tag, amount] : bucket) member_amount(tag_name(tag), pool, amount);
+    end_object();
+  }
+
+ private:
+  void open(char bracket) {
+    before_value();
+    out_ += bracket;
+    counts_.push_back(0);
+  }
+  void close(char bracket) {
+    const bool empty = counts_.back() == 0;
+    counts_.pop_back();
+    if (!empty) {
+      out_ += '\n';
+      indent();
+    }
+    out_ += bracket;
+  }
+  void next_line() {
+    out_ += counts_.back()++ == 0 ? "\n" : ",\n";
+    indent();
+  }
+  void before_value() {
+    if (after_key_) {
+      after_key_ = false;
+    } else if (!counts_.empty()) {
+      next_line();
+    }
+  }
+  void indent() { out_.append(2 * (depth_ + counts_.size()), ' '); }
+  std::string& out_;
+  std::size_t depth_;
+  std::vector<std::size_t> counts_;  ///< members/items written per open bracket
+  bool after_key_ = false;
+};
+
+/// value_json(ctx, v), written.
+void write_value(PrettyWriter& w, const ComputeContext& ctx, ValueId v) {
+  ExprPool& pool = ctx.pool();
+  const ValueShape& s = ctx.shape(v);
+  w.begin_object();
+  w.member("kind", value_kind(ctx.graph().value(v)));
+  w.member("dtype", dtype_name(s.dtype, &ctx.registry()));
+  w.key("shape");
+  if (s.known_rank) {
+    w.begin_array();
+    for (Expr d : s.dims) w.amount(pool, d);
+    w.end_array();
+  } else {
+    w.null();
+  }
+  if (s.has_value) {
+    w.key("value");
+    w.begin_array();
+    for (Expr x : s.value) w.amount(pool, x);
+    w.end_array();
+  }
+  w.member("tag", tag_name(ctx.value_tag(v)));
+  w.key("bytes");
+  if (auto bytes = ctx.value_bytes(v)) {
+    w.amount(pool, *bytes);
+  } else {
+    w.null();
+  }
+  w.end_object();
+}
+
+/// node_json(ctx, n), written.
+void write_node(PrettyWriter& w, const ComputeContext& ctx, NodeId n) {
+  ExprPool& pool = ctx.pool();
+  const GraphView& g = ctx.graph();
+  const NodeEntry& node = g.node(n);
+  w.begin_object();
+  w.key("index");
+  w.integer(n);
+  w.member("name", node.proto->name());
+  w.member("op_type", node.op_type);
+  w.member("domain", node.domain);
+  w.key("inputs");
+  w.begin_array();
+  for (const std::string& s : node.proto->input()) w.string(s);
+  w.end_array();
+  w.key("outputs");
+  w.begin_array();
+  for (const std::string& s : node.proto->output()) w.string(s);
+  w.end_array();
+  w.member("tag", tag_name(ctx.node_tag(n)));
+  w.key("inplace");
+  w.begin_array();
+  for (const InplaceDecision& d : ctx.inplace(n)) {
+    w.begin_object();
+    w.key("output");
+    w.integer(d.output);
+    w.key("input");
+    w.integer(d.input);
+    w.member("kind", d.kind == ReuseKind::kEqual ? "equal" : "greater");
+    w.member("mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse");
+    w.end_object();
+  }
+  w.end_array();
+  w.names("release_after", g, ctx.release_after(n));
+  w.names("not_used_after", g, ctx.not_used_after(n));
+  w.names("release_after_shape_tag", g, ctx.release_after_shape_tag(n));
+  const MemoryProfile& p = ctx.memory(n);
+  w.key("memory");
+  w.begin_object();
+  w.member_amount("already_allocated_bytes", pool, p.already_allocated);
+  w.member_amount("output_allocation_bytes", pool, p.output_allocation);
+  w.bucket("inputs", pool, p.inputs);
+  w.bucket("initializers", pool, p.initializers);
+  w.bucket("intermediates", pool, p.intermediates);
+  w.bucket("outputs", pool, p.outputs);
+  w.member_amount("total_bytes", pool, p.total);
+  w.end_object();
+  w.member_amount("peak_scratch_bytes", pool, ctx.node_peak_memory(n));
+  w.end_object();
+}
+
 /// `value.dump(2)` as it reads nested `levels` deep in a dump(2) document: every line after the
 /// first indented by 2*levels more spaces (strings never hold a raw newline: dump escapes it).
 void append_nested(std::string& out, const Json& value, int levels) {
@@ -241,7 +438,7 @@ Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
 
 void append_json_report(std::string& out, const ComputeContext& ctx, const ReportOptions& options) {
   // The document of json_report(...).dump(2), written value by value and node by node: the
-  // whole tree of a 100k-node graph is never held, which makes this several times faster.
+  // whole tree of a 100k-node graph is never held, and values and nodes are written directly.
   const GraphView& g = ctx.graph();
   out += "{\n  \"format\": \"cctx.analysis/1\",\n  \"model\": ";
   append_nested(out, model_json(ctx, options), 1);
@@ -251,15 +448,17 @@ void append_json_report(std::string& out, const ComputeContext& ctx, const Repor
     if (g.value(v).graph != 0) continue;
     out += first ? "\n    " : ",\n    ";
     first = false;
-    out += Json(g.value(v).name).dump();
+    append_json_string(out, g.value(v).name);
     out += ": ";
-    append_nested(out, value_json(ctx, v), 2);
+    PrettyWriter w(out, 2);
+    write_value(w, ctx, v);
   }
   out += first ? "}" : "\n  }";
   out += ",\n  \"nodes\": [";
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     out += n == 0 ? "\n    " : ",\n    ";
-    append_nested(out, node_json(ctx, n), 2);
+    PrettyWriter w(out, 2);
+    write_node(w, ctx, n);
   }
   out += ctx.node_count() == 0 ? "]" : "\n  ]";
   for (auto& [key, member] : trailing_members(ctx, options)) {
@@ -295,18 +494,26 @@ std::string csv_bucket(ExprPool& pool, const Bucket& bucket) {
 std::string csv_report(const ComputeContext& ctx, const ReportOptions& options) {
   ExprPool& pool = ctx.pool();
   std::string out =
-      "node,name,op_type,domain,already_allocated_bytes,output_allocation_bytes,inputs,initializers,"
+      "node,name,op_type,domain,already_allocated_bytes,output_allocation_bytes,inputs,"
+      "initializers,"
       "intermediates,outputs,total_bytes,peak_scratch_bytes";
-  for (const Assignment& a : options.evaluate) out += "," + csv_field("total_bytes@" + assignment_label(a));
+  for (const Assignment& a : options.evaluate)
+    out += "," + csv_field("total_bytes@" + assignment_label(a));
   out += '\n';
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     const NodeEntry& node = ctx.graph().node(n);
     const MemoryProfile& p = ctx.memory(n);
-    const std::string cells[] = {std::to_string(n), node.proto->name(), std::string(node.op_type),
-                                 std::string(node.domain), pool.print(p.already_allocated),
-                                 pool.print(p.output_allocation), csv_bucket(pool, p.inputs),
-                                 csv_bucket(pool, p.initializers), csv_bucket(pool, p.intermediates),
-                                 csv_bucket(pool, p.outputs), pool.print(p.total),
+    const std::string cells[] = {std::to_string(n),
+                                 node.proto->name(),
+                                 std::string(node.op_type),
+                                 std::string(node.domain),
+                                 pool.print(p.already_allocated),
+                                 pool.print(p.output_allocation),
+                                 csv_bucket(pool, p.inputs),
+                                 csv_bucket(pool, p.initializers),
+                                 csv_bucket(pool, p.intermediates),
+                                 csv_bucket(pool, p.outputs),
+                                 pool.print(p.total),
                                  pool.print(ctx.node_peak_memory(n))};
     std::string row;
     for (const std::string& c : cells) row += (row.empty() ? "" : ",") + csv_field(c);
