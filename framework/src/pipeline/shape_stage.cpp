@@ -77,18 +77,9 @@ class HostShapeSink final : public sdk::IShapeSink {
   sdk::Status set_output_elements(std::uint32_t out, std::uint32_t count, const std::int32_t* ranks,
                                   const std::uint32_t* dims) noexcept override {
     try {
-      if (out >= node_.outputs.size()) {
-        return fail_bad_output(out);
-      }
-      ValueId v = node_.outputs[out];
-      if (v == kNoValue) return sdk::Status::kOk;
-      ValueShape& shape = s_.shapes[v];
-      if (!set_[out] || shape.kind != sdk::ValueKind::kSequence) {
-        message_ = "set_output_elements on output " + std::to_string(out) +
-                   ", which was not set as a sequence";
-        return fail(sdk::Status::kInvalidArgument,
-                    sdk::StringRef(message_.data(), message_.size()));
-      }
+      sdk::Status status;
+      ValueShape* shape = sequence_output(out, "set_output_elements", &status);
+      if (shape == nullptr) return status;
       std::vector<ElementShape> elements(count);
       std::size_t next = 0;
       for (std::uint32_t k = 0; k < count; ++k) {
@@ -96,7 +87,8 @@ class HostShapeSink final : public sdk::IShapeSink {
         elements[k].known_rank = true;
         for (std::int32_t a = 0; a < ranks[k]; ++a) elements[k].dims.push_back(Expr{dims[next++]});
       }
-      shape.elements = std::move(elements);
+      shape->elements = std::move(elements);
+      shape->length.reset();
       return sdk::Status::kOk;
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
@@ -105,23 +97,35 @@ class HostShapeSink final : public sdk::IShapeSink {
 
   sdk::Status set_output_length(std::uint32_t out, std::uint32_t length) noexcept override {
     try {
-      if (out >= node_.outputs.size()) {
-        return fail_bad_output(out);
-      }
-      ValueId v = node_.outputs[out];
-      if (v == kNoValue) return sdk::Status::kOk;
-      ValueShape& shape = s_.shapes[v];
-      if (!set_[out] || shape.kind != sdk::ValueKind::kSequence) {
-        message_ = "set_output_length on output " + std::to_string(out) +
-                   ", which was not set as a sequence";
-        return fail(sdk::Status::kInvalidArgument,
-                    sdk::StringRef(message_.data(), message_.size()));
-      }
-      set_sequence_length(*s_.pool, Expr{length}, kMaxTrackedPositions, shape);
+      sdk::Status status;
+      ValueShape* shape = sequence_output(out, "set_output_length", &status);
+      if (shape == nullptr) return status;
+      set_sequence_length(*s_.pool, Expr{length}, kMaxTrackedPositions, *shape);
       return sdk::Status::kOk;
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
     }
+  }
+
+  /// Sequence output `out` for set_output_elements/set_output_length; nullptr with `*status` set
+  /// when it is out of range (an error), omitted (kOk: nothing to record) or not a sequence.
+  ValueShape* sequence_output(std::uint32_t out, const char* method, sdk::Status* status) {
+    *status = sdk::Status::kOk;
+    if (out >= node_.outputs.size()) {
+      *status = fail_bad_output(out);
+      return nullptr;
+    }
+    ValueId v = node_.outputs[out];
+    if (v == kNoValue) return nullptr;
+    ValueShape& shape = s_.shapes[v];
+    if (!set_[out] || shape.kind != sdk::ValueKind::kSequence) {
+      message_ = std::string(method) + " on output " + std::to_string(out) +
+                 ", which was not set as a sequence";
+      *status =
+          fail(sdk::Status::kInvalidArgument, sdk::StringRef(message_.data(), message_.size()));
+      return nullptr;
+    }
+    return &shape;
   }
 
   std::uint32_t fresh_dim(std::uint32_t out, std::uint32_t axis, std::int64_t lo,
