@@ -63,8 +63,10 @@ bench: build
 coverage-doc: build
 	$(BUILD)/bin/cctx plugins --format markdown > docs/coverage.md
 
+# Every C++ file of the repository, with the style of .clang-format (Debian 12's clang-format-14).
+CLANG_FORMAT ?= clang-format-14
 format:
-	find sdk framework cli opsets tests -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
+	git ls-files '*.cpp' '*.hpp' | xargs $(CLANG_FORMAT) -i
 
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer, plugins loaded and
 # unloaded included. The Python package is left out: Debian's python3 is not built with ASan, and

@@ -228,14 +228,19 @@ void run_shapes(const AnalysisArgs& args) {
 void add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalysisArgs>();
   auto figures = std::make_shared<FigureArgs>();
-  CLI::App* cmd = app.add_subcommand("analyze", "Per-node memory profile, scratch and peak of a model");
+  CLI::App* cmd =
+      app.add_subcommand("analyze", "Per-node memory profile, scratch and peak of a model");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("--profile", args->profile, "Analysis profile (YAML); default: the installed default.yaml");
+  cmd->add_option("--profile", args->profile,
+                  "Analysis profile (YAML); default: the installed default.yaml");
   cmd->add_option("--format", args->format, "table | json | csv | html (one self-contained page)")
       ->capture_default_str();
-  cmd->add_option("--eval", args->eval, "Evaluate totals and the peak at SYM=V[,V...] (repeatable)");
-  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable)");
-  cmd->add_option("--write-model", args->write_model, "Write the model with inferred shapes and annotations");
+  cmd->add_option("--eval", args->eval,
+                  "Evaluate totals and the peak at SYM=V[,V...] (repeatable)");
+  cmd->add_option("--bounds", args->bounds,
+                  "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable)");
+  cmd->add_option("--write-model", args->write_model,
+                  "Write the model with inferred shapes and annotations");
   cmd->add_option("--plot", figures->plot,
                   "Write an SVG of total bytes per node, one line per --eval assignment");
   cmd->add_option("--plot-stack", figures->plot_stack,

@@ -5,8 +5,8 @@
 #pragma once
 
 #include <cctx/sdk/plugin.hpp>
-#include <cctx/sdk/rule_kit.hpp>
 #include <cctx/sdk/rule_helpers.hpp>
+#include <cctx/sdk/rule_kit.hpp>
 #include <cctx/sdk/shape_helpers.hpp>
 #include <cstdint>
 #include <string>

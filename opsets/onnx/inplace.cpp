@@ -37,10 +37,11 @@ constinit const FnInplacePolicy kAliasInput0{&alias_input0};
 }  // namespace
 
 void register_inplace(Registration& reg) {
-  for (const char* op : {"Abs", "Neg", "Relu", "LeakyRelu", "Elu", "Selu", "Sigmoid", "HardSigmoid",
-                         "HardSwish", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil",
-                         "Round", "Sign", "Erf", "Gelu", "Softplus", "Softsign", "Clip", "Not",
-                         "Cast"}) {
+  for (const char* op :
+       {"Abs",         "Neg",       "Relu",  "LeakyRelu", "Elu", "Selu", "Sigmoid",
+        "HardSigmoid", "HardSwish", "Tanh",  "Exp",       "Log", "Sqrt", "Reciprocal",
+        "Floor",       "Ceil",      "Round", "Sign",      "Erf", "Gelu", "Softplus",
+        "Softsign",    "Clip",      "Not",   "Cast"}) {
     reg.inplace(op, 1, kReuseInput0);
   }
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu", "And", "Or", "Xor",

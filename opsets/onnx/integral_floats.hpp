@@ -14,11 +14,16 @@ namespace cctx::opsets::onnx {
 /// exact in the type. 0 for the other types (integers, 8-bit and 4-bit floats, unknown codes).
 inline std::int64_t exact_integer_limit(std::int32_t dtype) {
   switch (dtype) {
-    case dtype::kFloat: return std::int64_t{1} << 24;
-    case dtype::kDouble: return std::int64_t{1} << 53;
-    case dtype::kFloat16: return std::int64_t{1} << 11;
-    case dtype::kBfloat16: return std::int64_t{1} << 8;
-    default: return 0;
+    case dtype::kFloat:
+      return std::int64_t{1} << 24;
+    case dtype::kDouble:
+      return std::int64_t{1} << 53;
+    case dtype::kFloat16:
+      return std::int64_t{1} << 11;
+    case dtype::kBfloat16:
+      return std::int64_t{1} << 8;
+    default:
+      return 0;
   }
 }
 

@@ -6,7 +6,6 @@
 #include <cctx/sdk/plugin.hpp>
 #include <cctx/sdk/rule_kit.hpp>
 #include <cctx/sdk/shape_helpers.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,7 +46,8 @@ class Registration final : public sdk::Registration {
       : sdk::Registration(registrar, StringRef(""), inplace_enabled) {}
 };
 
-// ---- messages ------------------------------------------------------------------------------------
+// ---- messages
+// ------------------------------------------------------------------------------------
 
 /// Fails with a formatted message (the host prefixes the node's identity).
 inline Status fail(IShapeSink& out, const std::string& message) {
@@ -57,7 +57,8 @@ inline Status unsupported(IShapeSink& out, const std::string& message) {
   return out.fail(Status::kUnsupported, StringRef(message.data(), message.size()));
 }
 
-// ---- attributes and inputs -----------------------------------------------------------------------
+// ---- attributes and inputs
+// -----------------------------------------------------------------------
 
 inline bool attr_ints_vec(const INodeView& node, const char* name, std::vector<std::int64_t>* out) {
   Span<std::int64_t> s;
@@ -76,12 +77,14 @@ inline std::string attr_string_or(const INodeView& node, const char* name, const
 inline std::int32_t dtype_of(const INodeView& node, std::uint32_t i) { return node.input_dtype(i); }
 
 /// Requires at least `n` inputs; fails with a clear message otherwise.
-inline bool require_inputs(const INodeView& node, IShapeSink& out, std::uint32_t n, Status* status) {
+inline bool require_inputs(const INodeView& node, IShapeSink& out, std::uint32_t n,
+                           Status* status) {
   std::uint32_t present = 0;
-  for (std::uint32_t i = 0; i < node.input_count() && i < n; ++i) present += node.has_input(i) ? 1 : 0;
+  for (std::uint32_t i = 0; i < node.input_count() && i < n; ++i)
+    present += node.has_input(i) ? 1 : 0;
   if (present >= n) return true;
-  *status = fail(out, "expects at least " + std::to_string(n) + " input(s), got " +
-                          std::to_string(present));
+  *status = fail(
+      out, "expects at least " + std::to_string(n) + " input(s), got " + std::to_string(present));
   return false;
 }
 

@@ -77,10 +77,11 @@ void register_tags(Registration& reg) {
   for (const TagEntry& e : entries) reg.tags(e.op, e.traits);
   // Binary arithmetic, comparison and logic: a weight result makes both operands weight.
   const char* const binary_weight_back[] = {
-      "Add",   "And",         "BitwiseAnd", "BitwiseOr",      "BitShift", "BitwiseXor", "Div",
-      "Equal", "Greater",     "GreaterOrEqual", "Less",       "LessOrEqual", "Mod",     "Mul",
-      "Or",    "Pow",         "PRelu",      "Sub",            "Xor"};
-  for (const char* op : binary_weight_back) reg.tags(op, backward(TagBackward::kInputs01WeightOnly));
+      "Add",   "And",     "BitwiseAnd",     "BitwiseOr", "BitShift",    "BitwiseXor", "Div",
+      "Equal", "Greater", "GreaterOrEqual", "Less",      "LessOrEqual", "Mod",        "Mul",
+      "Or",    "Pow",     "PRelu",          "Sub",       "Xor"};
+  for (const char* op : binary_weight_back)
+    reg.tags(op, backward(TagBackward::kInputs01WeightOnly));
 }
 
 }  // namespace cctx::opsets::onnx

@@ -6,7 +6,6 @@
 #include <cctx/sdk/plugin.hpp>
 #include <cctx/sdk/rule_kit.hpp>
 #include <cctx/sdk/shape_helpers.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>

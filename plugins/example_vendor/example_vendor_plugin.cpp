@@ -9,7 +9,6 @@
 //                                a `factor` attribute
 #include <cctx/sdk/plugin.hpp>
 #include <cctx/sdk/shape_helpers.hpp>
-
 #include <string>
 
 namespace {
@@ -34,7 +33,9 @@ class FusedGeluShape final : public IShapeRule {
 
 class ReuseInput0 final : public IInplacePolicy {
  public:
-  Status declare(const INodeView&, IInplaceSink& out) const noexcept override { return out.may_reuse(0, 0); }
+  Status declare(const INodeView&, IInplaceSink& out) const noexcept override {
+    return out.may_reuse(0, 0);
+  }
 };
 
 class ViewShape final : public IShapeRule {
@@ -42,7 +43,8 @@ class ViewShape final : public IShapeRule {
   Status infer(const INodeView& node, IShapeSink& out) const noexcept override {
     return guarded(out, [&] {
       Shape x = input_shape(node, 0);
-      if (!x.known || x.rank() == 0) return set_shape(out, 0, node.input_dtype(0), Shape::unknown());
+      if (!x.known || x.rank() == 0)
+        return set_shape(out, 0, node.input_dtype(0), Shape::unknown());
       Dim rows = product(node, x.dims, 0, x.rank() - 1);
       return set_shape(out, 0, node.input_dtype(0), Shape::of({rows, x.dims.back()}));
     });
@@ -51,7 +53,9 @@ class ViewShape final : public IShapeRule {
 
 class AliasInput0 final : public IInplacePolicy {
  public:
-  Status declare(const INodeView&, IInplaceSink& out) const noexcept override { return out.alias(0, 0); }
+  Status declare(const INodeView&, IInplaceSink& out) const noexcept override {
+    return out.alias(0, 0);
+  }
 };
 
 class FlashAttentionShape final : public IShapeRule {
@@ -101,7 +105,8 @@ class PackShape final : public IShapeRule {
   Status infer(const INodeView& node, IShapeSink& out) const noexcept override {
     return guarded(out, [&] {
       Shape x = input_shape(node, 0);
-      if (!x.known || x.rank() == 0) return set_shape(out, 0, node.input_dtype(0), Shape::unknown());
+      if (!x.known || x.rank() == 0)
+        return set_shape(out, 0, node.input_dtype(0), Shape::unknown());
       const std::int64_t factor = node.opset_version() >= 2 ? node.attr_int_or("factor", 2) : 2;
       if (factor <= 0) return fail(out, "factor must be positive");
       x.dims.back() = ceil_div(x.dims.back(), factor);
@@ -126,7 +131,8 @@ Status register_rules(IRegistrar& r) noexcept {
     if (s == Status::kOk) s = r.add_shape_rule({kDomain, "View", 1}, &kView);
     if (s == Status::kOk) s = r.add_inplace_policy({kDomain, "View", 1}, &kAlias);
     if (s == Status::kOk) s = r.add_shape_rule({kDomain, "FlashAttention", 1}, &kAttention);
-    if (s == Status::kOk) s = r.add_scratch_estimator({kDomain, "FlashAttention", 1}, &kAttentionScratch);
+    if (s == Status::kOk)
+      s = r.add_scratch_estimator({kDomain, "FlashAttention", 1}, &kAttentionScratch);
     if (s == Status::kOk) s = r.add_shape_rule({kDomain, "Compact", 1}, &kCompact);
     if (s == Status::kOk) s = r.add_shape_rule({kDomain, "Pack", 1}, &kPack);
     if (s == Status::kOk) s = r.add_shape_rule({kDomain, "Pack", 2}, &kPack);

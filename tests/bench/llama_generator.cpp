@@ -97,9 +97,11 @@ onnx::AttributeProto ints_attr(const char* name, std::vector<std::int64_t> v) {
 }
 
 /// x * 1/sqrt(mean(x^2) + eps) * w: 7 nodes, as exporters decompose RMSNorm.
-std::string rms_norm(Writer& w, const std::string& p, const std::string& x, const std::string& weight) {
+std::string rms_norm(Writer& w, const std::string& p, const std::string& x,
+                     const std::string& weight) {
   std::string sq = w.node("Pow", {x, "c_two"}, p + "sq");
-  std::string mean = w.node("ReduceMean", {sq}, p + "mean", {ints_attr("axes", {-1}), int_attr("keepdims", 1)});
+  std::string mean =
+      w.node("ReduceMean", {sq}, p + "mean", {ints_attr("axes", {-1}), int_attr("keepdims", 1)});
   std::string eps = w.node("Add", {mean, "c_eps"}, p + "eps");
   std::string root = w.node("Sqrt", {eps}, p + "root");
   std::string inv = w.node("Reciprocal", {root}, p + "inv");
@@ -170,8 +172,10 @@ std::unique_ptr<onnx::ModelProto> make_llama(const LlamaConfig& c) {
     w.weight(p + "wu", {c.hidden, c.ffn});
     w.weight(p + "wd", {c.ffn, c.hidden});
     const std::string past_k = p + "past_key", past_v = p + "past_value";
-    w.io(true, past_k, onnx::TensorProto::FLOAT, {"batch", std::to_string(c.heads), "past_seq", std::to_string(hd)});
-    w.io(true, past_v, onnx::TensorProto::FLOAT, {"batch", std::to_string(c.heads), "past_seq", std::to_string(hd)});
+    w.io(true, past_k, onnx::TensorProto::FLOAT,
+         {"batch", std::to_string(c.heads), "past_seq", std::to_string(hd)});
+    w.io(true, past_v, onnx::TensorProto::FLOAT,
+         {"batch", std::to_string(c.heads), "past_seq", std::to_string(hd)});
 
     std::string xn = rms_norm(w, p + "ln1_", x, p + "ln1");
     std::string q = w.node("MatMul", {xn, p + "wq"}, p + "q");
@@ -183,7 +187,8 @@ std::unique_ptr<onnx::ModelProto> make_llama(const LlamaConfig& c) {
     std::string s = w.node("Gather", {sh, "c_i1"}, p + "s", {int_attr("axis", 0)});
     std::string bu = w.node("Unsqueeze", {b, "c_axes0"}, p + "bu");
     std::string su = w.node("Unsqueeze", {s, "c_axes0"}, p + "su");
-    std::string heads_shape = w.node("Concat", {bu, su, "c_heads", "c_hd"}, p + "heads_shape", {int_attr("axis", 0)});
+    std::string heads_shape =
+        w.node("Concat", {bu, su, "c_heads", "c_hd"}, p + "heads_shape", {int_attr("axis", 0)});
     std::vector<std::int64_t> to_heads{0, 2, 1, 3};
     std::string q4 = w.node("Reshape", {q, heads_shape}, p + "q4");
     std::string k4 = w.node("Reshape", {k, heads_shape}, p + "k4");
@@ -201,17 +206,21 @@ std::unique_ptr<onnx::ModelProto> make_llama(const LlamaConfig& c) {
     std::string sin = w.node("Slice", {"sin_table", pstart1, pend1, "c_axes0"}, p + "sin");
     std::string qr = rotary(w, p + "rq_", qt, cos, sin);
     std::string kr = rotary(w, p + "rk_", kt, cos, sin);
-    std::string present_k = w.node("Concat", {past_k, kr}, p + "present_key", {int_attr("axis", 2)});
-    std::string present_v = w.node("Concat", {past_v, vt}, p + "present_value", {int_attr("axis", 2)});
+    std::string present_k =
+        w.node("Concat", {past_k, kr}, p + "present_key", {int_attr("axis", 2)});
+    std::string present_v =
+        w.node("Concat", {past_v, vt}, p + "present_value", {int_attr("axis", 2)});
     w.io(false, present_k, onnx::TensorProto::FLOAT, {});
     w.io(false, present_v, onnx::TensorProto::FLOAT, {});
-    std::string ktr = w.node("Transpose", {present_k}, p + "ktr", {ints_attr("perm", {0, 1, 3, 2})});
+    std::string ktr =
+        w.node("Transpose", {present_k}, p + "ktr", {ints_attr("perm", {0, 1, 3, 2})});
     std::string scores = w.node("MatMul", {qr, ktr}, p + "scores");
     std::string scaled = w.node("Div", {scores, "c_sqrt_hd"}, p + "scores_scaled");
     std::string probs = w.node("Softmax", {scaled}, p + "probs", {int_attr("axis", -1)});
     std::string ctx = w.node("MatMul", {probs, present_v}, p + "context");
     std::string ctx_t = w.node("Transpose", {ctx}, p + "context_t", {ints_attr("perm", to_heads)});
-    std::string merged_shape = w.node("Concat", {bu, su, "c_hidden"}, p + "merged_shape", {int_attr("axis", 0)});
+    std::string merged_shape =
+        w.node("Concat", {bu, su, "c_hidden"}, p + "merged_shape", {int_attr("axis", 0)});
     std::string merged = w.node("Reshape", {ctx_t, merged_shape}, p + "merged");
     std::string attn = w.node("MatMul", {merged, p + "wo"}, p + "attn");
     std::string h = w.node("Add", {x, attn}, p + "h");

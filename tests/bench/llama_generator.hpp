@@ -13,9 +13,9 @@ namespace cctx::bench {
 
 struct LlamaConfig {
   int layers = 2;
-  int hidden = 16;     ///< model width
-  int heads = 2;       ///< attention heads (head_dim = hidden / heads)
-  int ffn = 32;        ///< MLP inner width
+  int hidden = 16;  ///< model width
+  int heads = 2;    ///< attention heads (head_dim = hidden / heads)
+  int ffn = 32;     ///< MLP inner width
   int vocab = 64;
   std::int64_t opset = 17;  ///< ONNX's own inference (1.12) knows opsets <= 17: the peer needs it
 };

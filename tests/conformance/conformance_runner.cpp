@@ -20,7 +20,7 @@ namespace {
 
 // The backend test folders; `real/` holds big external models and is not part of the protocol.
 constexpr std::array<const char*, 4> kSuites = {"node", "pytorch-converted", "pytorch-operator",
-                                                 "simple"};
+                                                "simple"};
 // An exporter folds small integer inputs into constants; larger ones are data.
 constexpr std::int64_t kMaxFoldedElements = 64;
 // Keeps a failure reason on one short line (some messages quote whole expressions).
@@ -47,8 +47,15 @@ std::string test_file(const char* stem, int index) {
 bool is_integer_type(std::int32_t dtype) {
   using T = onnx::TensorProto;
   switch (dtype) {
-    case T::INT8: case T::UINT8: case T::INT16: case T::UINT16: case T::INT32: case T::UINT32:
-    case T::INT64: case T::UINT64: case T::BOOL:
+    case T::INT8:
+    case T::UINT8:
+    case T::INT16:
+    case T::UINT16:
+    case T::INT32:
+    case T::UINT32:
+    case T::INT64:
+    case T::UINT64:
+    case T::BOOL:
       return true;
     default:
       return false;
@@ -158,8 +165,8 @@ std::vector<std::size_t> fold_inputs(const TestCase& c, onnx::GraphProto* g) {
 }
 
 // Replaces every dim of the remaining data inputs by d0, d1, ... and records their test values.
-void symbolize_inputs(const TestCase& c, const std::vector<std::size_t>& kept,
-                      onnx::GraphProto* g, PreparedModel* out) {
+void symbolize_inputs(const TestCase& c, const std::vector<std::size_t>& kept, onnx::GraphProto* g,
+                      PreparedModel* out) {
   std::unordered_set<std::string> weights;  // IR < 4 lists initializers among the inputs too
   for (const onnx::TensorProto& t : g->initializer()) weights.insert(t.name());
   int next = 0;
@@ -319,8 +326,8 @@ void judge(const ComputeContext& ctx, const TestCase& c, const PreparedModel& pr
       continue;
     }
     ValueId v = main.outputs[r.output];
-    r.reason = compare_dims(ctx.pool(), ctx.shape(v), *c.outputs[r.output], r.run,
-                            prepared.assignment);
+    r.reason =
+        compare_dims(ctx.pool(), ctx.shape(v), *c.outputs[r.output], r.run, prepared.assignment);
     r.pass = r.reason.empty();
     if (!r.pass) r.op = find_culprit(ctx, v, prepared.assignment);
   }

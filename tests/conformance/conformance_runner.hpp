@@ -29,7 +29,7 @@ const char* run_name(RunKind run);
 
 /// One backend test model with the tensors of its first test data set, read once.
 struct TestCase {
-  std::string id;  ///< folder relative to the data folder: "node/test_abs"
+  std::string id;              ///< folder relative to the data folder: "node/test_abs"
   std::optional<Model> model;  ///< empty when the file could not be loaded
   std::string load_error;      ///< why it could not, when it could not
   /// Per graph input, the test value; empty when the file is missing or not a tensor.

@@ -63,9 +63,10 @@ class Watchdog {
       wake_.wait_for(lock, std::chrono::seconds(1));
       if (stop_ || case_.empty()) continue;
       if (std::chrono::steady_clock::now() - started_ > kCaseLimit) {
-        std::fprintf(stderr, "conformance: %s has not finished after %lld s: the pipeline hangs "
-                     "on it; aborting\n", case_.c_str(),
-                     static_cast<long long>(kCaseLimit.count()));
+        std::fprintf(stderr,
+                     "conformance: %s has not finished after %lld s: the pipeline hangs "
+                     "on it; aborting\n",
+                     case_.c_str(), static_cast<long long>(kCaseLimit.count()));
         std::fflush(stderr);
         std::abort();
       }
@@ -135,11 +136,11 @@ void write_expected(const fs::path& path, const std::map<std::string, std::strin
 }
 
 void print_rates(const Report& report, double seconds) {
-  std::printf("conformance: %zu models; concrete %zu/%zu (%.1f%%), symbolic %zu/%zu (%.1f%%) "
-              "in %.1f s\n",
-              report.models, report.concrete.passed, report.concrete.total,
-              report.concrete.percent(), report.symbolic.passed, report.symbolic.total,
-              report.symbolic.percent(), seconds);
+  std::printf(
+      "conformance: %zu models; concrete %zu/%zu (%.1f%%), symbolic %zu/%zu (%.1f%%) "
+      "in %.1f s\n",
+      report.models, report.concrete.passed, report.concrete.total, report.concrete.percent(),
+      report.symbolic.passed, report.symbolic.total, report.symbolic.percent(), seconds);
   std::printf("slowest cases:");
   for (std::size_t i = 0; i < report.slowest.size() && i < kSlowestShown; ++i) {
     std::printf(" %s (%.2f s)", report.slowest[i].first.c_str(), report.slowest[i].second);
@@ -205,8 +206,7 @@ TEST(Conformance, OnnxBackendTestModels) {
       watchdog.enter(id);
     });
   }
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_GT(report.concrete.total, 0u) << "no backend test model found under " << data;
   print_rates(report, seconds);
   print_culprits(report);
@@ -223,9 +223,10 @@ TEST(Conformance, OnnxBackendTestModels) {
   EXPECT_GE(report.concrete.percent(), kConcreteTarget) << "concrete pass rate below the target";
   EXPECT_GE(report.symbolic.percent(), kSymbolicTarget) << "symbolic pass rate below the target";
 #else
-  std::printf("targets (not enforced, CCTX_CONFORMANCE_ENFORCE_TARGETS=OFF): concrete >= %.1f%%, "
-              "symbolic >= %.1f%%\n",
-              kConcreteTarget, kSymbolicTarget);
+  std::printf(
+      "targets (not enforced, CCTX_CONFORMANCE_ENFORCE_TARGETS=OFF): concrete >= %.1f%%, "
+      "symbolic >= %.1f%%\n",
+      kConcreteTarget, kSymbolicTarget);
 #endif
 }
 

@@ -79,8 +79,8 @@ TEST_F(SeedGolden, MemoryTableMatchesTheSeedCellForCell) {
 
 TEST_F(SeedGolden, IntegersStayIntegersAndExpressionsAreStrings) {
   analyse();
-  EXPECT_TRUE(cell(ctx_->memory(2).output_allocation).is_int);   // 16
-  EXPECT_TRUE(cell(ctx_->memory(3).output_allocation).is_int);   // 0
+  EXPECT_TRUE(cell(ctx_->memory(2).output_allocation).is_int);       // 16
+  EXPECT_TRUE(cell(ctx_->memory(3).output_allocation).is_int);       // 0
   EXPECT_TRUE(cell(ctx_->memory(0).initializers[0].second).is_int);  // 64
   EXPECT_FALSE(cell(ctx_->memory(0).total).is_int);
   EXPECT_FALSE(cell(ctx_->memory(1).output_allocation).is_int);
@@ -119,7 +119,8 @@ TEST_F(SeedGolden, EvaluatedTotalsForFourValuesOfN) {
       {128, {4160, 8256, 6224, 6224, 6224}}};
   for (const auto& [n, totals] : expected) {
     for (NodeId i = 0; i < 5; ++i) {
-      EXPECT_EQ(ctx_->pool().eval(ctx_->memory(i).total, {{"N", n}}), totals[i]) << "N=" << n << " node " << i;
+      EXPECT_EQ(ctx_->pool().eval(ctx_->memory(i).total, {{"N", n}}), totals[i])
+          << "N=" << n << " node " << i;
     }
   }
 }
@@ -138,7 +139,8 @@ TEST_F(SeedGolden, PeakIsConcatWithDominatedTermsDropped) {
   EXPECT_EQ(ctx_->pool().print(ctx_->peak_total_bytes()), "64*N+64");
   ASSERT_TRUE(ctx_->peak_node().has_value());
   EXPECT_EQ(*ctx_->peak_node(), 1u);
-  const std::pair<std::int64_t, std::int64_t> expected[] = {{1, 128}, {8, 576}, {32, 2112}, {128, 8256}};
+  const std::pair<std::int64_t, std::int64_t> expected[] = {
+      {1, 128}, {8, 576}, {32, 2112}, {128, 8256}};
   for (auto [n, bytes] : expected) {
     PeakEvaluation e = ctx_->evaluate_peak({{"N", n}});
     EXPECT_EQ(e.bytes, bytes);
@@ -170,7 +172,8 @@ TEST_F(SeedGolden, ShapesAndValues) {
 TEST_F(SeedGolden, TagsOfValuesAndNodes) {
   analyse();
   EXPECT_EQ(ctx_->value_tag(id("S")), Tag::kShape);
-  for (const char* v : {"X", "W", "M", "C", "A", "Z"}) EXPECT_EQ(ctx_->value_tag(id(v)), Tag::kWeight) << v;
+  for (const char* v : {"X", "W", "M", "C", "A", "Z"})
+    EXPECT_EQ(ctx_->value_tag(id(v)), Tag::kWeight) << v;
   const Tag nodes[] = {Tag::kWeight, Tag::kWeight, Tag::kShape, Tag::kWeight, Tag::kWeight};
   for (NodeId n = 0; n < 5; ++n) EXPECT_EQ(ctx_->node_tag(n), nodes[n]) << n;
 }
@@ -225,15 +228,20 @@ TEST_F(SeedGolden, DecisionLogInOrder) {
   for (const DecisionEvent& e : ctx_->events()) {
     std::string text = e.label + "(" + std::to_string(e.node_index);
     if (e.label == "inplace") {
-      text += "," + std::to_string(e.output_index) + "," + std::to_string(e.input_index) + "," + e.kind + "," + e.mode;
+      text += "," + std::to_string(e.output_index) + "," + std::to_string(e.input_index) + "," +
+              e.kind + "," + e.mode;
     } else {
       text += "," + e.name;
     }
     seen.push_back(text + ")");
   }
-  const std::vector<std::string> expected = {
-      "release(1,M)", "release(3,C)", "release(4,A)", "release(4,S)",
-      "inplace(3,0,0,equal,may_reuse)", "inplace(4,0,0,equal,alias)", "release_shape_tag(4,S)"};
+  const std::vector<std::string> expected = {"release(1,M)",
+                                             "release(3,C)",
+                                             "release(4,A)",
+                                             "release(4,S)",
+                                             "inplace(3,0,0,equal,may_reuse)",
+                                             "inplace(4,0,0,equal,alias)",
+                                             "release_shape_tag(4,S)"};
   EXPECT_EQ(seen, expected);
   ctx_->clear_events();
   EXPECT_TRUE(ctx_->events().empty());
@@ -307,7 +315,8 @@ TEST_F(SeedGolden, NodeMetadataUsesFieldNineOnTheWire) {
   ctx_->write_to_model(*model_);
   const std::string bytes = model_->proto().graph().node(0).SerializeAsString();
   // Tag 0x4A (field 9, wire type 2), a length, then the entry's key field 0x0A and "cctx.".
-  const std::string needle = std::string("\x0A") + static_cast<char>(std::string("cctx.not_used_after").size()) + "cctx.";
+  const std::string needle =
+      std::string("\x0A") + static_cast<char>(std::string("cctx.not_used_after").size()) + "cctx.";
   std::size_t at = bytes.find(needle);
   ASSERT_NE(at, std::string::npos);
   ASSERT_GE(at, 2u);

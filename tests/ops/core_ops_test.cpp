@@ -59,7 +59,8 @@ TEST(CoreOps, BroadcastMismatchWarnsAndFallsBack) {
   b.input("A", kFloat, {3}).input("B", kFloat, {4});
   b.node("Add", {"A", "B"}, {"Y"}, {}, "", "add_7").output("Y");
   auto a = test::analyze(b);
-  EXPECT_TRUE(a.has_warning("node 0 'add_7' (Add): cannot broadcast 3 with 4 at output axis 0")) << a.warnings();
+  EXPECT_TRUE(a.has_warning("node 0 'add_7' (Add): cannot broadcast 3 with 4 at output axis 0"))
+      << a.warnings();
   EXPECT_EQ(a.dims("Y"), (Dims{"<unknown rank>"}));
 }
 
@@ -67,7 +68,8 @@ TEST(CoreOps, ConcatAxisTwoAndMixedSizes) {
   ModelBuilder b;
   b.input("P", kFloat, {"b", "s", "d"}).input("Q", kFloat, {"b", "s", "d"});
   b.input("R", kFloat, {"N", 2}).input("T", kFloat, {3, 2});
-  b.node("Concat", {"P", "Q"}, {"Y"}, {attr("axis", 2)}).node("Concat", {"R", "T"}, {"Z"}, {attr("axis", 0)});
+  b.node("Concat", {"P", "Q"}, {"Y"}, {attr("axis", 2)})
+      .node("Concat", {"R", "T"}, {"Z"}, {attr("axis", 0)});
   auto a = test::analyze(b);
   EXPECT_EQ(a.dims("Y"), (Dims{"b", "s", "2*d"}));
   EXPECT_EQ(a.dims("Z"), (Dims{"N+3", "2"}));
@@ -118,7 +120,9 @@ TEST(CoreOps, ExporterShapeChainKeepsSymbols) {
 
 TEST(CoreOps, FlattenSqueezeUnsqueezeTranspose) {
   ModelBuilder b(13);
-  b.input("X", kFloat, {"N", "C", "H", "W"}).input("S", kFloat, {"N", 1, 4}).input("U", kFloat, {"N", 4});
+  b.input("X", kFloat, {"N", "C", "H", "W"})
+      .input("S", kFloat, {"N", 1, 4})
+      .input("U", kFloat, {"N", 4});
   b.input("T", kFloat, {"b", "s", "h", "d"});
   b.initializer_ints("a1", {1}).initializer_ints("a03", {0, 3});
   b.node("Flatten", {"X"}, {"F"}, {attr("axis", 2)});

@@ -15,7 +15,8 @@ using test::ModelBuilder;
 
 TEST(GeneratorOps, ConstantValueTensorAndIntegerAttributes) {
   ModelBuilder b;
-  b.node("Constant", {}, {"T"}, {attr("value", test::tensor_ints("t", {2, 3, 4, 5, 6, 7}, {2, 3}))});
+  b.node("Constant", {}, {"T"},
+         {attr("value", test::tensor_ints("t", {2, 3, 4, 5, 6, 7}, {2, 3}))});
   b.node("Constant", {}, {"I"}, {attr("value_int", 7)});
   b.node("Constant", {}, {"L"}, {attr("value_ints", std::vector<std::int64_t>{-1, 0, 4})});
   b.node("Constant", {}, {"F"}, {attr("value_floats", std::vector<float>{0.5f, 1.5f})});
@@ -79,7 +80,9 @@ TEST(GeneratorOps, ConstantOfShapeUnknownValueOfKnownLength) {
 TEST(GeneratorOps, RangeRow42SymbolicLimit) {
   ModelBuilder b;
   b.input("X", kFloat, {"N"});
-  b.initializer_ints("start", {0}, {}).initializer_ints("delta", {2}, {}).initializer_ints("zero", {0}, {});
+  b.initializer_ints("start", {0}, {})
+      .initializer_ints("delta", {2}, {})
+      .initializer_ints("zero", {0}, {});
   b.node("Shape", {"X"}, {"S"}).node("Gather", {"S", "zero"}, {"limit"});
   b.node("Range", {"start", "limit", "delta"}, {"R"});
   auto a = test::analyze(b);
@@ -90,7 +93,9 @@ TEST(GeneratorOps, RangeRow42SymbolicLimit) {
 TEST(GeneratorOps, RangeValueAndNegativeDeltaAndFloats) {
   ModelBuilder b;
   b.initializer_ints("s", {10}, {}).initializer_ints("l", {3}, {}).initializer_ints("d", {-3}, {});
-  b.initializer_floats("fs", {0.0f}, {}).initializer_floats("fl", {1.0f}, {}).initializer_floats("fd", {0.25f}, {});
+  b.initializer_floats("fs", {0.0f}, {})
+      .initializer_floats("fl", {1.0f}, {})
+      .initializer_floats("fd", {0.25f}, {});
   b.input("u", kFloat, {});
   b.node("Range", {"s", "l", "d"}, {"R"});
   b.node("Range", {"fs", "fl", "fd"}, {"F"});

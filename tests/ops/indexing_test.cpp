@@ -190,16 +190,19 @@ TEST(IndexingOps, SliceInt32SentinelAndOpset1Attributes) {
 
   ModelBuilder b1(9);
   b1.input("X", kFloat, {"N", 10});
-  b1.node("Slice", {"X"}, {"Y"},
-          {attr("starts", std::vector<std::int64_t>{1}), attr("ends", std::vector<std::int64_t>{-2}),
-           attr("axes", std::vector<std::int64_t>{1})});
+  b1.node(
+      "Slice", {"X"}, {"Y"},
+      {attr("starts", std::vector<std::int64_t>{1}), attr("ends", std::vector<std::int64_t>{-2}),
+       attr("axes", std::vector<std::int64_t>{1})});
   EXPECT_EQ(test::analyze(b1).dims("Y"), (Dims{"N", "7"}));
 }
 
 TEST(IndexingOps, SliceNegativeStepReverses) {
   ModelBuilder b;
   b.input("X", kFloat, {"N", 6});
-  b.initializer_ints("st", {-1, 5}).initializer_ints("en", {kInt64Min, 0}).initializer_ints("ax", {0, 1});
+  b.initializer_ints("st", {-1, 5})
+      .initializer_ints("en", {kInt64Min, 0})
+      .initializer_ints("ax", {0, 1});
   b.initializer_ints("sp", {-1, -2});
   b.node("Slice", {"X", "st", "en", "ax", "sp"}, {"Y"});
   EXPECT_EQ(test::analyze(b).dims("Y"), (Dims{"N", "3"}));
@@ -219,7 +222,10 @@ TEST(IndexingOps, SliceSymbolicBoundsFromShapes) {
 TEST(IndexingOps, SliceStepZeroIsAnError) {
   ModelBuilder b;
   b.input("X", kFloat, {"N"});
-  b.initializer_ints("st", {0}).initializer_ints("en", {4}).initializer_ints("ax", {0}).initializer_ints("sp", {0});
+  b.initializer_ints("st", {0})
+      .initializer_ints("en", {4})
+      .initializer_ints("ax", {0})
+      .initializer_ints("sp", {0});
   b.node("Slice", {"X", "st", "en", "ax", "sp"}, {"Y"});
   EXPECT_TRUE(test::analyze(b).has_warning("slice step 0 on axis 0"));
 }
@@ -330,7 +336,9 @@ TEST(IndexingOps, PadRow28AndOldAttributes) {
 
 TEST(IndexingOps, PadWithAxesInput) {
   ModelBuilder b(18);
-  b.input("X", kFloat, {"N", "C", "H", "W"}).initializer_ints("p", {1, 2, 3, 4}).initializer_ints("ax", {-1, 2});
+  b.input("X", kFloat, {"N", "C", "H", "W"})
+      .initializer_ints("p", {1, 2, 3, 4})
+      .initializer_ints("ax", {-1, 2});
   b.node("Pad", {"X", "p", "", "ax"}, {"Y"});
   EXPECT_EQ(test::analyze(b).dims("Y"), (Dims{"N", "C", "H+6", "W+4"}));
 }

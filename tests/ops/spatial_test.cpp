@@ -60,11 +60,14 @@ TEST(SpatialOps, ResizeAxesAndKeepAspectRatio) {
   b.initializer_ints("sizes", {10, 10});
   b.node("Resize", {"X", "", "", "sizes"}, {"S"}, {attr("axes", std::vector<std::int64_t>{2, 3})});
   b.node("Resize", {"X", "", "", "sizes"}, {"L"},
-         {attr("axes", std::vector<std::int64_t>{2, 3}), attr("keep_aspect_ratio_policy", "not_larger")});
+         {attr("axes", std::vector<std::int64_t>{2, 3}),
+          attr("keep_aspect_ratio_policy", "not_larger")});
   b.node("Resize", {"X", "", "", "sizes"}, {"G"},
-         {attr("axes", std::vector<std::int64_t>{-2, -1}), attr("keep_aspect_ratio_policy", "not_smaller")});
+         {attr("axes", std::vector<std::int64_t>{-2, -1}),
+          attr("keep_aspect_ratio_policy", "not_smaller")});
   b.node("Resize", {"Z", "", "", "sizes"}, {"F"},
-         {attr("axes", std::vector<std::int64_t>{2, 3}), attr("keep_aspect_ratio_policy", "not_larger")});
+         {attr("axes", std::vector<std::int64_t>{2, 3}),
+          attr("keep_aspect_ratio_policy", "not_larger")});
   auto a = test::analyze(b);
   EXPECT_EQ(a.dims("S"), (Dims{"N", "3", "10", "10"}));
   EXPECT_EQ(a.dims("L"), (Dims{"N", "3", "5", "10"}));
@@ -107,7 +110,9 @@ TEST(SpatialOps, DepthToSpaceIndivisibleChannelsIsAnError) {
 TEST(SpatialOps, CenterCropPadAndCol2Im) {
   ModelBuilder b;
   b.input("X", kFloat, {"N", "H", "W", 3}).initializer_ints("crop", {32, 48});
-  b.input("C", kFloat, {"N", 36, "L"}).initializer_ints("img", {5, 5}).initializer_ints("blk", {2, 3});
+  b.input("C", kFloat, {"N", 36, "L"})
+      .initializer_ints("img", {5, 5})
+      .initializer_ints("blk", {2, 3});
   b.node("CenterCropPad", {"X", "crop"}, {"Y"}, {attr("axes", std::vector<std::int64_t>{1, 2})});
   b.node("Col2Im", {"C", "img", "blk"}, {"I"});
   auto a = test::analyze(b);

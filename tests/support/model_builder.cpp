@@ -30,7 +30,9 @@ onnx::AttributeProto attr(const std::string& name, std::int64_t v) {
   a.set_i(v);
   return a;
 }
-onnx::AttributeProto attr(const std::string& name, int v) { return attr(name, static_cast<std::int64_t>(v)); }
+onnx::AttributeProto attr(const std::string& name, int v) {
+  return attr(name, static_cast<std::int64_t>(v));
+}
 onnx::AttributeProto attr(const std::string& name, float v) {
   onnx::AttributeProto a;
   a.set_name(name);
@@ -45,7 +47,9 @@ onnx::AttributeProto attr(const std::string& name, const std::string& v) {
   a.set_s(v);
   return a;
 }
-onnx::AttributeProto attr(const std::string& name, const char* v) { return attr(name, std::string(v)); }
+onnx::AttributeProto attr(const std::string& name, const char* v) {
+  return attr(name, std::string(v));
+}
 onnx::AttributeProto attr(const std::string& name, std::vector<std::int64_t> v) {
   onnx::AttributeProto a;
   a.set_name(name);
@@ -188,7 +192,8 @@ ModelBuilder& ModelBuilder::initializer(const onnx::TensorProto& t) {
   return *this;
 }
 
-ModelBuilder& ModelBuilder::initializer_ints(const std::string& name, std::vector<std::int64_t> values,
+ModelBuilder& ModelBuilder::initializer_ints(const std::string& name,
+                                             std::vector<std::int64_t> values,
                                              std::vector<std::int64_t> dims) {
   return initializer(tensor_ints(name, std::move(values), std::move(dims)));
 }
@@ -241,7 +246,9 @@ Dims Analysis::value(const std::string& name) const {
 }
 
 std::int32_t Analysis::dtype(const std::string& name) const { return shape(name).dtype; }
-std::string Analysis::scratch(NodeId n) const { return ctx->pool().print(ctx->node_peak_memory(n)); }
+std::string Analysis::scratch(NodeId n) const {
+  return ctx->pool().print(ctx->node_peak_memory(n));
+}
 std::string Analysis::print(Expr e) const { return ctx->pool().print(e); }
 
 std::string Analysis::warnings() const {

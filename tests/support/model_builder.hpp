@@ -75,7 +75,8 @@ class ModelBuilder {
 
   ModelBuilder& opset(const std::string& domain, std::int64_t version);
   ModelBuilder& input(const std::string& name, int dtype, ShapeSpec shape);
-  ModelBuilder& output(const std::string& name, int dtype = 0, ShapeSpec shape = ShapeSpec::unknown());
+  ModelBuilder& output(const std::string& name, int dtype = 0,
+                       ShapeSpec shape = ShapeSpec::unknown());
   ModelBuilder& value_info(const std::string& name, int dtype, ShapeSpec shape);
   ModelBuilder& initializer(const onnx::TensorProto& t);
   ModelBuilder& initializer_ints(const std::string& name, std::vector<std::int64_t> values,

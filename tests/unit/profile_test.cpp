@@ -204,17 +204,19 @@ TEST_F(ProfileTest, LimitsOutsideTheirRangeAreErrors) {
 // ---- unknown keys -------------------------------------------------------------------------------
 
 TEST_F(ProfileTest, UnknownTopLevelKeyListsAllowedKeysAndSuggestsClosest) {
-  EXPECT_EQ(error_in("profile: x\ninplce: {enabled: true}\n"),
-            "2:1: unknown key 'inplce' in 'profile'; allowed: profile, extends, plugins, "
-            "plugin_path, ops, symbols, shapes, tags, inplace, memory, scratch, report, expressions, "
-            "decision_log, limits; did you mean 'inplace'?");
+  EXPECT_EQ(
+      error_in("profile: x\ninplce: {enabled: true}\n"),
+      "2:1: unknown key 'inplce' in 'profile'; allowed: profile, extends, plugins, "
+      "plugin_path, ops, symbols, shapes, tags, inplace, memory, scratch, report, expressions, "
+      "decision_log, limits; did you mean 'inplace'?");
 }
 
 TEST_F(ProfileTest, UnknownKeyFarFromEveryAllowedKeyHasNoSuggestion) {
-  EXPECT_EQ(error_in("colour: red\n"),
-            "1:1: unknown key 'colour' in 'profile'; allowed: profile, extends, plugins, "
-            "plugin_path, ops, symbols, shapes, tags, inplace, memory, scratch, report, expressions, "
-            "decision_log, limits");
+  EXPECT_EQ(
+      error_in("colour: red\n"),
+      "1:1: unknown key 'colour' in 'profile'; allowed: profile, extends, plugins, "
+      "plugin_path, ops, symbols, shapes, tags, inplace, memory, scratch, report, expressions, "
+      "decision_log, limits");
 }
 
 TEST_F(ProfileTest, UnknownNestedKeyNamesTheSection) {

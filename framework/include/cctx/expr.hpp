@@ -133,8 +133,14 @@ class ExprPool {
   /// n-ary max/min with dominated arguments dropped under the symbols' bounds (max_of/min_of).
   Expr max(std::span<const Expr> args);
   Expr min(std::span<const Expr> args);
-  Expr max(Expr a, Expr b) { const Expr args[] = {a, b}; return max(args); }
-  Expr min(Expr a, Expr b) { const Expr args[] = {a, b}; return min(args); }
+  Expr max(Expr a, Expr b) {
+    const Expr args[] = {a, b};
+    return max(args);
+  }
+  Expr min(Expr a, Expr b) {
+    const Expr args[] = {a, b};
+    return min(args);
+  }
   /// Sum and product of many terms (linear time, one canonicalisation).
   Expr sum(std::span<const Expr> terms);
   Expr product(std::span<const Expr> factors);

@@ -29,7 +29,7 @@ inline constexpr std::uint32_t kInvalidId = 0xFFFFFFFFu;
 struct ValueEntry {
   std::string name;
   GraphId graph = 0;                                   ///< graph that defines it
-  NodeId producer = kInvalidId;                             ///< first node producing it
+  NodeId producer = kInvalidId;                        ///< first node producing it
   const onnx::ValueInfoProto* graph_input = nullptr;   ///< declaration as a graph input
   const onnx::ValueInfoProto* graph_output = nullptr;  ///< declaration as a graph output
   const onnx::ValueInfoProto* value_info = nullptr;    ///< declaration in value_info
@@ -47,13 +47,13 @@ struct BodyRef {
 struct NodeEntry {
   const onnx::NodeProto* proto = nullptr;
   GraphId graph = 0;
-  std::uint32_t index = 0;         ///< position in its graph's topological order
-  std::uint32_t proto_index = 0;   ///< position in the file's node list
-  std::string_view domain;         ///< normalised: "" for ai.onnx
+  std::uint32_t index = 0;        ///< position in its graph's topological order
+  std::uint32_t proto_index = 0;  ///< position in the file's node list
+  std::string_view domain;        ///< normalised: "" for ai.onnx
   std::string_view op_type;
-  std::int64_t opset = -1;         ///< version imported for the domain, -1 if none
-  std::vector<ValueId> inputs;     ///< kNoValue for omitted optionals
-  std::vector<ValueId> outputs;    ///< kNoValue for omitted optionals
+  std::int64_t opset = -1;       ///< version imported for the domain, -1 if none
+  std::vector<ValueId> inputs;   ///< kNoValue for omitted optionals
+  std::vector<ValueId> outputs;  ///< kNoValue for omitted optionals
   std::vector<BodyRef> bodies;
   /// Values read anywhere inside the bodies and defined in none of them (semantics.md 6).
   std::vector<ValueId> captures;
@@ -61,7 +61,7 @@ struct NodeEntry {
 
 struct GraphEntry {
   const onnx::GraphProto* proto = nullptr;
-  NodeId owner = kInvalidId;    ///< node holding this body; kInvalidId for the main graph
+  NodeId owner = kInvalidId;  ///< node holding this body; kInvalidId for the main graph
   GraphId parent = kInvalidId;
   std::vector<NodeId> nodes;  ///< topological order
   std::vector<ValueId> inputs;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cctx/sdk/rules.hpp>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -34,7 +33,7 @@ struct TagTraitsCopy {
 
 /// One registered rule of any kind.
 struct RuleEntry {
-  const void* rule = nullptr;               ///< the plugin object (kind-specific interface)
+  const void* rule = nullptr;                   ///< the plugin object (kind-specific interface)
   std::shared_ptr<const TagTraitsCopy> traits;  ///< for kTagTraits
   std::shared_ptr<const PluginHandle> owner;    ///< keeps the library mapped
   std::string origin;                           ///< "onnx 0.1.0 (/path/libcctx_onnx.so)"

@@ -13,8 +13,8 @@
 namespace cctx {
 
 struct ReportOptions {
-  std::string model_path;               ///< shown in the JSON "model.path"
-  std::vector<Assignment> evaluate;     ///< assignments evaluated per node and for the peak
+  std::string model_path;            ///< shown in the JSON "model.path"
+  std::vector<Assignment> evaluate;  ///< assignments evaluated per node and for the peak
 };
 
 /// An amount as text: the integer, or the canonical expression.
@@ -29,7 +29,8 @@ std::string memory_table(const ComputeContext& ctx);
 /// "Per-node peak scratch memory (bytes):" listing as in the seed.
 std::string scratch_listing(const ComputeContext& ctx);
 /// Evaluated total_bytes per node for each assignment, as in the seed.
-std::string evaluated_totals_table(const ComputeContext& ctx, const std::vector<Assignment>& evaluate);
+std::string evaluated_totals_table(const ComputeContext& ctx,
+                                   const std::vector<Assignment>& evaluate);
 /// Whole-graph peak: the formula, its node, and one line per assignment.
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate);
 /// Warnings and notes, one per line ("" when none).

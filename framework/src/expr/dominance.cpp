@@ -77,7 +77,8 @@ bool PoolImpl::dominates_termwise(Expr a, Expr b) {
     }
     // A contribution beyond the limit already outweighs any slack deficit the check allows.
     slack = (lo != 0 && diff > kLimit / lo) ? kLimit : slack + diff * lo;
-    if (slack > kLimit) slack = kLimit;  // later terms only add: staying positive is all that counts
+    if (slack > kLimit)
+      slack = kLimit;  // later terms only add: staying positive is all that counts
   }
   return slack >= 0;
 }

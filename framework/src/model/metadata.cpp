@@ -42,15 +42,16 @@ MetadataEntries read_metadata(const gp::Message& message, int number) {
   const gp::Reflection* reflection = message.GetReflection();
   if (const gp::FieldDescriptor* f = declared_field(message, number)) {
     for (int k = 0; k < reflection->FieldSize(message, f); ++k) {
-      const auto& entry =
-          static_cast<const onnx::StringStringEntryProto&>(reflection->GetRepeatedMessage(message, f, k));
+      const auto& entry = static_cast<const onnx::StringStringEntryProto&>(
+          reflection->GetRepeatedMessage(message, f, k));
       entries.emplace_back(entry.key(), entry.value());
     }
   }
   const gp::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
   for (int k = 0; k < unknown.field_count(); ++k) {
     const gp::UnknownField& field = unknown.field(k);
-    if (field.number() != number || field.type() != gp::UnknownField::TYPE_LENGTH_DELIMITED) continue;
+    if (field.number() != number || field.type() != gp::UnknownField::TYPE_LENGTH_DELIMITED)
+      continue;
     std::pair<std::string, std::string> entry;
     if (decode(field.length_delimited(), &entry)) entries.push_back(std::move(entry));
   }
@@ -75,7 +76,8 @@ void set_metadata(gp::Message& message, int number, const std::string& key,
   bool placed = false;
   if (const gp::FieldDescriptor* f = declared_field(message, number)) {
     for (int k = 0; k < reflection->FieldSize(message, f);) {
-      auto* entry = static_cast<onnx::StringStringEntryProto*>(reflection->MutableRepeatedMessage(&message, f, k));
+      auto* entry = static_cast<onnx::StringStringEntryProto*>(
+          reflection->MutableRepeatedMessage(&message, f, k));
       if (entry->key() != key) {
         ++k;
         continue;
@@ -86,7 +88,8 @@ void set_metadata(gp::Message& message, int number, const std::string& key,
         ++k;
       } else {
         // Remove a duplicate: swap it to the end and drop it, keeping the others' order.
-        for (int j = k; j + 1 < reflection->FieldSize(message, f); ++j) reflection->SwapElements(&message, f, j, j + 1);
+        for (int j = k; j + 1 < reflection->FieldSize(message, f); ++j)
+          reflection->SwapElements(&message, f, j, j + 1);
         reflection->RemoveLast(&message, f);
       }
     }

@@ -65,7 +65,8 @@ bool tensor_int_values(const onnx::TensorProto& t, std::size_t max_elements,
   auto from_raw = [&](auto tag) {
     using T = decltype(tag);
     if (raw.size() != n * sizeof(T)) return false;
-    for (std::size_t k = 0; k < n; ++k) out->push_back(static_cast<std::int64_t>(load_le<T>(raw.data() + k * sizeof(T))));
+    for (std::size_t k = 0; k < n; ++k)
+      out->push_back(static_cast<std::int64_t>(load_le<T>(raw.data() + k * sizeof(T))));
     return true;
   };
   const bool has_raw = t.has_raw_data();
@@ -149,7 +150,8 @@ bool tensor_float_values(const onnx::TensorProto& t, std::size_t max_elements,
       };
       if (has_raw) {
         if (raw.size() != n * 2) return false;
-        for (std::size_t k = 0; k < n; ++k) out->push_back(convert(load_le<std::uint16_t>(raw.data() + 2 * k)));
+        for (std::size_t k = 0; k < n; ++k)
+          out->push_back(convert(load_le<std::uint16_t>(raw.data() + 2 * k)));
         return true;
       }
       if (t.int32_data_size() != static_cast<int>(n)) return false;

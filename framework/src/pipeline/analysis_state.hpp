@@ -45,7 +45,8 @@ struct ComputeContext::State {
   std::vector<bool> sticky;     ///< per NodeId: the node tag was set by a tag rule
 
   // ---- stage 3: lifetimes (main graph) ---------------------------------------------------------
-  std::vector<std::uint32_t> last_use;  ///< per ValueId: last main node referencing it, or kInvalidId
+  std::vector<std::uint32_t>
+      last_use;  ///< per ValueId: last main node referencing it, or kInvalidId
   std::vector<std::vector<ValueId>> release_after;
   std::vector<std::vector<ValueId>> not_used_after;
   std::vector<std::vector<ValueId>> release_after_shape_tag;

@@ -12,7 +12,8 @@
 
 namespace cctx {
 
-ComputeContext::ComputeContext(const Host& host) : ComputeContext(host.registry(), host.profile()) {}
+ComputeContext::ComputeContext(const Host& host)
+    : ComputeContext(host.registry(), host.profile()) {}
 
 ComputeContext::ComputeContext(std::shared_ptr<const RuleRegistry> registry, Profile options)
     : state_(std::make_unique<State>()) {
@@ -44,7 +45,8 @@ void ComputeContext::compute(const Model& model) {
   auto timed = [&s](const char* stage, auto&& run) {
     const Clock::time_point start = Clock::now();
     run();
-    s.timings.push_back(StageTiming{stage, std::chrono::duration<double>(Clock::now() - start).count()});
+    s.timings.push_back(
+        StageTiming{stage, std::chrono::duration<double>(Clock::now() - start).count()});
     if (s.progress != nullptr) {
       s.progress(s.progress_user, s.timings.back(), s.graph ? s.graph->main_node_count() : 0);
     }
@@ -112,7 +114,8 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   std::unordered_map<std::uint32_t, std::int64_t> cache;
   for (NodeId n = 0; n < terms.size(); ++n) {
     auto it = cache.find(terms[n].id);
-    if (it == cache.end()) it = cache.emplace(terms[n].id, state_->pool->eval(terms[n], assignment)).first;
+    if (it == cache.end())
+      it = cache.emplace(terms[n].id, state_->pool->eval(terms[n], assignment)).first;
     if (result.node < 0 || it->second > result.bytes) {
       result.bytes = it->second;
       result.node = static_cast<std::int64_t>(n);
@@ -126,7 +129,9 @@ const std::vector<Constraint>& ComputeContext::constraints() const { return stat
 const std::vector<ValueId>& ComputeContext::unknown_rank_values() const {
   return state_->unknown_rank_values;
 }
-const std::vector<ValueId>& ComputeContext::unsized_values() const { return state_->unsized_values; }
+const std::vector<ValueId>& ComputeContext::unsized_values() const {
+  return state_->unsized_values;
+}
 const std::vector<DecisionEvent>& ComputeContext::events() const { return state_->events; }
 void ComputeContext::clear_events() { state_->events.clear(); }
 const std::vector<StageTiming>& ComputeContext::stage_timings() const { return state_->timings; }

@@ -48,11 +48,12 @@ std::uint32_t dtype_bits(std::int32_t code, const RuleRegistry* registry) {
 
 std::string dtype_name(std::int32_t code, const RuleRegistry* registry) {
   static const char* const kNames[] = {
-      "undefined", "float32",    "uint8",          "int8",       "uint16",         "int16",
-      "int32",     "int64",      "string",         "bool",       "float16",        "float64",
-      "uint32",    "uint64",     "complex64",      "complex128", "bfloat16",       "float8e4m3fn",
-      "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4", "int4",           "float4e2m1",
-      "float8e8m0", "uint2",     "int2"};
+      "undefined",      "float32",  "uint8",        "int8",           "uint16",
+      "int16",          "int32",    "int64",        "string",         "bool",
+      "float16",        "float64",  "uint32",       "uint64",         "complex64",
+      "complex128",     "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+      "float8e5m2fnuz", "uint4",    "int4",         "float4e2m1",     "float8e8m0",
+      "uint2",          "int2"};
   if (code >= 0 && code < static_cast<std::int32_t>(std::size(kNames))) return kNames[code];
   if (registry != nullptr) {
     std::string name = registry->dtype_name(code);

@@ -40,13 +40,15 @@ std::uint32_t api_binary(void* p, sdk::ExprOp op, std::uint32_t a, std::uint32_t
       case sdk::ExprOp::kMin:
         return pool.min(x, y).id;
     }
-    throw std::invalid_argument("unknown expression operation " + std::to_string(static_cast<int>(op)));
+    throw std::invalid_argument("unknown expression operation " +
+                                std::to_string(static_cast<int>(op)));
   } catch (const std::exception& e) {
     return self(p).recover(e).id;
   }
 }
 
-std::uint32_t api_nary(void* p, sdk::ExprOp op, const std::uint32_t* args, std::uint32_t count) noexcept {
+std::uint32_t api_nary(void* p, sdk::ExprOp op, const std::uint32_t* args,
+                       std::uint32_t count) noexcept {
   ExprPool& pool = self(p).pool();
   try {
     std::vector<Expr> exprs(count);

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cctx/sdk/dims.hpp>
-
 #include <string>
 #include <utility>
 #include <vector>

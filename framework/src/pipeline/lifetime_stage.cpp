@@ -7,7 +7,8 @@ namespace {
 
 /// referenced(n): non-empty inputs de-duplicated in first-seen order, then the captures.
 template <class Fn>
-void for_each_referenced(const NodeEntry& node, std::vector<std::uint32_t>& seen_at, NodeId n, Fn&& fn) {
+void for_each_referenced(const NodeEntry& node, std::vector<std::uint32_t>& seen_at, NodeId n,
+                         Fn&& fn) {
   auto visit = [&](ValueId v) {
     if (v == kNoValue || seen_at[v] == n) return;
     seen_at[v] = n;

@@ -162,7 +162,8 @@ class MemoryStage {
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
       if (v == kNoValue || !decided[o]) continue;
-      if (!s_.graph->value(v).is_output() && s_.last_use[v] == kInvalidId) leave(v);  // nobody reads it
+      if (!s_.graph->value(v).is_output() && s_.last_use[v] == kInvalidId)
+        leave(v);  // nobody reads it
     }
   }
 

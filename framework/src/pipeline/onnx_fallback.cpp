@@ -33,7 +33,8 @@ class FallbackContext final : public onnx::InferenceContext {
       auto sym = std::make_unique<onnx::TensorShapeProto>();
       bool concrete = true;
       data->set_data_type(shape.dtype == 0 ? onnx::TensorProto::INT64 : shape.dtype);
-      if (shape.known_rank && !shape.dims.empty()) data->add_dims(static_cast<std::int64_t>(shape.value.size()));
+      if (shape.known_rank && !shape.dims.empty())
+        data->add_dims(static_cast<std::int64_t>(shape.value.size()));
       for (Expr e : shape.value) {
         auto dim = sym->add_dim();
         if (auto k = s.pool->as_int(e)) {
@@ -49,7 +50,8 @@ class FallbackContext final : public onnx::InferenceContext {
         }
       }
       if (concrete && shape.value.size() <= kMaxDataElements &&
-          (data->data_type() == onnx::TensorProto::INT64 || data->data_type() == onnx::TensorProto::INT32)) {
+          (data->data_type() == onnx::TensorProto::INT64 ||
+           data->data_type() == onnx::TensorProto::INT32)) {
         input_data_[i] = std::move(data);
       }
       symbolic_[i] = std::move(sym);
@@ -69,8 +71,12 @@ class FallbackContext final : public onnx::InferenceContext {
     return i < input_data_.size() ? input_data_[i].get() : nullptr;
   }
   size_t getNumOutputs() const override { return outputs_.size(); }
-  onnx::TypeProto* getOutputType(size_t i) override { return i < outputs_.size() ? &outputs_[i] : nullptr; }
-  onnx::GraphInferencer* getGraphAttributeInferencer(const std::string&) override { return nullptr; }
+  onnx::TypeProto* getOutputType(size_t i) override {
+    return i < outputs_.size() ? &outputs_[i] : nullptr;
+  }
+  onnx::GraphInferencer* getGraphAttributeInferencer(const std::string&) override {
+    return nullptr;
+  }
   const onnx::SparseTensorProto* getInputSparseData(size_t) const override { return nullptr; }
   const onnx::TensorShapeProto* getSymbolicInput(size_t i) const override {
     return i < symbolic_.size() ? symbolic_[i].get() : nullptr;
@@ -110,7 +116,8 @@ bool onnx_schema_inference(ComputeContext::State& s, NodeId n, std::string* why)
     return false;
   }
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
-      std::string(node.op_type), static_cast<int>(node.opset < 0 ? max_version : node.opset), domain);
+      std::string(node.op_type), static_cast<int>(node.opset < 0 ? max_version : node.opset),
+      domain);
   if (schema == nullptr) {
     *why = "the linked ONNX library has no schema for it";
     return false;
@@ -135,7 +142,8 @@ bool onnx_schema_inference(ComputeContext::State& s, NodeId n, std::string* why)
       return false;
     }
     auto fresh = [&](std::size_t axis) {
-      return fresh_output_dim(s, n, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(axis), 1, kPosInf);
+      return fresh_output_dim(s, n, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(axis),
+                              1, kPosInf);
     };
     s.shapes[v] = from_type_proto(*s.pool, type, fresh, /*onnx_unknowns=*/true);
     s.shapes[v].inferred = true;

@@ -65,7 +65,8 @@ void run_scratch_stage(ComputeContext::State& s) {
     }
     // Never a silent 0: an estimate that cannot be computed is a named unknown.
     const NodeEntry& node = s.graph->node(n);
-    const std::string name = "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
+    const std::string name =
+        "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
     s.scratch[n] = s.pool->add(
         s.scratch[n], s.pool->fresh_symbol(name, Interval{0, kPosInf},
                                            "scratch estimate of " + describe_node(*s.graph, n)));

@@ -22,8 +22,10 @@ const char* tag_name(Tag tag) {
 }
 
 std::optional<Tag> parse_tag(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   std::string word;
   for (char c : text) word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (word == "weight") return Tag::kWeight;
@@ -39,7 +41,8 @@ Tag merge_tag(Tag current, Tag incoming) {
   if (current == incoming) return current;
   if (current == Tag::kAmbiguous) return current;
   if ((current == Tag::kShape || current == Tag::kAxes) && incoming == Tag::kWeight) return current;
-  if (current == Tag::kWeight && (incoming == Tag::kShape || incoming == Tag::kAxes)) return incoming;
+  if (current == Tag::kWeight && (incoming == Tag::kShape || incoming == Tag::kAxes))
+    return incoming;
   return Tag::kAmbiguous;  // shape vs axes, or incoming ambiguous
 }
 

@@ -25,7 +25,8 @@ std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
     return pool.floor_div(pool.add(count, pool.integer(per_byte - 1)), pool.integer(per_byte));
   }
   // Other widths (plugin-registered): round the bit count up to bytes.
-  return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)), pool.integer(8));
+  return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)),
+                        pool.integer(8));
 }
 
 }  // namespace cctx

@@ -79,7 +79,8 @@ void ComputeContext::write_to_model(Model& model) const {
       onnx::ValueInfoProto* vi = graph->mutable_output(k);
       declared.insert(vi->name());
       const ValueShape& shape = s.shapes[ge.outputs[static_cast<std::size_t>(k)]];
-      if (has_inferred_type(shape) && shape.dtype != 0) *vi->mutable_type() = to_type_proto(pool, shape);
+      if (has_inferred_type(shape) && shape.dtype != 0)
+        *vi->mutable_type() = to_type_proto(pool, shape);
     }
     std::map<std::string, ValueId> by_name;
     for (ValueId v = 0; v < g.values().size(); ++v) {
@@ -113,10 +114,12 @@ void ComputeContext::write_to_model(Model& model) const {
     }
     if (!reuse.empty()) set_metadata(*node, kNodeMetadataField, "cctx.inplace_reuse", reuse);
     if (!s.release_after[n].empty()) {
-      set_metadata(*node, kNodeMetadataField, "cctx.release_after", join_names(g, s.release_after[n]));
+      set_metadata(*node, kNodeMetadataField, "cctx.release_after",
+                   join_names(g, s.release_after[n]));
     }
     if (!s.not_used_after[n].empty()) {
-      set_metadata(*node, kNodeMetadataField, "cctx.not_used_after", join_names(g, s.not_used_after[n]));
+      set_metadata(*node, kNodeMetadataField, "cctx.not_used_after",
+                   join_names(g, s.not_used_after[n]));
     }
     if (!s.release_after_shape_tag[n].empty()) {
       set_metadata(*node, kNodeMetadataField, "cctx.release_after_shape_tag",

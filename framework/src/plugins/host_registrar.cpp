@@ -10,8 +10,7 @@ std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size)
 }  // namespace
 
 HostRegistrar::HostRegistrar(RuleRegistry& registry, std::shared_ptr<const PluginHandle> owner,
-                             std::string origin,
-                             const std::map<std::string, std::string>& options,
+                             std::string origin, const std::map<std::string, std::string>& options,
                              bool override_rules)
     : registry_(registry),
       owner_(std::move(owner)),
@@ -26,7 +25,8 @@ sdk::Status HostRegistrar::stage(RuleKind kind, const sdk::RuleKey& key, const v
       const std::string m = "null rule for " + text(key.op_type);
       return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
     }
-    if (key.op_type.empty()) return fail(sdk::Status::kInvalidArgument, "empty op_type in a rule key");
+    if (key.op_type.empty())
+      return fail(sdk::Status::kInvalidArgument, "empty op_type in a rule key");
     if (key.since_version < 1) {
       return fail(sdk::Status::kInvalidArgument, "since_version must be >= 1");
     }
@@ -95,7 +95,8 @@ sdk::Status HostRegistrar::add_tag_traits(const sdk::RuleKey& key,
   }
 }
 
-sdk::Status HostRegistrar::add_tag_rule(const sdk::RuleKey& key, const sdk::ITagRule* rule) noexcept {
+sdk::Status HostRegistrar::add_tag_rule(const sdk::RuleKey& key,
+                                        const sdk::ITagRule* rule) noexcept {
   return stage(RuleKind::kTagRule, key, rule, nullptr);
 }
 
@@ -112,7 +113,8 @@ sdk::Status HostRegistrar::add_scratch_estimator(const sdk::RuleKey& key,
 sdk::Status HostRegistrar::add_dtype(std::int32_t code, std::uint32_t bits,
                                      sdk::StringRef name) noexcept {
   try {
-    if (bits == 0 || bits > 128) return fail(sdk::Status::kInvalidArgument, "add_dtype: bits must be 1..128");
+    if (bits == 0 || bits > 128)
+      return fail(sdk::Status::kInvalidArgument, "add_dtype: bits must be 1..128");
     dtypes_.emplace_back(code, bits, text(name));
     return sdk::Status::kOk;
   } catch (const std::exception& e) {
@@ -153,7 +155,8 @@ void HostRegistrar::commit() {
     }
   }
   for (Staged& s : staged_) {
-    registry_.add(s.kind, s.domain, s.op_type, s.since_version, std::move(s.entry), override_rules_);
+    registry_.add(s.kind, s.domain, s.op_type, s.since_version, std::move(s.entry),
+                  override_rules_);
   }
   for (DomainRange& d : domains_) registry_.declare_domain(std::move(d));
   for (auto& [code, bits, name] : dtypes_) registry_.add_dtype(code, bits, std::move(name));

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cctx/sdk/registrar.hpp>
-
 #include <map>
 #include <memory>
 #include <string>
@@ -22,14 +21,17 @@ class HostRegistrar final : public sdk::IRegistrar {
 
   sdk::Status declare_domain(sdk::StringRef domain, std::int32_t min_version,
                              std::int32_t max_version) noexcept override;
-  sdk::Status add_shape_rule(const sdk::RuleKey& key, const sdk::IShapeRule* rule) noexcept override;
-  sdk::Status add_tag_traits(const sdk::RuleKey& key, const sdk::TagTraits& traits) noexcept override;
+  sdk::Status add_shape_rule(const sdk::RuleKey& key,
+                             const sdk::IShapeRule* rule) noexcept override;
+  sdk::Status add_tag_traits(const sdk::RuleKey& key,
+                             const sdk::TagTraits& traits) noexcept override;
   sdk::Status add_tag_rule(const sdk::RuleKey& key, const sdk::ITagRule* rule) noexcept override;
   sdk::Status add_inplace_policy(const sdk::RuleKey& key,
                                  const sdk::IInplacePolicy* policy) noexcept override;
   sdk::Status add_scratch_estimator(const sdk::RuleKey& key,
                                     const sdk::IScratchEstimator* estimator) noexcept override;
-  sdk::Status add_dtype(std::int32_t code, std::uint32_t bits, sdk::StringRef name) noexcept override;
+  sdk::Status add_dtype(std::int32_t code, std::uint32_t bits,
+                        sdk::StringRef name) noexcept override;
   bool option(sdk::StringRef key, sdk::StringRef* value) const noexcept override;
   sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override;
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <boost/dll/shared_library.hpp>
-
 #include <filesystem>
 #include <memory>
 #include <string>

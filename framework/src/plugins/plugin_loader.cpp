@@ -1,7 +1,6 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <cctx/sdk/abi.hpp>
-
 #include <cstdlib>
 #include <system_error>
 
@@ -20,7 +19,10 @@ namespace {
 constexpr std::uint32_t kDescriptorV10Size = sizeof(sdk::PluginDescriptor);
 
 std::string toolchain_text(const sdk::ToolchainTag& t) {
-  const char* lib = t.stdlib == 1 ? "libstdc++" : t.stdlib == 2 ? "libc++" : t.stdlib == 3 ? "MSVC STL" : "unknown C++ library";
+  const char* lib = t.stdlib == 1   ? "libstdc++"
+                    : t.stdlib == 2 ? "libc++"
+                    : t.stdlib == 3 ? "MSVC STL"
+                                    : "unknown C++ library";
   return std::string(lib) + " ABI " + std::to_string(t.stdlib_abi) +
          (t.checked != 0 ? " with debug checks" : "");
 }
@@ -36,7 +38,8 @@ void check_compatible(const sdk::PluginDescriptor& d, const fs::path& path) {
   if (d.abi_minor > CCTX_SDK_ABI_MINOR) {
     throw PluginError(where + "built for cctx plugin ABI " + std::to_string(d.abi_major) + "." +
                       std::to_string(d.abi_minor) + ", newer than this cctx (ABI " +
-                      std::to_string(CCTX_SDK_ABI_MAJOR) + "." + std::to_string(CCTX_SDK_ABI_MINOR) +
+                      std::to_string(CCTX_SDK_ABI_MAJOR) + "." +
+                      std::to_string(CCTX_SDK_ABI_MINOR) +
                       "); upgrade cctx or rebuild the plugin against this SDK");
   }
   if (d.struct_size < kDescriptorV10Size) {
@@ -50,7 +53,8 @@ void check_compatible(const sdk::PluginDescriptor& d, const fs::path& path) {
     throw PluginError(where + "built with " + toolchain_text(d.toolchain) + ", but cctx uses " +
                       toolchain_text(host) + "; rebuild the plugin with the same C++ runtime");
   }
-  if (d.register_rules == nullptr) throw PluginError(where + "plugin descriptor has no register function");
+  if (d.register_rules == nullptr)
+    throw PluginError(where + "plugin descriptor has no register function");
 }
 
 }  // namespace
@@ -170,11 +174,12 @@ void Host::load(const PluginSpec& spec) {
   }
   if (!handle->library.has(CCTX_PLUGIN_ENTRY_NAME)) {
     throw PluginError(path.string() + ": not a cctx plugin (no '" CCTX_PLUGIN_ENTRY_NAME
-                      "' entry point)");
+                                      "' entry point)");
   }
   auto& entry = handle->library.get<const sdk::PluginDescriptor*()>(CCTX_PLUGIN_ENTRY_NAME);
   const sdk::PluginDescriptor* descriptor = entry();
-  if (descriptor == nullptr) throw PluginError(path.string() + ": entry point returned no descriptor");
+  if (descriptor == nullptr)
+    throw PluginError(path.string() + ": entry point returned no descriptor");
   check_compatible(*descriptor, path);
   handle->name = descriptor->name ? descriptor->name : "";
   handle->version = descriptor->version ? descriptor->version : "";
@@ -191,10 +196,10 @@ void Host::load(const PluginSpec& spec) {
   sdk::Status status = descriptor->register_rules(registrar);
   if (status != sdk::Status::kOk || registrar.failed()) {
     std::string why = registrar.messages();
-    throw PluginError(path.string() + ": plugin '" + handle->name + "' failed to register" +
-                      (why.empty() ? " (status " + std::to_string(static_cast<int>(status)) + ")"
-                                   : ": " + why) +
-                      "; nothing of it was kept");
+    throw PluginError(
+        path.string() + ": plugin '" + handle->name + "' failed to register" +
+        (why.empty() ? " (status " + std::to_string(static_cast<int>(status)) + ")" : ": " + why) +
+        "; nothing of it was kept");
   }
   registrar.commit();
   libraries_.push_back(owner);

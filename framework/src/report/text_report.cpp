@@ -72,10 +72,11 @@ std::string memory_table(const ComputeContext& ctx) {
   std::vector<std::vector<std::string>> rows;
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     const MemoryProfile& p = ctx.memory(n);
-    rows.push_back({std::to_string(n), std::string(g.node(n).op_type), pool.print(p.already_allocated),
-                    pool.print(p.output_allocation), bucket_text(pool, p.inputs),
-                    bucket_text(pool, p.initializers), bucket_text(pool, p.intermediates),
-                    bucket_text(pool, p.outputs), pool.print(p.total)});
+    rows.push_back({std::to_string(n), std::string(g.node(n).op_type),
+                    pool.print(p.already_allocated), pool.print(p.output_allocation),
+                    bucket_text(pool, p.inputs), bucket_text(pool, p.initializers),
+                    bucket_text(pool, p.intermediates), bucket_text(pool, p.outputs),
+                    pool.print(p.total)});
   }
   return render_columns({"node", "op", "already_allocated", "output_allocation", "inputs",
                          "initializers", "intermediates", "outputs", "total"},
@@ -91,7 +92,8 @@ std::string scratch_listing(const ComputeContext& ctx) {
   return out;
 }
 
-std::string evaluated_totals_table(const ComputeContext& ctx, const std::vector<Assignment>& evaluate) {
+std::string evaluated_totals_table(const ComputeContext& ctx,
+                                   const std::vector<Assignment>& evaluate) {
   if (evaluate.empty()) return {};
   // With one symbol the seed's layout: the symbol's name heads the first column.
   const bool single = evaluate.front().size() == 1;
@@ -99,7 +101,8 @@ std::string evaluated_totals_table(const ComputeContext& ctx, const std::vector<
   std::size_t width = std::max<std::size_t>(6, label_head.size());
   std::vector<std::string> labels;
   for (const Assignment& a : evaluate) {
-    labels.push_back(single && a.size() == 1 ? std::to_string(a.begin()->second) : assignment_label(a));
+    labels.push_back(single && a.size() == 1 ? std::to_string(a.begin()->second)
+                                             : assignment_label(a));
     width = std::max(width, labels.back().size());
   }
   std::string out = "Evaluated total_bytes per node:\n";
@@ -127,7 +130,8 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
   for (const Assignment& a : evaluate) {
     PeakEvaluation e = ctx.evaluate_peak(a);
     out += fmt::format("  {}: {} bytes at node {}", assignment_label(a), e.bytes, e.node);
-    if (e.node >= 0) out += fmt::format(" ({})", ctx.graph().node(static_cast<NodeId>(e.node)).op_type);
+    if (e.node >= 0)
+      out += fmt::format(" ({})", ctx.graph().node(static_cast<NodeId>(e.node)).op_type);
     out += '\n';
   }
   return out;
@@ -153,7 +157,9 @@ std::string model_listing(const Model& model) {
     if (t.tensor_type().has_shape()) {
       for (const auto& d : t.tensor_type().shape().dim()) {
         if (!dims.empty()) dims += ',';
-        dims += d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? d.dim_param() : "?";
+        dims += d.has_dim_value()   ? std::to_string(d.dim_value())
+                : d.has_dim_param() ? d.dim_param()
+                                    : "?";
       }
     }
     return name + "[" + dims + "]";
@@ -166,7 +172,8 @@ std::string model_listing(const Model& model) {
   out += fmt::format("graph: name='{}'\n", g.name());
   for (const auto& in : g.input()) out += "input: " + type_text(in.type()) + " " + in.name() + "\n";
   for (const auto& t : g.initializer()) {
-    std::string name = onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t.data_type()));
+    std::string name =
+        onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t.data_type()));
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     std::string dims;
     for (std::int64_t d : t.dims()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
@@ -177,7 +184,8 @@ std::string model_listing(const Model& model) {
     std::string inputs, outputs;
     for (const std::string& s : n.input()) inputs += (inputs.empty() ? "" : ", ") + s;
     for (const std::string& s : n.output()) outputs += (outputs.empty() ? "" : ", ") + s;
-    std::string op = n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + ":" + n.op_type();
+    std::string op = n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type()
+                                                                   : n.domain() + ":" + n.op_type();
     out += fmt::format("{}: {}({}) -> {}\n", k, op, inputs, outputs);
   }
   for (const auto& o : g.output()) out += "output: " + type_text(o.type()) + " " + o.name() + "\n";
@@ -194,17 +202,20 @@ std::string shapes_table(const ComputeContext& ctx) {
     std::string shape = "?";
     if (s.known_rank) {
       shape = "[";
-      for (std::size_t k = 0; k < s.dims.size(); ++k) shape += (k ? "," : "") + pool.print(s.dims[k]);
+      for (std::size_t k = 0; k < s.dims.size(); ++k)
+        shape += (k ? "," : "") + pool.print(s.dims[k]);
       shape += "]";
     }
     std::string value = "-";
     if (s.has_value) {
       value = "[";
-      for (std::size_t k = 0; k < s.value.size(); ++k) value += (k ? "," : "") + pool.print(s.value[k]);
+      for (std::size_t k = 0; k < s.value.size(); ++k)
+        value += (k ? "," : "") + pool.print(s.value[k]);
       value += "]";
     }
     const char* tag = tag_name(ctx.value_tag(v));
-    rows.push_back({g.value(v).name, dtype_name(s.dtype, &ctx.registry()), shape, value, *tag ? tag : "-"});
+    rows.push_back(
+        {g.value(v).name, dtype_name(s.dtype, &ctx.registry()), shape, value, *tag ? tag : "-"});
   }
   return render_columns({"value", "dtype", "shape", "value", "tag"}, rows);
 }

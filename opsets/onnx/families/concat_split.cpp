@@ -30,7 +30,8 @@ Status concat(const INodeView& node, IShapeSink& out) {
   if (!known) return set_shape(out, 0, dtype, Shape::unknown());
   std::int64_t axis;
   if (!normalize_axis(axis_attr, static_cast<std::int64_t>(rank), &axis)) {
-    return fail(out, "axis " + std::to_string(axis_attr) + " out of range for rank " + std::to_string(rank));
+    return fail(out, "axis " + std::to_string(axis_attr) + " out of range for rank " +
+                         std::to_string(rank));
   }
   const auto a = static_cast<std::size_t>(axis);
   std::vector<Dim> dims;
@@ -61,7 +62,9 @@ Status concat(const INodeView& node, IShapeSink& out) {
       if (ky) dims[k] = s.dims[k];  // a concrete dim beats a symbolic one
     }
   }
-  dims[a] = all_known ? total : Dim(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(a), 0, kPosInf));
+  dims[a] = all_known
+                ? total
+                : Dim(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(a), 0, kPosInf));
   if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
   // 1-D value concatenation (the exporter's shape-building pattern).
   if (rank == 1) {
@@ -113,20 +116,23 @@ Status split(const INodeView& node, IShapeSink& out) {
   }
   if (have_sizes) {
     if (sizes.size() != n) {
-      return fail(out, "split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(n) + " outputs");
+      return fail(out, "split has " + std::to_string(sizes.size()) + " sizes for " +
+                           std::to_string(n) + " outputs");
     }
     Dim sum = node.constant(0);
     for (Dim s : sizes) sum = sum + s;
     std::int64_t x, y;
     if (sum.get_int(&x) && d.get_int(&y) && x != y) {
-      return fail(out, "split sizes sum to " + std::to_string(x) + " but the axis has " + std::to_string(y));
+      return fail(out, "split sizes sum to " + std::to_string(x) + " but the axis has " +
+                           std::to_string(y));
     }
     if (!sum.provably_eq(d)) out.constraint(ConstraintKind::kEq, sum.handle(), d.handle(), 0);
   } else {
     std::int64_t parts = static_cast<std::int64_t>(n);
     if (node.opset_version() >= 18) {
       parts = node.attr_int_or("num_outputs", parts);
-      if (parts != static_cast<std::int64_t>(n)) return fail(out, "num_outputs does not match the outputs");
+      if (parts != static_cast<std::int64_t>(n))
+        return fail(out, "num_outputs does not match the outputs");
     }
     if (parts <= 0) return fail(out, "no outputs");
     if (node.opset_version() >= 18) {
@@ -135,12 +141,16 @@ Status split(const INodeView& node, IShapeSink& out) {
       for (std::int64_t k = 0; k + 1 < parts; ++k) sizes.push_back(chunk);
       sizes.push_back(d - (parts - 1) * chunk);
       std::int64_t last;
-      if (sizes.back().get_int(&last) && last < 0) return fail(out, "cannot split " + to_string(d) + " into " + std::to_string(parts));
+      if (sizes.back().get_int(&last) && last < 0)
+        return fail(out, "cannot split " + to_string(d) + " into " + std::to_string(parts));
     } else {
       Dim part = exact_div(d, parts);
-      if (!d.is_const()) out.constraint(ConstraintKind::kDivides, node.constant(parts).handle(), d.handle(), 0);
+      if (!d.is_const())
+        out.constraint(ConstraintKind::kDivides, node.constant(parts).handle(), d.handle(), 0);
       std::int64_t v;
-      if (d.get_int(&v) && v % parts != 0) return fail(out, "cannot split " + std::to_string(v) + " into " + std::to_string(parts) + " equal parts");
+      if (d.get_int(&v) && v % parts != 0)
+        return fail(out, "cannot split " + std::to_string(v) + " into " + std::to_string(parts) +
+                             " equal parts");
       sizes.assign(static_cast<std::size_t>(parts), part);
     }
   }

@@ -153,13 +153,33 @@ bool decide(Dim x, Dim y, const INodeView& node, Dim* r) {
     const bool le = lt || rel == DimRelation::kLe || rel == DimRelation::kEq;
     const bool ge = gt || rel == DimRelation::kGe || rel == DimRelation::kEq;
     if (node.is_op("Less")) {
-      if (lt) value = true; else if (ge) value = false; else return false;
+      if (lt)
+        value = true;
+      else if (ge)
+        value = false;
+      else
+        return false;
     } else if (node.is_op("Greater")) {
-      if (gt) value = true; else if (le) value = false; else return false;
+      if (gt)
+        value = true;
+      else if (le)
+        value = false;
+      else
+        return false;
     } else if (node.is_op("LessOrEqual")) {
-      if (le) value = true; else if (gt) value = false; else return false;
+      if (le)
+        value = true;
+      else if (gt)
+        value = false;
+      else
+        return false;
     } else if (node.is_op("GreaterOrEqual")) {
-      if (ge) value = true; else if (lt) value = false; else return false;
+      if (ge)
+        value = true;
+      else if (lt)
+        value = false;
+      else
+        return false;
     } else {
       return false;
     }
@@ -250,13 +270,14 @@ constinit const FnShapeRule kPRelu{&prelu};
 
 void register_elementwise(Registration& reg) {
   for (const char* op :
-       {"Abs",      "Neg",      "Relu",       "LeakyRelu", "Elu",        "Selu",       "Sigmoid",
-        "HardSigmoid", "HardSwish", "Tanh",   "Exp",       "Log",        "Sqrt",       "Reciprocal",
-        "Floor",    "Ceil",     "Round",      "Sign",      "Erf",        "Gelu",       "Softplus",
-        "Softsign", "Clip",     "Sin",        "Cos",       "Tan",        "Asin",       "Acos",
-        "Atan",     "Sinh",     "Cosh",       "Asinh",     "Acosh",      "Atanh",      "Mish",
-        "ThresholdedRelu", "Celu", "Shrink",  "BitwiseNot", "Identity",  "Softmax",    "LogSoftmax",
-        "Hardmax",  "Not",      "Swish"}) {
+       {"Abs",     "Neg",         "Relu",       "LeakyRelu", "Elu",     "Selu",
+        "Sigmoid", "HardSigmoid", "HardSwish",  "Tanh",      "Exp",     "Log",
+        "Sqrt",    "Reciprocal",  "Floor",      "Ceil",      "Round",   "Sign",
+        "Erf",     "Gelu",        "Softplus",   "Softsign",  "Clip",    "Sin",
+        "Cos",     "Tan",         "Asin",       "Acos",      "Atan",    "Sinh",
+        "Cosh",    "Asinh",       "Acosh",      "Atanh",     "Mish",    "ThresholdedRelu",
+        "Celu",    "Shrink",      "BitwiseNot", "Identity",  "Softmax", "LogSoftmax",
+        "Hardmax", "Not",         "Swish"}) {
     reg.shape(op, 1, kUnary);
   }
   for (const char* op : {"IsNaN", "IsInf"}) reg.shape(op, 1, kUnaryBool);
@@ -267,7 +288,8 @@ void register_elementwise(Registration& reg) {
     reg.shape(op, 1, kComparison);
   }
   for (const char* op : {"And", "Or", "Xor"}) reg.shape(op, 1, kLogical);
-  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"}) reg.shape(op, 1, kBitwise);
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"})
+    reg.shape(op, 1, kBitwise);
   reg.shape("Where", {9, 16}, kWhere);
 }
 

@@ -109,7 +109,8 @@ Status constant_of_shape(const INodeView& node, IShapeSink& out) {
     if (!s.known || s.rank() != 1 || !s.dims[0].get_int(&len) || len < 0) {
       return set_shape(out, 0, dtype, Shape::unknown());
     }
-    for (std::int64_t k = 0; k < len; ++k) dims.push_back(fresh(node, out, 0, static_cast<std::size_t>(k), 0, kPosInf));
+    for (std::int64_t k = 0; k < len; ++k)
+      dims.push_back(fresh(node, out, 0, static_cast<std::size_t>(k), 0, kPosInf));
     return set_shape(out, 0, dtype, Shape::of(dims));
   }
   // Element count, saturated just above the value limit (-1 when symbolic).
@@ -127,7 +128,8 @@ Status constant_of_shape(const INodeView& node, IShapeSink& out) {
   if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
   if (concrete && count <= kMaxValueElements && has_value && dtype::carries_values(dtype) &&
       t.int_values.size == 1) {
-    return set_value(out, 0, std::vector<Dim>(static_cast<std::size_t>(count), node.constant(t.int_values[0])));
+    return set_value(
+        out, 0, std::vector<Dim>(static_cast<std::size_t>(count), node.constant(t.int_values[0])));
   }
   return Status::kOk;
 }
@@ -210,17 +212,20 @@ Status one_hot(const INodeView& node, IShapeSink& out) {
   const std::int64_t axis_attr = node.attr_int_or("axis", -1);
   std::int64_t axis;
   if (!normalize_axis(axis_attr, out_rank, &axis)) {
-    return fail(out, "axis " + std::to_string(axis_attr) + " out of range for rank " + std::to_string(out_rank));
+    return fail(out, "axis " + std::to_string(axis_attr) + " out of range for rank " +
+                         std::to_string(out_rank));
   }
   const auto a = static_cast<std::size_t>(axis);
   Dim depth = scalar_value(node, 1);
   double fdepth;
   if (!depth.valid() && scalar_float(node, 1, &fdepth)) {
-    if (!std::isfinite(fdepth) || fdepth > 9.0e18 || fdepth < -9.0e18) return fail(out, "depth is not finite");
+    if (!std::isfinite(fdepth) || fdepth > 9.0e18 || fdepth < -9.0e18)
+      return fail(out, "depth is not finite");
     depth = node.constant(static_cast<std::int64_t>(fdepth));  // the runtime truncates
   }
   std::int64_t dv;
-  if (depth.valid() && depth.get_int(&dv) && dv < 0) return fail(out, "depth is negative (" + std::to_string(dv) + ")");
+  if (depth.valid() && depth.get_int(&dv) && dv < 0)
+    return fail(out, "depth is negative (" + std::to_string(dv) + ")");
   if (!depth.valid()) depth = fresh(node, out, 0, a, 0, kPosInf);
   std::vector<Dim> dims = indices.dims;
   dims.insert(dims.begin() + axis, depth);

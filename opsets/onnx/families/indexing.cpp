@@ -87,12 +87,14 @@ bool read_axis(const INodeView& node, IShapeSink& out, const char* attr, std::in
 }
 
 /// Normalises a list of axes against `rank`; fails on out-of-range or repeated axes.
-bool normalize_axes(IShapeSink& out, std::vector<std::int64_t>* axes, std::int64_t rank, Status* st) {
+bool normalize_axes(IShapeSink& out, std::vector<std::int64_t>* axes, std::int64_t rank,
+                    Status* st) {
   std::vector<bool> seen(static_cast<std::size_t>(rank), false);
   for (std::int64_t& a : *axes) {
     std::int64_t n;
     if (!normalize_axis(a, rank, &n)) {
-      *st = fail(out, "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+      *st =
+          fail(out, "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
       return false;
     }
     if (seen[static_cast<std::size_t>(n)]) {
@@ -200,19 +202,22 @@ Status gather_nd(const INodeView& node, IShapeSink& out) {
   Shape data = input_shape(node, 0), indices = input_shape(node, 1);
   if (!data.known || !indices.known) return set_shape(out, 0, dtype, Shape::unknown());
   const std::int64_t b = node.attr_int_or("batch_dims", 0);
-  const auto r = static_cast<std::int64_t>(data.rank()), q = static_cast<std::int64_t>(indices.rank());
+  const auto r = static_cast<std::int64_t>(data.rank()),
+             q = static_cast<std::int64_t>(indices.rank());
   if (r < 1 || q < 1) return fail(out, "data and indices must have rank >= 1");
-  if (b < 0 || b >= std::min(r, q)) return fail(out, "batch_dims " + std::to_string(b) + " out of range");
+  if (b < 0 || b >= std::min(r, q))
+    return fail(out, "batch_dims " + std::to_string(b) + " out of range");
   std::int64_t k;
   if (!indices.dims.back().get_int(&k)) return set_shape(out, 0, dtype, Shape::unknown());
   if (k < 1 || b + k > r) {
-    return fail(out, "last indices dim " + std::to_string(k) + " with batch_dims " + std::to_string(b) +
-                         " exceeds the data rank " + std::to_string(r));
+    return fail(out, "last indices dim " + std::to_string(k) + " with batch_dims " +
+                         std::to_string(b) + " exceeds the data rank " + std::to_string(r));
   }
   std::string error;
   for (std::int64_t i = 0; i < b; ++i) {
     const auto u = static_cast<std::size_t>(i);
-    if (!unify(out, data.dims[u], indices.dims[u], "batch dims differ", &error)) return fail(out, error);
+    if (!unify(out, data.dims[u], indices.dims[u], "batch dims differ", &error))
+      return fail(out, error);
   }
   std::vector<Dim> dims(indices.dims.begin(), indices.dims.end() - 1);
   dims.insert(dims.end(), data.dims.begin() + b + k, data.dims.end());
@@ -277,7 +282,8 @@ Status tensor_scatter(const INodeView& node, IShapeSink& out) {
   if (!require_inputs(node, out, 2, &st)) return st;
   Shape past = input_shape(node, 0), update = input_shape(node, 1);
   if (past.known && update.known) {
-    if (past.rank() != update.rank()) return fail(out, "past_cache and update have different ranks");
+    if (past.rank() != update.rank())
+      return fail(out, "past_cache and update have different ranks");
     const auto rank = static_cast<std::int64_t>(past.rank());
     std::int64_t axis;
     if (!read_axis(node, out, "axis", -2, rank, &axis, &st)) return st;
@@ -286,8 +292,8 @@ Status tensor_scatter(const INodeView& node, IShapeSink& out) {
       if (static_cast<std::int64_t>(k) == axis) {
         std::int64_t u, p;
         if (update.dims[k].get_int(&u) && past.dims[k].get_int(&p) && u > p) {
-          return fail(out, "update sequence length " + std::to_string(u) +
-                               " exceeds the cache's " + std::to_string(p));
+          return fail(out, "update sequence length " + std::to_string(u) + " exceeds the cache's " +
+                               std::to_string(p));
         }
         assume_le(out, update.dims[k], past.dims[k]);
       } else if (!unify(out, past.dims[k], update.dims[k], "cache and update differ", &error)) {
@@ -348,7 +354,8 @@ Dim slice_length(IShapeSink& out, Dim d, Dim s, Dim e, std::int64_t t) {
 }
 
 /// The concrete element positions selected by a slice of a length-n axis.
-std::vector<std::int64_t> slice_positions(std::int64_t n, std::int64_t s, std::int64_t e, std::int64_t t) {
+std::vector<std::int64_t> slice_positions(std::int64_t n, std::int64_t s, std::int64_t e,
+                                          std::int64_t t) {
   auto adjust = [n](std::int64_t x) { return x < 0 ? (x < -n ? -n - 1 : x) + n : x; };
   std::int64_t start = adjust(s), end = adjust(e);
   if (t > 0) {
@@ -417,17 +424,20 @@ Status slice(const INodeView& node, IShapeSink& out) {
   } else {
     // Which axes are sliced is unknown: every length is data-dependent.
     std::vector<Dim> dims;
-    for (std::size_t k = 0; k < in.rank(); ++k) dims.push_back(fresh(node, out, 0, k, 0, upper_bound(in.dims[k])));
+    for (std::size_t k = 0; k < in.rank(); ++k)
+      dims.push_back(fresh(node, out, 0, k, 0, upper_bound(in.dims[k])));
     return set_shape(out, 0, dtype, Shape::of(dims));
   }
-  if (!steps.empty() && steps.size() != axes.size()) return fail(out, "steps and axes have different lengths");
+  if (!steps.empty() && steps.size() != axes.size())
+    return fail(out, "steps and axes have different lengths");
 
   std::vector<Dim> dims = in.dims;
   std::vector<std::int64_t> step_values(axes.size(), 1);
   std::vector<bool> step_known(axes.size(), true);
   for (std::size_t k = 0; k < steps.size(); ++k) {
     step_known[k] = steps[k].get_int(&step_values[k]);
-    if (step_known[k] && step_values[k] == 0) return fail(out, "slice step 0 on axis " + std::to_string(axes[k]));
+    if (step_known[k] && step_values[k] == 0)
+      return fail(out, "slice step 0 on axis " + std::to_string(axes[k]));
   }
   for (std::size_t k = 0; k < axes.size(); ++k) {
     const auto a = static_cast<std::size_t>(axes[k]);
@@ -514,10 +524,12 @@ Status expand(const INodeView& node, IShapeSink& out) {
   }
   for (Dim d : target) {
     std::int64_t v;
-    if (d.get_int(&v) && v < 0) return fail(out, "shape entry " + std::to_string(v) + " is negative");
+    if (d.get_int(&v) && v < 0)
+      return fail(out, "shape entry " + std::to_string(v) + " is negative");
   }
   Shape result;
-  if (Status s = broadcast_shapes(out, {in, Shape::of(target)}, &result); s != Status::kOk) return s;
+  if (Status s = broadcast_shapes(out, {in, Shape::of(target)}, &result); s != Status::kOk)
+    return s;
   if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
   std::vector<Dim> values, broadcast;
   std::vector<std::int64_t> from, to;
@@ -548,8 +560,9 @@ Status tile(const INodeView& node, IShapeSink& out) {
       return set_shape(out, 0, dtype, Shape::of(dims));
     }
     const auto a = static_cast<std::size_t>(axis);
-    dims[a] = input_values(node, 1, &tiles) && tiles.size() == 1 ? dims[a] * tiles[0]
-                                                                 : fresh(node, out, 0, a, 0, kPosInf);
+    dims[a] = input_values(node, 1, &tiles) && tiles.size() == 1
+                  ? dims[a] * tiles[0]
+                  : fresh(node, out, 0, a, 0, kPosInf);
     return set_shape(out, 0, dtype, Shape::of(dims));
   }
   std::vector<Dim> repeats;
@@ -558,11 +571,13 @@ Status tile(const INodeView& node, IShapeSink& out) {
     return set_shape(out, 0, dtype, Shape::of(dims));
   }
   if (static_cast<std::int64_t>(repeats.size()) != rank) {
-    return fail(out, "repeats has " + std::to_string(repeats.size()) + " entries for rank " + std::to_string(rank));
+    return fail(out, "repeats has " + std::to_string(repeats.size()) + " entries for rank " +
+                         std::to_string(rank));
   }
   for (std::size_t k = 0; k < dims.size(); ++k) {
     std::int64_t r;
-    if (repeats[k].get_int(&r) && r < 0) return fail(out, "repeat " + std::to_string(r) + " is negative");
+    if (repeats[k].get_int(&r) && r < 0)
+      return fail(out, "repeat " + std::to_string(r) + " is negative");
     dims[k] = dims[k] * repeats[k];
   }
   if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
@@ -592,7 +607,8 @@ Status pad(const INodeView& node, IShapeSink& out) {
   if (node.opset_version() < 11) {
     std::vector<std::int64_t> attr;
     const char* name = node.opset_version() < 2 ? "paddings" : "pads";
-    if (!attr_ints_vec(node, name, &attr)) return fail(out, std::string("missing '") + name + "' attribute");
+    if (!attr_ints_vec(node, name, &attr))
+      return fail(out, std::string("missing '") + name + "' attribute");
     for (std::int64_t v : attr) pads.push_back(node.constant(v));
   } else {
     if (!require_inputs(node, out, 2, &st)) return st;
@@ -613,19 +629,22 @@ Status pad(const INodeView& node, IShapeSink& out) {
   }
   if (!pads_known) {
     for (std::int64_t a : axes) {
-      dims[static_cast<std::size_t>(a)] = fresh(node, out, 0, static_cast<std::size_t>(a), 0, kPosInf);
+      dims[static_cast<std::size_t>(a)] =
+          fresh(node, out, 0, static_cast<std::size_t>(a), 0, kPosInf);
     }
     return set_shape(out, 0, dtype, Shape::of(dims));
   }
   const std::size_t n = axes.size();
   if (pads.size() != 2 * n) {
-    return fail(out, "pads has " + std::to_string(pads.size()) + " entries for " + std::to_string(n) + " axes");
+    return fail(out, "pads has " + std::to_string(pads.size()) + " entries for " +
+                         std::to_string(n) + " axes");
   }
   for (std::size_t k = 0; k < n; ++k) {
     const auto a = static_cast<std::size_t>(axes[k]);
     Dim d = in.dims[a] + pads[k] + pads[k + n];
     if (d.lift(0).provably_gt(d)) {
-      return fail(out, "padding gives axis " + std::to_string(a) + " the negative size " + to_string(d));
+      return fail(out,
+                  "padding gives axis " + std::to_string(a) + " the negative size " + to_string(d));
     }
     dims[a] = d;
   }
@@ -672,8 +691,10 @@ Status nonzero(const INodeView& node, IShapeSink& out) {
     for (std::size_t k = 0; k < values.size(); ++k) {
       if (values[k] != 0) hits.push_back(static_cast<std::int64_t>(k));
     }
-    const auto rank = static_cast<std::int64_t>(dims.size()), nnz = static_cast<std::int64_t>(hits.size());
-    if (Status s = set_shape(out, 0, dtype::kInt64, Shape::of({node.constant(rank), node.constant(nnz)}));
+    const auto rank = static_cast<std::int64_t>(dims.size()),
+               nnz = static_cast<std::int64_t>(hits.size());
+    if (Status s =
+            set_shape(out, 0, dtype::kInt64, Shape::of({node.constant(rank), node.constant(nnz)}));
         s != Status::kOk) {
       return s;
     }
@@ -690,7 +711,8 @@ Status nonzero(const INodeView& node, IShapeSink& out) {
     }
     return set_value(out, 0, coords);
   }
-  Dim rank = in.known ? node.constant(static_cast<std::int64_t>(in.rank())) : fresh(node, out, 0, 0, 0, kMaxRank);
+  Dim rank = in.known ? node.constant(static_cast<std::int64_t>(in.rank()))
+                      : fresh(node, out, 0, 0, 0, kMaxRank);
   const std::int64_t hi = in.known ? upper_bound(numel(node, in)) : kPosInf;
   return set_shape(out, 0, dtype::kInt64, Shape::of({rank, fresh(node, out, 0, 1, 0, hi)}));
 }
@@ -730,7 +752,9 @@ Status unique(const INodeView& node, IShapeSink& out) {
   const Shape per_value[] = {y, Shape::of({u}), Shape::of({inverse}), Shape::of({u})};
   for (std::uint32_t o = 0; o < node.output_count() && o < 4; ++o) {
     if (!node.has_output(o)) continue;
-    if (Status s = set_shape(out, o, o == 0 ? dtype : dtype::kInt64, per_value[o]); s != Status::kOk) return s;
+    if (Status s = set_shape(out, o, o == 0 ? dtype : dtype::kInt64, per_value[o]);
+        s != Status::kOk)
+      return s;
   }
   return Status::kOk;
 }
@@ -816,10 +840,12 @@ Status topk(const INodeView& node, IShapeSink& out) {
   Shape in = input_shape(node, 0);
   if (!in.known) {
     if (Status s = set_shape(out, 0, dtype, Shape::unknown()); s != Status::kOk) return s;
-    return node.output_count() > 1 ? set_shape(out, 1, dtype::kInt64, Shape::unknown()) : Status::kOk;
+    return node.output_count() > 1 ? set_shape(out, 1, dtype::kInt64, Shape::unknown())
+                                   : Status::kOk;
   }
   std::int64_t axis;
-  if (!read_axis(node, out, "axis", -1, static_cast<std::int64_t>(in.rank()), &axis, &st)) return st;
+  if (!read_axis(node, out, "axis", -1, static_cast<std::int64_t>(in.rank()), &axis, &st))
+    return st;
   const auto a = static_cast<std::size_t>(axis);
   const Dim d = in.dims[a];
   Dim k;
@@ -866,7 +892,8 @@ Status det(const INodeView& node, IShapeSink& out) {
   if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
   if (in.rank() < 2) return fail(out, "input must have rank >= 2");
   std::string error;
-  if (!unify(out, in.dims[in.rank() - 2], in.dims[in.rank() - 1], "matrices are not square", &error)) {
+  if (!unify(out, in.dims[in.rank() - 2], in.dims[in.rank() - 1], "matrices are not square",
+             &error)) {
     return fail(out, error);
   }
   return set_shape(out, 0, dtype, Shape::of({in.dims.begin(), in.dims.end() - 2}));

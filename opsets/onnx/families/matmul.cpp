@@ -32,7 +32,8 @@ Status matmul(const INodeView& node, IShapeSink& out) {
   if (a_vector) a.dims.insert(a.dims.begin(), node.constant(1));
   if (b_vector) b.dims.push_back(node.constant(1));
   std::string error;
-  if (!unify_inner(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], &error)) return fail(out, error);
+  if (!unify_inner(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], &error))
+    return fail(out, error);
   Shape batch_a = Shape::of({a.dims.begin(), a.dims.end() - 2});
   Shape batch_b = Shape::of({b.dims.begin(), b.dims.end() - 2});
   Shape batch;
@@ -58,7 +59,9 @@ Status gemm(const INodeView& node, IShapeSink& out) {
   return set_shape(out, 0, dtype, Shape::of({m, n}));
 }
 
-Status zero_scratch(const INodeView& node, IScratchSink& out) { return out.set_bytes(node.constant(0)); }
+Status zero_scratch(const INodeView& node, IScratchSink& out) {
+  return out.set_bytes(node.constant(0));
+}
 
 constinit const FnShapeRule kMatMul{&matmul};
 constinit const FnShapeRule kGemm{&gemm};

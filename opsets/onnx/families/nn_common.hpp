@@ -2,11 +2,10 @@
 // losses): optional outputs, fresh dims, dim unification and element sizes for scratch estimates.
 #pragma once
 
+#include <cctx/sdk/rule_helpers.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <cctx/sdk/rule_helpers.hpp>
 
 #include "rule_kit.hpp"
 

@@ -54,9 +54,11 @@ Dim scaled_dim(const INodeView& node, IShapeSink& out, Dim x, double scale, std:
 
 /// Applies per-axis scales; every scale must be a positive finite number.
 Status apply_scales(const INodeView& node, IShapeSink& out, std::int32_t dtype, Shape in,
-                    const std::vector<std::int64_t>& axes, const double* scales, std::size_t count) {
+                    const std::vector<std::int64_t>& axes, const double* scales,
+                    std::size_t count) {
   if (count != axes.size()) {
-    return fail(out, std::to_string(count) + " scales for " + std::to_string(axes.size()) + " axes");
+    return fail(out,
+                std::to_string(count) + " scales for " + std::to_string(axes.size()) + " axes");
   }
   for (std::size_t k = 0; k < count; ++k) {
     if (!(scales[k] > 0) || !std::isfinite(scales[k])) {
@@ -72,7 +74,8 @@ Status apply_scales(const INodeView& node, IShapeSink& out, std::int32_t dtype, 
 Status fresh_axes(const INodeView& node, IShapeSink& out, std::int32_t dtype, Shape in,
                   const std::vector<std::int64_t>& axes) {
   for (std::int64_t a : axes) {
-    in.dims[static_cast<std::size_t>(a)] = fresh(node, out, 0, static_cast<std::size_t>(a), 0, kPosInf);
+    in.dims[static_cast<std::size_t>(a)] =
+        fresh(node, out, 0, static_cast<std::size_t>(a), 0, kPosInf);
   }
   return set_shape(out, 0, dtype, in);
 }
@@ -103,16 +106,19 @@ bool read_axes(const INodeView& node, IShapeSink& out, std::int64_t rank, bool u
 Status apply_sizes(const INodeView& node, IShapeSink& out, std::int32_t dtype, Shape in,
                    const std::vector<std::int64_t>& axes, const std::vector<Dim>& sizes) {
   if (sizes.size() != axes.size()) {
-    return fail(out, std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) + " axes");
+    return fail(
+        out, std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) + " axes");
   }
   for (Dim s : sizes) {
     std::int64_t v;
     if (s.get_int(&v) && v < 0) return fail(out, "size " + std::to_string(v) + " is negative");
   }
-  const std::string policy =
-      node.opset_version() >= 18 ? attr_string_or(node, "keep_aspect_ratio_policy", "stretch") : "stretch";
+  const std::string policy = node.opset_version() >= 18
+                                 ? attr_string_or(node, "keep_aspect_ratio_policy", "stretch")
+                                 : "stretch";
   if (policy == "stretch") {
-    for (std::size_t k = 0; k < axes.size(); ++k) in.dims[static_cast<std::size_t>(axes[k])] = sizes[k];
+    for (std::size_t k = 0; k < axes.size(); ++k)
+      in.dims[static_cast<std::size_t>(axes[k])] = sizes[k];
     return set_shape(out, 0, dtype, in);
   }
   if (policy != "not_larger" && policy != "not_smaller") {
@@ -121,7 +127,8 @@ Status apply_sizes(const INodeView& node, IShapeSink& out, std::int32_t dtype, S
   std::vector<double> x(axes.size()), s(axes.size());
   for (std::size_t k = 0; k < axes.size(); ++k) {
     std::int64_t xv, sv;
-    if (!in.dims[static_cast<std::size_t>(axes[k])].get_int(&xv) || !sizes[k].get_int(&sv) || xv == 0) {
+    if (!in.dims[static_cast<std::size_t>(axes[k])].get_int(&xv) || !sizes[k].get_int(&sv) ||
+        xv == 0) {
       return fresh_axes(node, out, dtype, in, axes);
     }
     x[k] = static_cast<double>(xv);
@@ -156,12 +163,14 @@ Status resize(const INodeView& node, IShapeSink& out) {
       if (!sizes.empty()) return apply_sizes(node, out, dtype, in, axes, sizes);
     } else {
       Shape s = input_shape(node, 3);
-      if (!(s.known && s.rank() == 1 && s.dims[0].is(0))) return fresh_axes(node, out, dtype, in, axes);
+      if (!(s.known && s.rank() == 1 && s.dims[0].is(0)))
+        return fresh_axes(node, out, dtype, in, axes);
     }
   }
   const std::uint32_t scales_input = v10 ? 1 : 2;
   Span<double> scales;
-  if (node.has_input(scales_input) && node.input_float_values(scales_input, &scales) && !scales.empty()) {
+  if (node.has_input(scales_input) && node.input_float_values(scales_input, &scales) &&
+      !scales.empty()) {
     return apply_scales(node, out, dtype, in, axes, scales.data, scales.size);
   }
   return fresh_axes(node, out, dtype, in, axes);
@@ -180,10 +189,12 @@ Status upsample(const INodeView& node, IShapeSink& out) {
   std::vector<double> scales;
   if (node.opset_version() < 7) {
     if (rank != 4) return fail(out, "Upsample-1 expects a 4-D input");
-    scales = {1.0, 1.0, node.attr_float_or("height_scale", 1.0f), node.attr_float_or("width_scale", 1.0f)};
+    scales = {1.0, 1.0, node.attr_float_or("height_scale", 1.0f),
+              node.attr_float_or("width_scale", 1.0f)};
   } else if (node.opset_version() < 9) {
     Span<float> attr;
-    if (!node.attr_floats(StringRef("scales"), &attr)) return fail(out, "missing 'scales' attribute");
+    if (!node.attr_floats(StringRef("scales"), &attr))
+      return fail(out, "missing 'scales' attribute");
     scales.assign(attr.begin(), attr.end());
   } else {
     Span<double> values;
@@ -213,7 +224,8 @@ bool divide_exactly(const INodeView& node, IShapeSink& out, Dim d, std::int64_t 
   std::int64_t v;
   if (d.get_int(&v)) {
     if (v % k != 0) {
-      *st = fail(out, std::string(what) + " " + std::to_string(v) + " is not a multiple of " + std::to_string(k));
+      *st = fail(out, std::string(what) + " " + std::to_string(v) + " is not a multiple of " +
+                          std::to_string(k));
       return false;
     }
   } else if (k != 1) {
@@ -267,11 +279,13 @@ Status center_crop_pad(const INodeView& node, IShapeSink& out) {
   std::vector<Dim> sizes;
   if (!input_values(node, 1, &sizes)) return fresh_axes(node, out, dtype, in, axes);
   if (sizes.size() != axes.size()) {
-    return fail(out, std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) + " axes");
+    return fail(
+        out, std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) + " axes");
   }
   for (std::size_t k = 0; k < axes.size(); ++k) {
     std::int64_t v;
-    if (sizes[k].get_int(&v) && v < 0) return fail(out, "size " + std::to_string(v) + " is negative");
+    if (sizes[k].get_int(&v) && v < 0)
+      return fail(out, "size " + std::to_string(v) + " is negative");
     in.dims[static_cast<std::size_t>(axes[k])] = sizes[k];
   }
   return set_shape(out, 0, dtype, in);
@@ -300,7 +314,8 @@ Status col2im(const INodeView& node, IShapeSink& out) {
   Dim c;
   std::vector<std::int64_t> block_values;
   if (in.known && input_ints(node, 2, &block_values)) {
-    if (block_values.size() != image.size()) return fail(out, "block_shape and image_shape differ in length");
+    if (block_values.size() != image.size())
+      return fail(out, "block_shape and image_shape differ in length");
     std::int64_t k = 1;
     for (std::int64_t v : block_values) {
       if (v < 1) return fail(out, "block_shape entry " + std::to_string(v) + " must be >= 1");
@@ -316,7 +331,9 @@ Status col2im(const INodeView& node, IShapeSink& out) {
   return set_shape(out, 0, dtype, Shape::of(dims));
 }
 
-Status zero_scratch(const INodeView& node, IScratchSink& out) { return out.set_bytes(node.constant(0)); }
+Status zero_scratch(const INodeView& node, IScratchSink& out) {
+  return out.set_bytes(node.constant(0));
+}
 
 constinit const FnShapeRule kResize{&resize};
 constinit const FnShapeRule kUpsample{&upsample};

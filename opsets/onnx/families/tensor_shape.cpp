@@ -70,7 +70,8 @@ Status reshape(const INodeView& node, IShapeSink& out) {
       if (shape_in.known && shape_in.rank() == 1 && shape_in.dims[0].get_int(&len) && len >= 0) {
         std::vector<Dim> dims;
         for (std::int64_t k = 0; k < len; ++k) {
-          dims.emplace_back(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(k), 0, kPosInf));
+          dims.emplace_back(&node.expr(),
+                            out.fresh_dim(0, static_cast<std::uint32_t>(k), 0, kPosInf));
         }
         if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
         keep_value(node, out);
@@ -95,8 +96,8 @@ Status reshape(const INodeView& node, IShapeSink& out) {
       if (!in.known) {
         dims[k] = Dim(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(k), 0, kPosInf));
       } else if (k >= in.rank()) {
-        return fail(out, "shape entry " + std::to_string(k) + " is 0 (copy) but the input has rank " +
-                             std::to_string(in.rank()));
+        return fail(out, "shape entry " + std::to_string(k) +
+                             " is 0 (copy) but the input has rank " + std::to_string(in.rank()));
       } else {
         dims[k] = in.dims[k];
       }
@@ -144,10 +145,12 @@ Status flatten(const INodeView& node, IShapeSink& out) {
   const auto rank = static_cast<std::int64_t>(in.rank());
   std::int64_t axis = node.attr_int_or("axis", 1);
   if (axis < 0) axis += rank;
-  if (axis < 0 || axis > rank) return fail(out, "axis out of range for rank " + std::to_string(rank));
+  if (axis < 0 || axis > rank)
+    return fail(out, "axis out of range for rank " + std::to_string(rank));
   const auto a = static_cast<std::size_t>(axis);
-  if (Status r = set_shape(out, 0, dtype,
-                           Shape::of({product(node, in.dims, 0, a), product(node, in.dims, a, in.rank())}));
+  if (Status r = set_shape(
+          out, 0, dtype,
+          Shape::of({product(node, in.dims, 0, a), product(node, in.dims, a, in.rank())}));
       r != Status::kOk) {
     return r;
   }
@@ -174,17 +177,20 @@ Status squeeze(const INodeView& node, IShapeSink& out) {
   const std::int32_t dtype = node.input_dtype(0);
   bool present;
   std::vector<std::int64_t> axes;
-  if (!read_axes(node, &present, &axes) || !in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  if (!read_axes(node, &present, &axes) || !in.known)
+    return set_shape(out, 0, dtype, Shape::unknown());
   const auto rank = static_cast<std::int64_t>(in.rank());
   std::vector<bool> drop(in.rank(), false);
   if (present) {
     for (std::int64_t a : axes) {
       std::int64_t axis;
-      if (!normalize_axis(a, rank, &axis)) return fail(out, "axis " + std::to_string(a) + " out of range");
+      if (!normalize_axis(a, rank, &axis))
+        return fail(out, "axis " + std::to_string(a) + " out of range");
       Dim d = in.dims[static_cast<std::size_t>(axis)];
       std::int64_t v;
       if (d.get_int(&v) && v != 1) {
-        return fail(out, "cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(v));
+        return fail(out,
+                    "cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(v));
       }
       if (!d.is(1)) out.constraint(ConstraintKind::kEq, d.handle(), d.lift(1).handle(), 0);
       drop[static_cast<std::size_t>(axis)] = true;
@@ -214,14 +220,17 @@ Status unsqueeze(const INodeView& node, IShapeSink& out) {
   const std::int32_t dtype = node.input_dtype(0);
   bool present;
   std::vector<std::int64_t> axes;
-  if (!read_axes(node, &present, &axes) || !in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  if (!read_axes(node, &present, &axes) || !in.known)
+    return set_shape(out, 0, dtype, Shape::unknown());
   if (!present) return fail(out, "missing axes");
   const auto out_rank = static_cast<std::int64_t>(in.rank() + axes.size());
   std::vector<bool> is_new(static_cast<std::size_t>(out_rank), false);
   for (std::int64_t a : axes) {
     std::int64_t axis;
-    if (!normalize_axis(a, out_rank, &axis)) return fail(out, "axis " + std::to_string(a) + " out of range");
-    if (is_new[static_cast<std::size_t>(axis)]) return fail(out, "duplicate axis " + std::to_string(a));
+    if (!normalize_axis(a, out_rank, &axis))
+      return fail(out, "axis " + std::to_string(a) + " out of range");
+    if (is_new[static_cast<std::size_t>(axis)])
+      return fail(out, "duplicate axis " + std::to_string(a));
     is_new[static_cast<std::size_t>(axis)] = true;
   }
   std::vector<Dim> dims;
@@ -249,7 +258,8 @@ Status transpose(const INodeView& node, IShapeSink& out) {
   std::vector<Dim> dims;
   for (std::int64_t p : perm) {
     std::int64_t axis;
-    if (!normalize_axis(p, static_cast<std::int64_t>(in.rank()), &axis) || used[static_cast<std::size_t>(axis)]) {
+    if (!normalize_axis(p, static_cast<std::int64_t>(in.rank()), &axis) ||
+        used[static_cast<std::size_t>(axis)]) {
       return fail(out, "perm is not a permutation");
     }
     used[static_cast<std::size_t>(axis)] = true;

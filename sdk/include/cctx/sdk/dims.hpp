@@ -71,7 +71,9 @@ class Dim {
   constexpr const ExprApi* api() const noexcept { return api_; }
 
   /// True and *out set when the dimension is a known integer.
-  bool get_int(std::int64_t* out) const noexcept { return api_->as_int(api_->pool, handle_, out) != 0; }
+  bool get_int(std::int64_t* out) const noexcept {
+    return api_->as_int(api_->pool, handle_, out) != 0;
+  }
   bool is_const() const noexcept {
     std::int64_t v;
     return get_int(&v);
@@ -84,7 +86,9 @@ class Dim {
   /// Structural identity of canonical forms (an O(1) handle compare).
   constexpr bool same(Dim other) const noexcept { return handle_ == other.handle_; }
 
-  DimRelation compare(Dim other) const noexcept { return api_->compare(api_->pool, handle_, other.handle_); }
+  DimRelation compare(Dim other) const noexcept {
+    return api_->compare(api_->pool, handle_, other.handle_);
+  }
   bool provably_eq(Dim o) const noexcept { return same(o) || compare(o) == DimRelation::kEq; }
   bool provably_ne(Dim o) const noexcept {
     DimRelation r = compare(o);

@@ -33,10 +33,15 @@ Status guarded(Sink& sink, Body&& body) noexcept {
 /// Defines the plugin's only exported symbol. REGISTER is a function
 /// `cctx::sdk::Status f(cctx::sdk::IRegistrar&) noexcept`. The descriptor is a constant-initialised
 /// static: nothing of the plugin runs before the host has checked it.
-#define CCTX_DEFINE_PLUGIN(NAME, VERSION, REGISTER)                                          \
-  CCTX_PLUGIN_API const ::cctx::sdk::PluginDescriptor* CCTX_PLUGIN_ENTRY() noexcept {        \
-    static constexpr ::cctx::sdk::PluginDescriptor kDescriptor{                              \
-        sizeof(::cctx::sdk::PluginDescriptor), CCTX_SDK_ABI_MAJOR, CCTX_SDK_ABI_MINOR,       \
-        ::cctx::sdk::this_toolchain(), NAME, VERSION, &REGISTER};                            \
-    return &kDescriptor;                                                                      \
+#define CCTX_DEFINE_PLUGIN(NAME, VERSION, REGISTER)                                   \
+  CCTX_PLUGIN_API const ::cctx::sdk::PluginDescriptor* CCTX_PLUGIN_ENTRY() noexcept { \
+    static constexpr ::cctx::sdk::PluginDescriptor kDescriptor{                       \
+        sizeof(::cctx::sdk::PluginDescriptor),                                        \
+        CCTX_SDK_ABI_MAJOR,                                                           \
+        CCTX_SDK_ABI_MINOR,                                                           \
+        ::cctx::sdk::this_toolchain(),                                                \
+        NAME,                                                                         \
+        VERSION,                                                                      \
+        &REGISTER};                                                                   \
+    return &kDescriptor;                                                              \
   }
