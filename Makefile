@@ -94,7 +94,7 @@ fuzz: fuzz-deps
 	  [ -f "$$m" ] && cp "$$m" $(FUZZ_BUILD)/corpus/fuzz_model/$$(basename $$(dirname $$m)).onnx; \
 	done; true
 	@cp tests/fuzz/seeds/fuzz_expr/* $(FUZZ_BUILD)/corpus/fuzz_expr/
-	@cp config/profiles/*.yaml $(FUZZ_BUILD)/corpus/fuzz_profile/
+	@cp config/profiles/*.yaml plugins/example_vendor/declarative.yaml $(FUZZ_BUILD)/corpus/fuzz_profile/
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  echo "== $$t for $(FUZZ_SECONDS) s"; \
 	  (cd $(FUZZ_BUILD) && ./bin/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
