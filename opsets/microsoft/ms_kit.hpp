@@ -49,19 +49,6 @@ inline std::int32_t dtype_or(const INodeView& node, std::uint32_t i, std::int32_
   return t == dtype::kUndefined ? fallback : t;
 }
 
-inline bool attr_ints_vec(const INodeView& node, const char* name, std::vector<std::int64_t>* out) {
-  Span<std::int64_t> s;
-  if (!node.attr_ints(StringRef::from_c_str(name), &s)) return false;
-  out->assign(s.begin(), s.end());
-  return true;
-}
-
-inline std::string attr_string_or(const INodeView& node, const char* name, const char* fallback) {
-  StringRef s;
-  if (!node.attr_string(StringRef::from_c_str(name), &s)) return fallback;
-  return std::string(s.data, s.size);
-}
-
 /// A required positive integer attribute; false with a message when absent or not positive.
 inline bool positive_attr(const INodeView& node, const char* name, std::int64_t* value,
                           std::string* error) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cctx/sdk/plugin.hpp>
+#include <cctx/sdk/rule_helpers.hpp>
 #include <cctx/sdk/rule_kit.hpp>
 #include <cctx/sdk/shape_helpers.hpp>
 #include <cstdint>
@@ -13,6 +14,8 @@
 namespace cctx::opsets::onnx {
 
 using namespace cctx::sdk;
+using sdk::kit::attr_ints_vec;
+using sdk::kit::attr_string_or;
 
 /// Unbounded upper end of a fresh symbol's range.
 inline constexpr std::int64_t kPosInf = INT64_MAX;
@@ -59,19 +62,6 @@ inline Status unsupported(IShapeSink& out, const std::string& message) {
 
 // ---- attributes and inputs
 // -----------------------------------------------------------------------
-
-inline bool attr_ints_vec(const INodeView& node, const char* name, std::vector<std::int64_t>* out) {
-  Span<std::int64_t> s;
-  if (!node.attr_ints(StringRef::from_c_str(name), &s)) return false;
-  out->assign(s.begin(), s.end());
-  return true;
-}
-
-inline std::string attr_string_or(const INodeView& node, const char* name, const char* fallback) {
-  StringRef s;
-  if (!node.attr_string(StringRef::from_c_str(name), &s)) return fallback;
-  return std::string(s.data, s.size);
-}
 
 /// Output dtype equal to input i's dtype.
 inline std::int32_t dtype_of(const INodeView& node, std::uint32_t i) { return node.input_dtype(i); }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cctx/sdk/plugin.hpp>
+#include <cctx/sdk/rule_helpers.hpp>
 #include <cctx/sdk/rule_kit.hpp>
 #include <cctx/sdk/shape_helpers.hpp>
 #include <cstdint>
@@ -13,6 +14,8 @@
 namespace cctx::opsets::onnx_ml {
 
 using namespace cctx::sdk;
+using sdk::kit::attr_ints_vec;
+using sdk::kit::attr_string_or;
 
 inline constexpr StringRef kDomain("ai.onnx.ml");
 /// Unbounded upper end of a fresh symbol's range.
@@ -61,19 +64,6 @@ inline std::int64_t attr_length(const INodeView& node, const char* name) {
 /// `classlabels_*`, `cats_*`, `values_*` (an empty list selects nothing).
 inline bool attr_set(const INodeView& node, const char* name) {
   return attr_length(node, name) > 0;
-}
-
-inline bool attr_ints_vec(const INodeView& node, const char* name, std::vector<std::int64_t>* out) {
-  Span<std::int64_t> s;
-  if (!node.attr_ints(StringRef::from_c_str(name), &s)) return false;
-  out->assign(s.begin(), s.end());
-  return true;
-}
-
-inline std::string attr_string_or(const INodeView& node, const char* name, const char* fallback) {
-  StringRef s;
-  if (!node.attr_string(StringRef::from_c_str(name), &s)) return fallback;
-  return std::string(s.data, s.size);
 }
 
 /// Element type of a tensor attribute, or dtype::kUndefined when absent.

@@ -162,4 +162,19 @@ inline bool known_shape(const INodeView& node, std::uint32_t i, Shape* shape, in
   return shape->known && (rank < 0 || shape->rank() == static_cast<std::size_t>(rank));
 }
 
+/// The INTS attribute `name` as a vector; false when absent.
+inline bool attr_ints_vec(const INodeView& node, const char* name, std::vector<std::int64_t>* out) {
+  Span<std::int64_t> s;
+  if (!node.attr_ints(StringRef::from_c_str(name), &s)) return false;
+  out->assign(s.begin(), s.end());
+  return true;
+}
+
+/// The STRING attribute `name`, or `fallback` when absent.
+inline std::string attr_string_or(const INodeView& node, const char* name, const char* fallback) {
+  StringRef s;
+  if (!node.attr_string(StringRef::from_c_str(name), &s)) return fallback;
+  return std::string(s.data, s.size);
+}
+
 }  // namespace cctx::sdk::kit
