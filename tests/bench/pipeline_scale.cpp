@@ -3,9 +3,13 @@
 // process so that its peak RSS is its own, and that child writes the model file through a
 // process of its own (`--generate`), so the generator's memory is not counted either. Peak RSS is
 // read twice: after load + pipeline (the target), and after the JSON report (which holds the
-// whole text, 1.6 GB at 1M nodes). Prints a table and appends to a history file.
+// whole text, 1.6 GB at 1M nodes). Up to 100k nodes the pipeline and ONNX's inference then run
+// twice more, interleaved, and the best time of each side is compared (this VM's speed drifts);
+// the growth ratio compares first runs. Prints a table and appends to a history file.
 //
 //   bench_pipeline_scale [--sizes 10000,100000,1000000] [--history FILE] [--commit ID]
+//   bench_pipeline_scale --generate NODES FILE     writes the model only
+//   bench_pipeline_scale --repeat FILE COUNT       the pipeline only, COUNT times (for perf)
 #include <onnx/shape_inference/implementation.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -14,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -69,11 +74,13 @@ nlohmann::json measure(const char* self, std::int64_t target_nodes) {
   r["nodes"] = model.proto().graph().node_size();
 
   cctx::Host host(cctx::Host::default_profile());
+  // The first pipeline run is the one the RSS, the JSON report and the 1M target are taken from.
   cctx::ComputeContext ctx(host);
   t = Clock::now();
   ctx.compute(model);
-  r["cctx_s"] = seconds_since(t);
-  for (const cctx::StageTiming& s : ctx.stage_timings()) r["stages"][s.stage] = s.seconds;
+  double cctx_best = seconds_since(t);
+  std::vector<cctx::StageTiming> best_stages = ctx.stage_timings();
+  r["cctx_first_s"] = cctx_best;
   r["peak"] = ctx.pool().print(ctx.peak_total_bytes());
   r["warnings"] = ctx.diagnostics().size();
   r["cctx_rss_mb"] = peak_rss_mb();
@@ -84,16 +91,53 @@ nlohmann::json measure(const char* self, std::int64_t target_nodes) {
   r["json_s"] = seconds_since(t);
   r["json_mb"] = static_cast<double>(json.size()) / 1e6;
   r["rss_with_json_mb"] = peak_rss_mb();
+  json = std::string();
 
   // The peer: ONNX's C++ shape inference (with data propagation, which resolves the exporter's
-  // Reshape chains) on a copy of the same parsed model.
-  onnx::ModelProto copy = model.proto();
-  onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0,
-                                      /*enable_data_propagation=*/true};
-  t = Clock::now();
-  onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
-  r["onnx_s"] = seconds_since(t);
+  // Reshape chains) on a copy of the same parsed model. This machine is a shared VM whose speed
+  // drifts by tens of percent within a minute, so on graphs up to 100k nodes both sides run
+  // `rounds` times, interleaved, and the best time of each is compared.
+  const int rounds = target_nodes <= 100000 ? 3 : 1;
+  double onnx_best = 0;
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0) {
+      cctx::ComputeContext again(host);
+      t = Clock::now();
+      again.compute(model);
+      const double seconds = seconds_since(t);
+      if (seconds < cctx_best) {
+        cctx_best = seconds;
+        best_stages = again.stage_timings();
+      }
+    }
+    onnx::ModelProto copy = model.proto();
+    onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0,
+                                        /*enable_data_propagation=*/true};
+    t = Clock::now();
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+    const double seconds = seconds_since(t);
+    if (round == 0 || seconds < onnx_best) onnx_best = seconds;
+  }
+  r["rounds"] = rounds;
+  r["cctx_s"] = cctx_best;
+  r["onnx_s"] = onnx_best;
+  for (const cctx::StageTiming& st : best_stages) r["stages"][st.stage] = st.seconds;
   return r;
+}
+
+/// Loads `file` once and runs the pipeline `count` times: a quiet target for `perf record`.
+void repeat(const fs::path& file, int count) {
+  cctx::Model model = cctx::Model::load(file);
+  cctx::Host host(cctx::Host::default_profile());
+  for (int k = 0; k < count; ++k) {
+    cctx::ComputeContext ctx(host);
+    Clock::time_point t = Clock::now();
+    ctx.compute(model);
+    std::printf("pipeline %.3f s:", seconds_since(t));
+    for (const cctx::StageTiming& s : ctx.stage_timings())
+      std::printf(" %s %.3f", s.stage.c_str(), s.seconds);
+    std::printf("\n");
+  }
 }
 
 nlohmann::json run_child(const char* self, std::int64_t nodes) {
@@ -119,6 +163,13 @@ std::string git_commit() {
   return id;
 }
 
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[32] = {};
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,6 +179,10 @@ int main(int argc, char** argv) {
     std::string arg = argv[k];
     if (arg == "--single" && k + 1 < argc) {
       std::cout << measure(argv[0], std::stoll(argv[++k])).dump() << "\n";
+      return 0;
+    }
+    if (arg == "--repeat" && k + 2 < argc) {
+      repeat(argv[k + 1], std::stoi(argv[k + 2]));
       return 0;
     }
     if (arg == "--generate" && k + 2 < argc) {
@@ -162,23 +217,32 @@ int main(int argc, char** argv) {
     const double shapes = r["stages"]["shapes"], tags = r["stages"]["tags"];
     const double rest = cctx_s - shapes - tags;
     const std::int64_t nodes = r["nodes"];
-    totals[n] = cctx_s;
+    totals[n] = r["cctx_first_s"];  // growth compares single cold runs, as the 1M size has
     std::printf("%9lld %7.1f %7.2f %8.3f %8.3f %8.3f %8.3f %8.2f %7.0f %9.3f %9.0f %8.3f %8.2f\n",
                 static_cast<long long>(nodes), r["file_mb"].get<double>(),
                 r["load_s"].get<double>(), shapes, tags, rest, cctx_s,
                 1e6 * cctx_s / static_cast<double>(nodes), r["cctx_rss_mb"].get<double>(),
                 r["json_s"].get<double>(), r["rss_with_json_mb"].get<double>(), onnx_s,
                 cctx_s / onnx_s);
+    std::printf("          first run %.3f s; best of %d interleaved rounds above;",
+                r["cctx_first_s"].get<double>(), r["rounds"].get<int>());
+    std::printf(" load + first run %.2f s\n",
+                r["load_s"].get<double>() + r["cctx_first_s"].get<double>());
     std::printf("          stages:");
     for (auto& [stage, s] : r["stages"].items())
       std::printf(" %s %.3f", stage.c_str(), s.get<double>());
     std::printf("\n          peak: %s\n", r["peak"].get<std::string>().substr(0, 120).c_str());
-    if (log)
-      log << commit << "," << nodes << "," << r["load_s"] << "," << cctx_s << "," << onnx_s << ","
+    if (log) {
+      if (log.tellp() == 0)
+        log << "commit,date,nodes,load_s,cctx_first_s,cctx_best_s,onnx_best_s,ratio,rss_mb,json_"
+               "s\n";
+      log << commit << "," << today() << "," << nodes << "," << r["load_s"] << ","
+          << r["cctx_first_s"] << "," << cctx_s << "," << onnx_s << "," << cctx_s / onnx_s << ","
           << r["cctx_rss_mb"] << "," << r["json_s"] << "\n";
+    }
   }
   if (totals.count(100000) && totals.count(1000000)) {
-    std::printf("growth time(1M)/time(100k) = %.2f (linear: 10)\n",
+    std::printf("growth time(1M)/time(100k), first runs = %.2f (linear: 10)\n",
                 totals[1000000] / totals[100000]);
   }
   return 0;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cctx/errors.hpp"
+#include "cctx/name_table.hpp"
 #include "cctx/report.hpp"
 #include "model/metadata.hpp"
 #include "model_builder.hpp"
@@ -71,6 +72,51 @@ TEST(Graph, UndefinedInputAndEmptyOpTypeAreErrors) {
   c.input("X", kFloat, {"N"}).node("", {"X"}, {"Y"});
   Model m2 = c.build();
   EXPECT_THROW({ GraphView g(m2); }, ModelError);
+}
+
+TEST(Graph, NodesOfOneOperatorShareAKind) {
+  ModelBuilder b;
+  b.opset("com.example", 1);
+  b.input("X", kFloat, {"N"});
+  b.node("Relu", {"X"}, {"A"})
+      .node("Abs", {"A"}, {"B"})
+      .node("Relu", {"B"}, {"C"})
+      .node("Relu", {"C"}, {"D"}, {}, "com.example")
+      .node("Relu", {"D"}, {"E"}, {}, "ai.onnx");
+  Model m = b.build();
+  GraphView g(m);
+  ASSERT_EQ(g.main_node_count(), 5u);
+  EXPECT_EQ(g.op_kind_count(), 3u);  // Relu, Abs, com.example:Relu ("ai.onnx" is "")
+  EXPECT_EQ(g.node(0).kind, g.node(2).kind);
+  EXPECT_EQ(g.node(0).kind, g.node(4).kind);
+  EXPECT_NE(g.node(0).kind, g.node(1).kind);
+  EXPECT_NE(g.node(0).kind, g.node(3).kind);
+  EXPECT_EQ(g.find("C"), g.node(2).outputs[0]);
+  EXPECT_EQ(g.find("missing"), kNoValue);
+}
+
+TEST(NameTable, FindsEveryNameThroughGrowthAndKeepsTheFirstId) {
+  std::vector<std::string> names;
+  for (int k = 0; k < 5000; ++k) names.push_back("/model/layers." + std::to_string(k) + "/out");
+  NameTable table;  // no reserve: grows (rehashes) many times
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const auto [id, inserted] = table.try_emplace(names[k], static_cast<std::uint32_t>(k));
+    EXPECT_TRUE(inserted);
+    EXPECT_EQ(id, k);
+  }
+  EXPECT_EQ(table.size(), names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) EXPECT_EQ(table.find(names[k]), k);
+  const auto [id, inserted] = table.try_emplace(names[7], 99999);
+  EXPECT_FALSE(inserted);
+  EXPECT_EQ(id, 7u);
+  EXPECT_EQ(table.find("/model/layers.7/ou"), NameTable::kAbsent);
+  EXPECT_EQ(table.find(""), NameTable::kAbsent);
+  std::size_t visited = 0;
+  table.for_each([&](std::string_view name, std::uint32_t k) {
+    EXPECT_EQ(name, names[k]);  // insertion order
+    EXPECT_EQ(k, visited++);
+  });
+  EXPECT_EQ(visited, names.size());
 }
 
 // ---- shapes: fallbacks, fresh symbols, declarations

@@ -11,10 +11,14 @@
 // See docs/design/semantics.md for the contract of each stage.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cctx/sdk/types.hpp>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -74,8 +78,41 @@ struct InplaceDecision {
   ReuseMode mode = ReuseMode::kMayReuse;
 };
 
-/// Tag -> amount, sorted by tag name ("" first).
-using Bucket = std::vector<std::pair<Tag, Expr>>;
+/// Tag -> amount, sorted by tag name ("" first). At most one entry per tag, so the entries live
+/// inline: a profile per node of a million-node graph allocates nothing for its buckets.
+class Bucket {
+ public:
+  using value_type = std::pair<Tag, Expr>;
+  static constexpr std::size_t kCapacity = 5;  ///< untagged, ambiguous, axes, shape, weight
+
+  Bucket() = default;
+  Bucket(std::initializer_list<value_type> items) {
+    for (const value_type& item : items) push_back(item);
+  }
+
+  const value_type* begin() const { return items_.data(); }
+  const value_type* end() const { return items_.data() + size_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const value_type& operator[](std::size_t k) const { return items_[k]; }
+  const value_type& front() const { return items_[0]; }
+  const value_type& back() const { return items_[size_ - 1]; }
+
+  /// Throws std::length_error past kCapacity (one entry per tag).
+  void push_back(const value_type& item) {
+    if (size_ == kCapacity) throw std::length_error("Bucket: more entries than tags");
+    items_[size_++] = item;
+  }
+  void emplace_back(Tag tag, Expr amount) { push_back(value_type{tag, amount}); }
+
+  friend bool operator==(const Bucket& a, const Bucket& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  std::array<value_type, kCapacity> items_{};
+  std::uint8_t size_ = 0;
+};
 
 /// The seven-key memory profile of one node (semantics.md 8).
 struct MemoryProfile {

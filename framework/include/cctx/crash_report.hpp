@@ -13,7 +13,8 @@ namespace cctx {
 /// "killed by signal". Called by the `cctx` command; a library host (Python) keeps its own.
 void install_crash_reporter();
 
-/// Marks a plugin rule as running for its lifetime (pipeline stages wrap every rule call).
+/// Marks a plugin rule as running for its lifetime (pipeline stages wrap every rule call). Keeps
+/// the views, not copies: the texts must stay valid until the object is destroyed.
 class RunningRule {
  public:
   RunningRule(std::string_view origin, std::string_view kind, std::string_view domain,

@@ -181,6 +181,11 @@ class ExprPool {
   /// Checked evaluation: floor `//` and `%`, exact `/:`. Throws ExprError naming the problem
   /// (unknown symbol, out of bounds, division/modulo by zero, inexact division, overflow).
   std::int64_t eval(Expr e, const Assignment& values);
+  /// eval() of every expression of `es` under one assignment, in order. Sub-expressions shared
+  /// between them are evaluated once for the whole batch (the peak of a large graph evaluates
+  /// one term per node, and the terms share most of their monomials). Throws as eval() does, for
+  /// the first expression that fails.
+  std::vector<std::int64_t> eval_all(std::span<const Expr> es, const Assignment& values);
   /// Replaces symbols by expressions and re-simplifies.
   Expr substitute(Expr e, const std::map<std::string, Expr, std::less<>>& values);
 
@@ -196,8 +201,39 @@ class ExprPool {
   ExprPoolStats stats() const;
 
  private:
+  friend class RunningSum;
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+/// A sum changed one operand at a time and read after each change (the memory profile's live
+/// bytes). add/sub merge the operand's terms into a short sorted list without interning anything;
+/// value() interns the current sum once and keeps it until the next change. A chain of
+/// ExprPool::add/sub would intern (and memoise) every intermediate sum. The value equals that
+/// chain's result, with one difference: a sum that exceeds the size caps only between two reads
+/// is not capped. Operands that the pool rewrites when added (floor divisions or modulos by a
+/// literal, exact divisions) switch the sum to the pool's own add/sub until they cancel out.
+class RunningSum {
+ public:
+  explicit RunningSum(ExprPool& pool) : pool_(&pool) {}
+  void add(Expr e) { change(e, 1); }
+  void sub(Expr e) { change(e, -1); }
+  Expr value();
+
+ private:
+  struct Term {
+    std::uint32_t mono;
+    std::int64_t coef;
+  };
+  void change(Expr e, std::int64_t sign);
+  /// Replaces the term list by the terms of `e`; returns false when `e` needs the pool's rewrites.
+  bool load(Expr e);
+
+  ExprPool* pool_;
+  std::int64_t constant_ = 0;
+  std::vector<Term> terms_;     ///< sorted by monomial handle, no zero coefficient
+  std::optional<Expr> slow_;    ///< the value while the pool's add/sub is in charge
+  std::optional<Expr> cached_;  ///< value() since the last change
 };
 
 /// Evaluates `text` directly under `values` without simplifying (semantics.md 2.2): floor

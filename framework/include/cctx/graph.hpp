@@ -6,8 +6,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "cctx/name_table.hpp"
 
 namespace onnx {
 class GraphProto;
@@ -51,7 +52,10 @@ struct NodeEntry {
   std::uint32_t proto_index = 0;  ///< position in the file's node list
   std::string_view domain;        ///< normalised: "" for ai.onnx
   std::string_view op_type;
-  std::int64_t opset = -1;       ///< version imported for the domain, -1 if none
+  std::int64_t opset = -1;  ///< version imported for the domain, -1 if none
+  /// Dense id of (domain, op_type, opset), shared by every node of the same operator in every
+  /// graph of the view: stages resolve rules once per kind, not once per node.
+  std::uint32_t kind = 0;
   std::vector<ValueId> inputs;   ///< kNoValue for omitted optionals
   std::vector<ValueId> outputs;  ///< kNoValue for omitted optionals
   std::vector<BodyRef> bodies;
@@ -86,6 +90,8 @@ class GraphView {
   const NodeEntry& node(NodeId id) const { return nodes_[id]; }
   const ValueEntry& value(ValueId id) const { return values_[id]; }
   std::size_t main_node_count() const { return graphs_[0].nodes.size(); }
+  /// Number of distinct NodeEntry::kind ids (0 .. op_kind_count() - 1).
+  std::size_t op_kind_count() const { return op_kinds_.size(); }
   /// Looks a name up in the main graph's scope.
   ValueId find(std::string_view name) const;
   /// Warnings found while building (a name produced twice, ...).
@@ -100,12 +106,21 @@ class GraphView {
   /// `position`: scratch of nodes_.size() entries, all 0xffffffff on entry and on return.
   void sort_graph(GraphId g, std::vector<std::uint32_t>& position);
   void collect_captures(NodeId n);
+  std::uint32_t op_kind(std::string_view domain, std::string_view op_type, std::int64_t opset);
+
+  struct OpKind {
+    std::string_view domain;
+    std::int64_t opset;
+    std::uint32_t next;  ///< next kind with the same op_type, kInvalidId at the end
+  };
 
   const Model* model_;
   std::vector<GraphEntry> graphs_;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
-  std::unordered_map<std::string_view, ValueId> main_scope_;
+  NameTable main_scope_;
+  NameTable kinds_by_op_type_;  ///< op_type -> first OpKind of that op_type
+  std::vector<OpKind> op_kinds_;
   std::vector<std::string> warnings_;
 };
 

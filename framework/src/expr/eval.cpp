@@ -19,7 +19,7 @@ std::string bounds_text(Interval b) {
 
 }  // namespace
 
-std::int64_t detail::PoolImpl::eval(Expr e, const Assignment& values) {
+void detail::PoolImpl::start_eval_generation() {
   if (eval_stamp.size() < nodes.size()) {
     eval_stamp.resize(nodes.size(), 0);
     eval_value.resize(nodes.size(), 0);
@@ -28,12 +28,29 @@ std::int64_t detail::PoolImpl::eval(Expr e, const Assignment& values) {
     std::fill(eval_stamp.begin(), eval_stamp.end(), 0);
     eval_gen = 1;
   }
+}
+
+std::int64_t detail::PoolImpl::eval_top(Expr e, const Assignment& values) {
   const Int128 v = eval_rec(e, values, e);
   if (v < static_cast<Int128>(kNegInf) || v > static_cast<Int128>(kPosInf)) {
     throw ExprError(ExprError::Kind::kOverflow,
                     "integer overflow: the value of '" + quote_text(print(e)) + "' exceeds int64");
   }
   return static_cast<std::int64_t>(v);
+}
+
+std::int64_t detail::PoolImpl::eval(Expr e, const Assignment& values) {
+  start_eval_generation();
+  return eval_top(e, values);
+}
+
+std::vector<std::int64_t> detail::PoolImpl::eval_all(std::span<const Expr> es,
+                                                     const Assignment& values) {
+  start_eval_generation();
+  std::vector<std::int64_t> out;
+  out.reserve(es.size());
+  for (Expr e : es) out.push_back(eval_top(e, values));
+  return out;
 }
 
 Int128 detail::PoolImpl::eval_rec(Expr e, const Assignment& values, Expr top) {

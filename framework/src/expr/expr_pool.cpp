@@ -170,6 +170,9 @@ Relation ExprPool::compare(Expr a, Expr b) {
 // ---- evaluation ---------------------------------------------------------------------------------
 
 std::int64_t ExprPool::eval(Expr e, const Assignment& values) { return impl_->eval(e, values); }
+std::vector<std::int64_t> ExprPool::eval_all(std::span<const Expr> es, const Assignment& values) {
+  return impl_->eval_all(es, values);
+}
 
 Expr ExprPool::substitute(Expr e, const std::map<std::string, Expr, std::less<>>& values) {
   std::vector<std::pair<std::uint32_t, Expr>> map;

@@ -256,6 +256,11 @@ struct PoolImpl {
 
   // ---- evaluation and substitution (eval.cpp, substitute.cpp) ----------------------------------
   std::int64_t eval(Expr e, const Assignment& values);
+  /// Values of many expressions under one assignment: shared sub-expressions are evaluated once
+  /// for the whole batch (one memo generation).
+  std::vector<std::int64_t> eval_all(std::span<const Expr> es, const Assignment& values);
+  void start_eval_generation();
+  std::int64_t eval_top(Expr e, const Assignment& values);
   detail::Int128 eval_rec(Expr e, const Assignment& values, Expr top);
   /// `budget` (optional) is charged one unit per rebuilt node. `raw_minmax` rebuilds max/min
   /// structurally, without dominance proofs (used inside proofs).

@@ -3,46 +3,36 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
-#include "cctx/errors.hpp"
 #include "cctx/model.hpp"
 
 namespace cctx {
 
-const std::vector<std::string>& RequiredBodies::required(const onnx::NodeProto& node,
-                                                         std::int64_t opset) {
-  key_.assign(node.domain());
-  key_ += '\n';
-  key_ += node.op_type();
-  key_ += '\n';
-  key_ += std::to_string(opset);
-  if (const auto it = cache_.find(key_); it != cache_.end()) return it->second;
-  std::vector<std::string> names;
-  const std::string domain(normalize_domain(node.domain()));
-  const onnx::OpSchema* schema =
-      onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), domain);
-  if (schema != nullptr) {
-    for (const auto& [name, attr] : schema->attributes()) {
-      const bool graph =
-          attr.type == onnx::AttributeProto::GRAPH || attr.type == onnx::AttributeProto::GRAPHS;
-      if (graph && attr.required) names.push_back(name);
+const std::string* RequiredBodies::missing(const onnx::NodeProto& node, std::uint32_t kind,
+                                           std::int64_t opset) {
+  if (opset < 1) return nullptr;
+  if (kind >= by_kind_.size()) by_kind_.resize(kind + 1);
+  std::optional<std::vector<std::string>>& names = by_kind_[kind];
+  if (!names) {
+    names.emplace();
+    const std::string domain(normalize_domain(node.domain()));
+    const onnx::OpSchema* schema =
+        onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), domain);
+    if (schema != nullptr) {
+      for (const auto& [name, attr] : schema->attributes()) {
+        const bool graph =
+            attr.type == onnx::AttributeProto::GRAPH || attr.type == onnx::AttributeProto::GRAPHS;
+        if (graph && attr.required) names->push_back(name);
+      }
     }
   }
-  return cache_.emplace(key_, std::move(names)).first->second;
-}
-
-void RequiredBodies::check(const onnx::NodeProto& node, std::int64_t opset,
-                           const std::function<std::string()>& where) {
-  if (opset < 1) return;
-  for (const std::string& name : required(node, opset)) {
+  for (const std::string& name : *names) {
     bool present = false;
     for (const onnx::AttributeProto& a : node.attribute()) {
       present = present || (a.name() == name && (a.has_g() || a.graphs_size() > 0));
     }
-    if (!present) {
-      throw ModelError(where() + " has no '" + name + "' graph, which " + node.op_type() +
-                       " requires");
-    }
+    if (!present) return &name;
   }
+  return nullptr;
 }
 
 }  // namespace cctx

@@ -2,9 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace onnx {
@@ -15,19 +14,15 @@ namespace cctx {
 
 /// Checks that nodes carry the GRAPH/GRAPHS attributes their operator's schema (from the onnx
 /// library) requires: an If without `else_branch`, a Loop without `body`. Operators unknown to
-/// the library pass. The schema lookup is done once per (domain, op, opset): graphs repeat a
-/// few operators many times.
+/// the library pass. The schema lookup is done once per operator kind (the graph view's dense id
+/// of (domain, op, opset)): graphs repeat a few operators many times.
 class RequiredBodies {
  public:
-  /// Throws ModelError with `where()` (how the message names the node) when one is missing.
-  void check(const onnx::NodeProto& node, std::int64_t opset,
-             const std::function<std::string()>& where);
+  /// The name of a required graph attribute the node lacks, or nullptr.
+  const std::string* missing(const onnx::NodeProto& node, std::uint32_t kind, std::int64_t opset);
 
  private:
-  const std::vector<std::string>& required(const onnx::NodeProto& node, std::int64_t opset);
-
-  std::unordered_map<std::string, std::vector<std::string>> cache_;
-  std::string key_;
+  std::vector<std::optional<std::vector<std::string>>> by_kind_;
 };
 
 }  // namespace cctx

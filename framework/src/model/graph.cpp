@@ -20,27 +20,33 @@ constexpr int kMaxNesting = static_cast<int>(kMaxSubgraphDepth);
 }  // namespace
 
 struct GraphView::Scope {
-  std::unordered_map<std::string_view, ValueId> names;
+  NameTable names;
   Scope* outer = nullptr;
 
   ValueId lookup(std::string_view name) const {
+    const std::uint64_t h = NameTable::hash(name);
     for (const Scope* s = this; s != nullptr; s = s->outer) {
-      auto it = s->names.find(name);
-      if (it != s->names.end()) return it->second;
+      const ValueId id = s->names.find(name, h);
+      if (id != kNoValue) return id;
     }
     return kNoValue;
   }
 };
+static_assert(kNoValue == NameTable::kAbsent);
 
 GraphView::GraphView(const Model& model) : model_(&model) {
   const onnx::GraphProto& g = model.proto().graph();
+  // Sized once: growing (rehashing) a table of millions of names, or moving a million values,
+  // would be a large share of building the view.
+  std::size_t main_values = static_cast<std::size_t>(g.input_size() + g.initializer_size());
+  for (const onnx::NodeProto& np : g.node())
+    main_values += static_cast<std::size_t>(np.output_size());
   nodes_.reserve(static_cast<std::size_t>(g.node_size()));
-  values_.reserve(static_cast<std::size_t>(g.node_size() + g.input_size() + g.initializer_size()));
+  values_.reserve(main_values);
   Scope main;
-  // Sized once: rehashing a map of millions of names is a large share of building the view.
-  main.names.reserve(values_.capacity() + static_cast<std::size_t>(g.output_size()));
+  main.names.reserve(main_values);
   build_graph(g, kInvalidId, kInvalidId, "", &main, 0, "");
-  for (const auto& [name, id] : main.names) main_scope_.emplace(name, id);
+  main_scope_ = std::move(main.names);
   std::vector<std::uint32_t> position(nodes_.size(), 0xffffffffU);
   for (GraphId gid = 0; gid < graphs_.size(); ++gid) sort_graph(gid, position);
   for (NodeId n = 0; n < nodes_.size(); ++n) {
@@ -59,9 +65,24 @@ GraphView::GraphView(const Model& model) : model_(&model) {
   }
 }
 
-ValueId GraphView::find(std::string_view name) const {
-  auto it = main_scope_.find(name);
-  return it == main_scope_.end() ? kNoValue : it->second;
+ValueId GraphView::find(std::string_view name) const { return main_scope_.find(name); }
+
+std::uint32_t GraphView::op_kind(std::string_view domain, std::string_view op_type,
+                                 std::int64_t opset) {
+  const std::uint64_t h = NameTable::hash(op_type);
+  const std::uint32_t first = kinds_by_op_type_.find(op_type, h);
+  for (std::uint32_t k = first; k != kInvalidId; k = op_kinds_[k].next) {
+    if (op_kinds_[k].opset == opset && op_kinds_[k].domain == domain) return k;
+  }
+  const auto id = static_cast<std::uint32_t>(op_kinds_.size());
+  if (first == kInvalidId) {
+    kinds_by_op_type_.try_emplace(op_type, h, id);
+    op_kinds_.push_back(OpKind{domain, opset, kInvalidId});
+  } else {  // linked in after the op_type's first kind, which the table points at
+    op_kinds_.push_back(OpKind{domain, opset, op_kinds_[first].next});
+    op_kinds_[first].next = id;
+  }
+  return id;
 }
 
 GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId owner,
@@ -78,25 +99,26 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   graphs_[gid].parent = parent;
   graphs_[gid].symbol_prefix = std::move(symbol_prefix);
 
-  auto define = [&](const std::string& name) -> ValueId {
-    auto it = scope->names.find(name);
-    if (it != scope->names.end()) return it->second;
-    ValueId id = static_cast<ValueId>(values_.size());
-    values_.emplace_back();
-    values_.back().name = name;
-    values_.back().graph = gid;
-    // Keys view the proto's strings, which outlive the view (values_ may reallocate).
-    scope->names.emplace(std::string_view(name), id);
-    return id;
+  // Returns the name's value and whether this call created it. Keys view the proto's strings,
+  // which outlive the view (values_ may reallocate).
+  auto define = [&](const std::string& name) -> std::pair<ValueId, bool> {
+    const auto [id, inserted] =
+        scope->names.try_emplace(name, static_cast<ValueId>(values_.size()));
+    if (inserted) {
+      values_.emplace_back();
+      values_.back().name = name;
+      values_.back().graph = gid;
+    }
+    return {id, inserted};
   };
 
   for (const onnx::TensorProto& t : g.initializer()) {
-    ValueId id = define(t.name());
+    ValueId id = define(t.name()).first;
     values_[id].initializer = &t;
     graphs_[gid].initializers.push_back(id);
   }
   for (const onnx::ValueInfoProto& vi : g.input()) {
-    ValueId id = define(vi.name());
+    ValueId id = define(vi.name()).first;
     values_[id].graph_input = &vi;
     graphs_[gid].inputs.push_back(id);
   }
@@ -117,18 +139,23 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     n.op_type = np.op_type();
     n.domain = normalize_domain(np.domain());
     n.opset = model_->opset(n.domain);
+    n.kind = op_kind(n.domain, n.op_type, n.opset);
     if (n.op_type.empty()) {
       throw ModelError(model_->source() + ": node " + std::to_string(k) +
                        (np.name().empty() ? "" : " '" + np.name() + "'") + " has no op_type");
     }
-    required_bodies.check(np, n.opset, [&] { return model_->source() + ": " + name_node(np, k); });
+    if (const std::string* body = required_bodies.missing(np, n.kind, n.opset)) {
+      throw ModelError(model_->source() + ": " + name_node(np, k) + " has no '" + *body +
+                       "' graph, which " + np.op_type() + " requires");
+    }
+    n.outputs.reserve(static_cast<std::size_t>(np.output_size()));
     for (const std::string& out : np.output()) {
       if (out.empty()) {
         n.outputs.push_back(kNoValue);
         continue;
       }
-      bool existed = scope->names.count(out) != 0;
-      ValueId id = define(out);
+      const auto [id, created] = define(out);
+      const bool existed = !created;
       n.outputs.push_back(id);
       if (values_[id].producer == kInvalidId && !values_[id].is_input() &&
           !values_[id].is_initializer()) {
@@ -144,10 +171,8 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     }
   }
   for (const onnx::ValueInfoProto& vi : g.value_info()) {
-    auto it = scope->names.find(vi.name());
-    if (it != scope->names.end() && values_[it->second].value_info == nullptr) {
-      values_[it->second].value_info = &vi;
-    }
+    const ValueId id = scope->names.find(vi.name());
+    if (id != kNoValue && values_[id].value_info == nullptr) values_[id].value_info = &vi;
   }
   for (const onnx::ValueInfoProto& vi : g.output()) {
     ValueId id = scope->lookup(vi.name());
@@ -165,6 +190,7 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   for (std::size_t nid = first_node; nid < first_node + static_cast<std::size_t>(g.node_size());
        ++nid) {
     const onnx::NodeProto& np = *nodes_[nid].proto;
+    nodes_[nid].inputs.reserve(static_cast<std::size_t>(np.input_size()));
     for (const std::string& in : np.input()) {
       if (in.empty()) {
         nodes_[nid].inputs.push_back(kNoValue);

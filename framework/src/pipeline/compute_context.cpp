@@ -109,15 +109,12 @@ std::optional<NodeId> ComputeContext::peak_node() const { return state_->peak_no
 PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const {
   PeakEvaluation result;
   result.assignment = assignment;
-  const std::vector<Expr>& terms = state_->node_terms;
-  // Identical terms evaluate once: real graphs repeat the same few totals many times.
-  std::unordered_map<std::uint32_t, std::int64_t> cache;
-  for (NodeId n = 0; n < terms.size(); ++n) {
-    auto it = cache.find(terms[n].id);
-    if (it == cache.end())
-      it = cache.emplace(terms[n].id, state_->pool->eval(terms[n], assignment)).first;
-    if (result.node < 0 || it->second > result.bytes) {
-      result.bytes = it->second;
+  // One batch: identical terms (real graphs repeat the same few totals many times) and shared
+  // monomials are evaluated once.
+  const std::vector<std::int64_t> values = state_->pool->eval_all(state_->node_terms, assignment);
+  for (std::size_t n = 0; n < values.size(); ++n) {
+    if (result.node < 0 || values[n] > result.bytes) {
+      result.bytes = values[n];
       result.node = static_cast<std::int64_t>(n);
     }
   }

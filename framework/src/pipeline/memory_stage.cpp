@@ -1,6 +1,7 @@
 // Stage 5: the per-node memory profile (semantics.md 8). Live memory is kept as running sums per
 // (source, tag), updated only when a buffer is created, freed or re-tagged, so the stage is
-// linear in the graph: no re-scan of the live set at each node.
+// linear in the graph: no re-scan of the live set at each node. The sums are RunningSums: a
+// change merges a few terms, and each sum is interned once per node that reads it changed.
 #include <array>
 
 #include "pipeline/analysis_state.hpp"
@@ -16,8 +17,10 @@ constexpr std::array<Tag, 5> kTagOrder = {Tag::kNone, Tag::kAmbiguous, Tag::kAxe
 class MemoryStage {
  public:
   explicit MemoryStage(ComputeContext::State& s)
-      : s_(s), pool_(*s.pool), live_total_(pool_.integer(0)) {
-    for (auto& row : sums_) row.fill(pool_.integer(0));
+      : s_(s),
+        pool_(*s.pool),
+        live_total_(pool_),
+        sums_{make_row(pool_), make_row(pool_), make_row(pool_)} {
     for (auto& row : nonzero_) row.fill(0);
   }
 
@@ -38,6 +41,11 @@ class MemoryStage {
   }
 
  private:
+  using Row = std::array<RunningSum, kTagOrder.size()>;
+  static Row make_row(ExprPool& pool) {
+    return Row{RunningSum(pool), RunningSum(pool), RunningSum(pool), RunningSum(pool),
+               RunningSum(pool)};
+  }
   static std::size_t row(BufferSource s) { return static_cast<std::size_t>(s); }
   static std::size_t column(Tag t) {
     for (std::size_t k = 0; k < kTagOrder.size(); ++k) {
@@ -54,12 +62,12 @@ class MemoryStage {
     const Expr size = s_.buffers[b].size;
     const std::size_t r = row(source_[b]), c = column(tag_[b]);
     if (add) {
-      live_total_ = pool_.add(live_total_, size);
-      sums_[r][c] = pool_.add(sums_[r][c], size);
+      live_total_.add(size);
+      sums_[r][c].add(size);
       if (!is_zero(size)) ++nonzero_[r][c];
     } else {
-      live_total_ = pool_.sub(live_total_, size);
-      sums_[r][c] = pool_.sub(sums_[r][c], size);
+      live_total_.sub(size);
+      sums_[r][c].sub(size);
       if (!is_zero(size)) --nonzero_[r][c];
     }
   }
@@ -95,11 +103,11 @@ class MemoryStage {
     account(b, true);
   }
 
-  Bucket bucket(BufferSource source) const {
+  Bucket bucket(BufferSource source) {
     Bucket out;
     const std::size_t r = row(source);
     for (std::size_t c = 0; c < kTagOrder.size(); ++c) {
-      if (nonzero_[r][c] > 0) out.emplace_back(kTagOrder[c], sums_[r][c]);
+      if (nonzero_[r][c] > 0) out.emplace_back(kTagOrder[c], sums_[r][c].value());
     }
     return out;
   }
@@ -107,11 +115,12 @@ class MemoryStage {
   void step(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     const std::vector<InplaceDecision>& decisions = s_.inplace[n];
-    std::vector<bool> decided(node.outputs.size(), false);
+    std::vector<bool>& decided = decided_;  // reused: no allocation per node
+    decided.assign(node.outputs.size(), false);
     for (const InplaceDecision& d : decisions) decided[d.output] = true;
 
     MemoryProfile& p = s_.memory[n];
-    p.already_allocated = live_total_;
+    p.already_allocated = live_total_.value();
     p.inputs = bucket(BufferSource::kInput);
     p.initializers = bucket(BufferSource::kInitializer);
     p.intermediates = bucket(BufferSource::kIntermediate);
@@ -169,12 +178,13 @@ class MemoryStage {
 
   ComputeContext::State& s_;
   ExprPool& pool_;
-  Expr live_total_;
-  std::array<std::array<Expr, kTagOrder.size()>, 3> sums_;
+  RunningSum live_total_;
+  std::array<Row, 3> sums_;
   std::array<std::array<std::uint32_t, kTagOrder.size()>, 3> nonzero_;
   std::vector<std::uint32_t> members_;
   std::vector<Tag> tag_;
   std::vector<BufferSource> source_;
+  std::vector<bool> decided_;
 };
 
 }  // namespace

@@ -1,6 +1,5 @@
 // Stage 7: whole-graph peak (semantics.md 10).
 #include <algorithm>
-#include <unordered_set>
 
 #include "pipeline/analysis_state.hpp"
 
@@ -35,7 +34,8 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   std::vector<std::pair<std::int64_t, Expr>> scored;
   scored.reserve(terms.size());
   try {
-    for (Expr t : terms) scored.emplace_back(pool.eval(t, probe), t);
+    const std::vector<std::int64_t> values = pool.eval_all(terms, probe);
+    for (std::size_t k = 0; k < terms.size(); ++k) scored.emplace_back(values[k], terms[k]);
   } catch (const ExprError&) {
     return pool.max(terms);  // a term undefined at the probe: let the engine decide
   }
@@ -71,10 +71,16 @@ void run_peak_stage(ComputeContext::State& s) {
   s.node_terms.assign(count, pool.integer(0));
   s.peak_node.reset();
   std::vector<Expr> distinct;
-  std::unordered_set<std::uint32_t> seen;
+  // Expression handles are dense: a stamp per handle finds the distinct terms without hashing.
+  std::vector<bool> seen;
   for (NodeId n = 0; n < count; ++n) {
-    s.node_terms[n] = pool.add(s.memory[n].total, s.scratch[n]);
-    if (seen.insert(s.node_terms[n].id).second) distinct.push_back(s.node_terms[n]);
+    const Expr term = pool.add(s.memory[n].total, s.scratch[n]);
+    s.node_terms[n] = term;
+    if (term.id >= seen.size()) seen.resize(std::max<std::size_t>(2 * term.id, 1024), false);
+    if (!seen[term.id]) {
+      seen[term.id] = true;
+      distinct.push_back(term);
+    }
   }
   if (distinct.empty()) {
     s.peak = pool.integer(0);

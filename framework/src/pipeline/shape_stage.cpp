@@ -2,7 +2,6 @@
 #include <onnx/onnx_pb.h>
 
 #include <optional>
-#include <unordered_map>
 
 #include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
@@ -311,19 +310,11 @@ class ShapeStage {
 
   const ResolvedRules& resolve(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
-    std::string key;
-    key.reserve(node.domain.size() + node.op_type.size() + 12);
-    key.append(node.domain).push_back('\0');
-    key.append(node.op_type).push_back('\0');
-    key.append(std::to_string(node.opset));
-    auto it = cache_.find(key);
-    if (it == cache_.end()) {
-      it = cache_
-               .emplace(std::move(key), s_.registry->resolve(node.domain, node.op_type, node.opset))
-               .first;
-    }
-    s_.rules[n] = it->second;
-    return it->second;
+    if (rules_by_kind_.empty()) rules_by_kind_.resize(s_.graph->op_kind_count());
+    std::optional<ResolvedRules>& rules = rules_by_kind_[node.kind];
+    if (!rules) rules = s_.registry->resolve(node.domain, node.op_type, node.opset);
+    s_.rules[n] = *rules;
+    return *rules;
   }
 
   std::string identify(NodeId n) const {
@@ -533,7 +524,7 @@ class ShapeStage {
 
   ComputeContext::State& s_;
   ExprBridge bridge_;
-  std::unordered_map<std::string, ResolvedRules> cache_;
+  std::vector<std::optional<ResolvedRules>> rules_by_kind_;  ///< per NodeEntry::kind
   std::optional<AnalysisError> parked_;
 
  public:

@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 
@@ -14,16 +14,17 @@ namespace cctx {
 
 namespace {
 
-constexpr std::size_t kCapacity = 1024;
-char g_running[kCapacity];           // "plugin 'onnx 0.1.0 (/x.so)', shape rule of ai.onnx::Relu"
-volatile sig_atomic_t g_length = 0;  // 0: no rule is running
-char g_alt_stack[1 << 16];           // the handler's stack when the main one has overflowed
-
-void append(std::size_t& at, std::string_view text) {
-  const std::size_t n = std::min(text.size(), kCapacity - at);
-  std::memcpy(g_running + at, text.data(), n);
-  at += n;
-}
+// The running rule, as the four pieces of "plugin 'ORIGIN', KIND rule of DOMAIN::OP". Only the
+// views are stored (a rule runs for every node: formatting the line each time was a measurable
+// share of a million-node analysis); the texts they point at (the registry's origin, the model's
+// op names) outlive the rule call. The handler reads them with write(2) only.
+struct Piece {
+  const char* data;
+  std::size_t size;
+};
+Piece g_pieces[4];
+volatile sig_atomic_t g_running = 0;  // 0: no rule is running
+char g_alt_stack[1 << 16];            // the handler's stack when the main one has overflowed
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -55,10 +56,15 @@ void write_text(const char* text) { write_all(text, std::strlen(text)); }
 void on_fatal_signal(int sig) {
   write_text("cctx: fatal signal ");
   write_text(signal_name(sig));
-  const std::size_t length = static_cast<std::size_t>(g_length);
-  if (length > 0) {
-    write_text(" in ");
-    write_all(g_running, length);
+  if (g_running != 0) {
+    write_text(" in plugin '");
+    write_all(g_pieces[0].data, g_pieces[0].size);
+    write_text("', ");
+    write_all(g_pieces[1].data, g_pieces[1].size);
+    write_text(" rule of ");
+    write_all(g_pieces[2].data, g_pieces[2].size);
+    write_text("::");
+    write_all(g_pieces[3].data, g_pieces[3].size);
     write_text("; the plugin crashed the process\n");
   } else {
     write_text(" (internal error: please report it)\n");
@@ -83,22 +89,19 @@ void install_crash_reporter() {
 
 RunningRule::RunningRule(std::string_view origin, std::string_view kind, std::string_view domain,
                          std::string_view op) noexcept
-    : outer_(g_length != 0) {
+    : outer_(g_running != 0) {
   if (outer_) return;
-  std::size_t at = 0;
-  append(at, "plugin '");
-  append(at, origin);
-  append(at, "', ");
-  append(at, kind);
-  append(at, " rule of ");
-  append(at, domain.empty() ? std::string_view("ai.onnx") : domain);
-  append(at, "::");
-  append(at, op);
-  g_length = static_cast<sig_atomic_t>(at);
+  if (domain.empty()) domain = "ai.onnx";
+  g_pieces[0] = Piece{origin.data(), origin.size()};
+  g_pieces[1] = Piece{kind.data(), kind.size()};
+  g_pieces[2] = Piece{domain.data(), domain.size()};
+  g_pieces[3] = Piece{op.data(), op.size()};
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // the pieces are complete before the flag
+  g_running = 1;
 }
 
 RunningRule::~RunningRule() {
-  if (!outer_) g_length = 0;
+  if (!outer_) g_running = 0;
 }
 
 }  // namespace cctx
