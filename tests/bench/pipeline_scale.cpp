@@ -9,7 +9,8 @@
 //
 //   bench_pipeline_scale [--sizes 10000,100000,1000000] [--history FILE] [--commit ID]
 //   bench_pipeline_scale --generate NODES FILE     writes the model only
-//   bench_pipeline_scale --repeat FILE COUNT       the pipeline only, COUNT times (for perf)
+//   bench_pipeline_scale --repeat FILE COUNT [json]  the pipeline (and the JSON report) only,
+//                                                    COUNT times (for perf)
 #include <onnx/shape_inference/implementation.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -126,7 +127,7 @@ nlohmann::json measure(const char* self, std::int64_t target_nodes) {
 }
 
 /// Loads `file` once and runs the pipeline `count` times: a quiet target for `perf record`.
-void repeat(const fs::path& file, int count) {
+void repeat(const fs::path& file, int count, bool with_json) {
   cctx::Model model = cctx::Model::load(file);
   cctx::Host host(cctx::Host::default_profile());
   for (int k = 0; k < count; ++k) {
@@ -136,6 +137,16 @@ void repeat(const fs::path& file, int count) {
     std::printf("pipeline %.3f s:", seconds_since(t));
     for (const cctx::StageTiming& s : ctx.stage_timings())
       std::printf(" %s %.3f", s.stage.c_str(), s.seconds);
+    const cctx::ExprPoolStats stats = ctx.pool().stats();
+    std::printf(" expressions %zu memo %llu/%llu", ctx.pool().node_count(),
+                static_cast<unsigned long long>(stats.memo_hits),
+                static_cast<unsigned long long>(stats.memo_hits + stats.memo_misses));
+    if (with_json) {
+      t = Clock::now();
+      std::string json;
+      cctx::append_json_report(json, ctx, cctx::ReportOptions{"bench", {}});
+      std::printf(" json %.3f", seconds_since(t));
+    }
     std::printf("\n");
   }
 }
@@ -182,7 +193,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (arg == "--repeat" && k + 2 < argc) {
-      repeat(argv[k + 1], std::stoi(argv[k + 2]));
+      repeat(argv[k + 1], std::stoi(argv[k + 2]),
+             k + 3 < argc && std::string(argv[k + 3]) == "json");
       return 0;
     }
     if (arg == "--generate" && k + 2 < argc) {

@@ -33,7 +33,10 @@ struct ComputeContext::State {
   std::vector<ValueShape> shapes;
   /// Small constant floating tensors (initializers, Constant outputs): Resize scales, ...
   std::unordered_map<ValueId, std::vector<double>> float_values;
-  std::vector<ResolvedRules> rules;  ///< per NodeId
+  /// Per NodeEntry::kind (nodes of one operator share their rules), resolved by the shape stage
+  /// when it meets the first node of the kind; read through rules_of().
+  std::vector<ResolvedRules> rules;
+  std::vector<bool> rules_resolved;
   std::vector<Constraint> constraints;
   std::vector<ValueId> unknown_rank_values;
   /// Producer-named fresh dims by name, so that re-inferring a body reuses them.
@@ -90,6 +93,7 @@ struct ComputeContext::State {
     diagnostics.push_back(Diagnostic{Diagnostic::Severity::kNote, node, std::move(message)});
   }
   Expr zero() { return pool->integer(0); }
+  const ResolvedRules& rules_of(NodeId n) const { return rules[graph->node(n).kind]; }
 };
 
 // The stages, in pipeline order. Each one reads only what earlier stages stored.

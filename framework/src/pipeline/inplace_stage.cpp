@@ -104,7 +104,7 @@ class InplaceStage {
     Declarations d;
     if (!s_.options.inplace.enabled) return d;
     const NodeEntry& node = s_.graph->node(n);
-    const ResolvedRules& rules = s_.rules[n];
+    const ResolvedRules& rules = s_.rules_of(n);
     if (rules.inplace != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostInplaceSink sink(d);
@@ -167,7 +167,7 @@ class InplaceStage {
   void plan(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     Declarations d = declarations(n);
-    const bool structural = s_.rules[n].inplace == nullptr;
+    const bool structural = s_.rules_of(n).inplace == nullptr;
     const bool squeeze_shortcut = structural && node.domain.empty() &&
                                   (node.op_type == "Squeeze" || node.op_type == "Unsqueeze");
     std::vector<bool> served(node.outputs.size(), false), claimed(node.inputs.size(), false);

@@ -45,15 +45,16 @@ void run_scratch_stage(ComputeContext::State& s) {
   for (NodeId n = 0; n < count; ++n) {
     // A control-flow node also needs the working memory of its bodies while they run.
     if (!s.graph->node(n).bodies.empty()) s.scratch[n] = body_working_bytes(s, n);
-    const sdk::IScratchEstimator* estimator = s.rules[n].scratch;
+    const sdk::IScratchEstimator* estimator = s.rules_of(n).scratch;
     if (estimator == nullptr) continue;
     HostNodeView view(s, bridge, n);
     HostScratchSink sink;
     sdk::Status status;
     {
       const NodeEntry& node = s.graph->node(n);
-      RunningRule running(s.rules[n].entries[static_cast<std::size_t>(RuleKind::kScratch)]->origin,
-                          "scratch", node.domain, node.op_type);
+      RunningRule running(
+          s.rules_of(n).entries[static_cast<std::size_t>(RuleKind::kScratch)]->origin, "scratch",
+          node.domain, node.op_type);
       status = estimator->estimate(view, sink);
     }
     for (const std::string& e : bridge.take_errors()) {

@@ -193,7 +193,8 @@ class ShapeStage {
 
   void run() {
     s_.shapes.assign(s_.graph->values().size(), ValueShape{});
-    s_.rules.assign(s_.graph->nodes().size(), ResolvedRules{});
+    s_.rules.assign(s_.graph->op_kind_count(), ResolvedRules{});
+    s_.rules_resolved.assign(s_.graph->op_kind_count(), false);
     seed_graph(0);
     infer_graph(0);
     for (ValueId v = 0; v < s_.shapes.size(); ++v) {
@@ -310,11 +311,11 @@ class ShapeStage {
 
   const ResolvedRules& resolve(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
-    if (rules_by_kind_.empty()) rules_by_kind_.resize(s_.graph->op_kind_count());
-    std::optional<ResolvedRules>& rules = rules_by_kind_[node.kind];
-    if (!rules) rules = s_.registry->resolve(node.domain, node.op_type, node.opset);
-    s_.rules[n] = *rules;
-    return *rules;
+    if (!s_.rules_resolved[node.kind]) {
+      s_.rules[node.kind] = s_.registry->resolve(node.domain, node.op_type, node.opset);
+      s_.rules_resolved[node.kind] = true;
+    }
+    return s_.rules[node.kind];
   }
 
   std::string identify(NodeId n) const {
@@ -524,7 +525,6 @@ class ShapeStage {
 
   ComputeContext::State& s_;
   ExprBridge bridge_;
-  std::vector<std::optional<ResolvedRules>> rules_by_kind_;  ///< per NodeEntry::kind
   std::optional<AnalysisError> parked_;
 
  public:

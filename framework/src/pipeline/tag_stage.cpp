@@ -138,7 +138,7 @@ class TagStage {
 
   void process(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
-    const ResolvedRules& rules = s_.rules[n];
+    const ResolvedRules& rules = s_.rules_of(n);
     const TagTraitsCopy& traits = rules.traits ? *rules.traits : kDefaultTraits;
     const Tag previous = s_.node_tags[n];
 

@@ -2,6 +2,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -219,9 +220,15 @@ std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext&
 /// A JSON string as nlohmann's dump() writes it. Printable ASCII without quote or backslash is
 /// copied as is; anything else goes through nlohmann's escaping (control characters, UTF-8
 /// checks), so both agree byte for byte.
-void append_json_string(std::string& out, std::string_view s) {
-  const bool plain = std::all_of(
-      s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+/// True when `s` can be written between quotes as it is (printable ASCII, no quote, no backslash).
+bool plain_json(std::string_view s) {
+  for (const char c : s) {
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+void append_quoted(std::string& out, std::string_view s, bool plain) {
   if (plain) {
     out += '"';
     out += s;
@@ -229,6 +236,10 @@ void append_json_string(std::string& out, std::string_view s) {
   } else {
     out += Json(std::string(s)).dump();
   }
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  append_quoted(out, s, plain_json(s));
 }
 
 /// Writes JSON text laid out exactly as nlohmann's dump(2) lays out the same tree, without
@@ -257,7 +268,9 @@ class PrettyWriter {
   }
   void integer(std::int64_t v) {
     before_value();
-    out_ += std::to_string(v);
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    out_.append(digits, end);
   }
   void null() {
     before_value();
@@ -267,9 +280,15 @@ class PrettyWriter {
   void amount(ExprPool& pool, Expr e) {
     if (auto v = pool.as_int(e)) {
       integer(*v);
-    } else {
-      string(pool.print(e));
+      return;
     }
+    // Reports repeat the same expressions many times (a node's total is often the next node's
+    // already-allocated amount): whether a text needs escaping is decided once per expression.
+    const std::string& text = pool.print(e);
+    if (e.id >= plain_.size()) plain_.resize(std::max<std::size_t>(2 * e.id + 1, 1024), kUnknown);
+    if (plain_[e.id] == kUnknown) plain_[e.id] = plain_json(text) ? kPlain : kEscaped;
+    before_value();
+    append_quoted(out_, text, plain_[e.id] == kPlain);
   }
 
   void member(std::string_view k, std::string_view s) {
@@ -324,6 +343,8 @@ class PrettyWriter {
   std::size_t depth_;
   std::vector<std::size_t> counts_;  ///< members/items written per open bracket
   bool after_key_ = false;
+  enum : std::uint8_t { kUnknown, kPlain, kEscaped };
+  std::vector<std::uint8_t> plain_;  ///< per expression handle
 };
 
 /// value_json(ctx, v), written.
@@ -443,6 +464,9 @@ void append_json_report(std::string& out, const ComputeContext& ctx, const Repor
   out += "{\n  \"format\": \"cctx.analysis/1\",\n  \"model\": ";
   append_nested(out, model_json(ctx, options), 1);
   out += ",\n  \"values\": {";
+  // One writer for every value and node: each is a complete value, after which the writer is
+  // back at its starting state, and its per-expression cache carries over.
+  PrettyWriter w(out, 2);
   bool first = true;
   for (ValueId v = 0; v < g.values().size(); ++v) {
     if (g.value(v).graph != 0) continue;
@@ -450,7 +474,6 @@ void append_json_report(std::string& out, const ComputeContext& ctx, const Repor
     first = false;
     append_json_string(out, g.value(v).name);
     out += ": ";
-    PrettyWriter w(out, 2);
     write_value(w, ctx, v);
   }
   out += first ? "}" : "\n  }";
@@ -465,7 +488,6 @@ void append_json_report(std::string& out, const ComputeContext& ctx, const Repor
       out.reserve(out.size() + (per_node + per_node / 10) * (ctx.node_count() - n) + 65536);
     }
     out += n == 0 ? "\n    " : ",\n    ";
-    PrettyWriter w(out, 2);
     write_node(w, ctx, n);
   }
   out += ctx.node_count() == 0 ? "]" : "\n  ]";
