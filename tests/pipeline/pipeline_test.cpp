@@ -356,6 +356,36 @@ TEST(Lifetimes, IfBodyCaptureExtendsTheLifetime) {
   EXPECT_EQ(names(a, if_node.captures), (std::vector<std::string>{"A", "X"}));
 }
 
+TEST(Graph, ABodyNameDefinedLaterShadowsTheOuterOne) {
+  // The else branch reads A before (in file order) the node that redefines A in the branch: the
+  // read binds to the branch's A, not the outer A that is already known when it is met.
+  ModelBuilder then_branch, else_branch;
+  then_branch.node("Relu", {"A"}, {"t"}).output("t", kFloat);
+  else_branch.node("Abs", {"A"}, {"e"}).node("Neg", {"X"}, {"A"}).output("e", kFloat);
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).input("c", test::kBool, {});
+  b.node("Relu", {"X"}, {"A"});
+  b.node("If", {"c"}, {"Y"},
+         {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
+  b.output("Y", kFloat);
+  auto a = test::analyze(b);
+  const GraphView& g = a.ctx->graph();
+  const ValueId outer_a = g.find("A");
+  ASSERT_NE(outer_a, kNoValue);
+  std::size_t abs_nodes = 0;
+  for (const NodeEntry& n : g.nodes()) {
+    if (n.op_type == "Relu" && n.graph != 0) {
+      EXPECT_EQ(n.inputs[0], outer_a);  // the then branch reads the outer A
+    }
+    if (n.op_type != "Abs") continue;
+    ++abs_nodes;
+    EXPECT_NE(n.inputs[0], outer_a);
+    EXPECT_EQ(g.value(n.inputs[0]).graph, n.graph);  // the branch's own A
+  }
+  EXPECT_EQ(abs_nodes, 1u);
+  EXPECT_EQ(a.dims("Y"), (Dims{"N"}));
+}
+
 // ---- in-place and memory (semantics.md 7-8)
 // ------------------------------------------------------------
 

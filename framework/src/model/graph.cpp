@@ -33,6 +33,8 @@ struct GraphView::Scope {
   }
 };
 static_assert(kNoValue == NameTable::kAbsent);
+/// An input the first pass of build_graph left for the second (never in a finished view).
+constexpr ValueId kUnbound = kNoValue - 1;
 
 GraphView::GraphView(const Model& model) : model_(&model) {
   const onnx::GraphProto& g = model.proto().graph();
@@ -124,6 +126,7 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   }
   const std::size_t first_node = nodes_.size();
   RequiredBodies required_bodies;
+  std::vector<NodeId> unbound;  ///< nodes with an input not yet defined in the first pass
   auto name_node = [&](const onnx::NodeProto& np, int k) {
     return "node " + std::to_string(k) + (np.name().empty() ? "" : " '" + np.name() + "'") + " (" +
            (np.domain().empty() ? "" : np.domain() + ":") + np.op_type() + ")" + where;
@@ -169,6 +172,17 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
                          "; node " + std::to_string(k) + " defines it again)");
       }
     }
+    // Inputs defined in this graph's scope by now (every input of a sorted graph) are bound in
+    // this pass, while the node's strings are in cache; the rest wait for the second pass (a
+    // name of an enclosing scope may still be shadowed by a later node of this graph).
+    n.inputs.reserve(static_cast<std::size_t>(np.input_size()));
+    bool all_bound = true;
+    for (const std::string& in : np.input()) {
+      const ValueId id = in.empty() ? kNoValue : scope->names.find(in);
+      all_bound = all_bound && (in.empty() || id != kNoValue);
+      n.inputs.push_back(!in.empty() && id == kNoValue ? kUnbound : id);
+    }
+    if (!all_bound) unbound.push_back(nid);
   }
   for (const onnx::ValueInfoProto& vi : g.value_info()) {
     const ValueId id = scope->names.find(vi.name());
@@ -185,26 +199,22 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     }
     graphs_[gid].outputs.push_back(id);
   }
-  // Inputs are resolved after every output of this graph is defined: ONNX files need not be
-  // sorted, and a body may read any value of an enclosing scope.
-  for (std::size_t nid = first_node; nid < first_node + static_cast<std::size_t>(g.node_size());
-       ++nid) {
+  // Inputs the first pass could not bind are resolved now that every output of this graph is
+  // defined: ONNX files need not be sorted, and a body may read any value of an enclosing scope.
+  for (const NodeId nid : unbound) {
     const onnx::NodeProto& np = *nodes_[nid].proto;
-    nodes_[nid].inputs.reserve(static_cast<std::size_t>(np.input_size()));
-    for (const std::string& in : np.input()) {
-      if (in.empty()) {
-        nodes_[nid].inputs.push_back(kNoValue);
-        continue;
-      }
-      ValueId id = scope->lookup(in);
-      if (id == kNoValue) {
+    for (int k = 0; k < np.input_size(); ++k) {
+      ValueId& slot = nodes_[nid].inputs[static_cast<std::size_t>(k)];
+      if (slot != kUnbound) continue;
+      const std::string& in = np.input(k);
+      slot = scope->lookup(in);
+      if (slot == kNoValue) {
         throw ModelError(model_->source() + ": " +
                          (np.name().empty() ? "node " + std::to_string(nodes_[nid].proto_index)
                                             : "node '" + np.name() + "'") +
                          " (" + np.op_type() + ") reads '" + in +
                          "', which no node, input or initializer defines" + where);
       }
-      nodes_[nid].inputs.push_back(id);
     }
   }
   for (std::size_t nid = first_node; nid < first_node + static_cast<std::size_t>(g.node_size());

@@ -142,7 +142,10 @@ class MemoryStage {
       if (out_used[c]) p.outputs.emplace_back(kTagOrder[c], out_sums[c]);
     }
     p.output_allocation = allocation;
-    p.total = pool_.add(p.already_allocated, allocation);
+    // already + allocation through the running sum: one intern, no memo probe or merge.
+    live_total_.add(allocation);
+    p.total = live_total_.value();
+    live_total_.sub(allocation);
 
     // Transition (8.3 step 5).
     for (const InplaceDecision& d : decisions) {

@@ -1,6 +1,7 @@
 // Stage 1: symbolic shape inference (semantics.md 3, expressions.md 7-8).
 #include <onnx/onnx_pb.h>
 
+#include <boost/container/small_vector.hpp>
 #include <optional>
 
 #include "cctx/crash_report.hpp"
@@ -25,6 +26,10 @@ std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size)
 class ShapeStage;
 
 /// The host's IShapeSink for one node: writes straight into the analysis state.
+/// One flag per output of a node. Nodes rarely have more than a few outputs: inline storage, so
+/// that inferring a node allocates nothing for its bookkeeping.
+using OutputFlags = boost::container::small_vector<bool, 8>;
+
 class HostShapeSink final : public sdk::IShapeSink {
  public:
   HostShapeSink(ShapeStage& stage, ComputeContext::State& s, NodeId n)
@@ -182,7 +187,7 @@ class HostShapeSink final : public sdk::IShapeSink {
   ComputeContext::State& s_;
   NodeId n_;
   const NodeEntry& node_;
-  std::vector<bool> set_;
+  OutputFlags set_;
   std::string error_;
   std::string message_;
 };
@@ -331,7 +336,7 @@ class ShapeStage {
     record_constant_floats(n);
     bool rule_failed = false;
     std::string rule_error;
-    std::vector<bool> done(node.outputs.size(), false);
+    OutputFlags done(node.outputs.size(), false);
     if (rules.shape != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostShapeSink sink(*this, s_, n);
@@ -364,7 +369,7 @@ class ShapeStage {
     apply_declarations(n);
   }
 
-  static bool all_done(const NodeEntry& node, const std::vector<bool>& done) {
+  static bool all_done(const NodeEntry& node, const OutputFlags& done) {
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k] != kNoValue && !done[k]) return false;
     }
@@ -372,7 +377,7 @@ class ShapeStage {
   }
 
   // semantics.md 3.6: schema inference (only without a rule), declared shapes, unknown rank.
-  void fall_back(NodeId n, bool rule_failed, std::vector<bool>& done) {
+  void fall_back(NodeId n, bool rule_failed, OutputFlags& done) {
     const NodeEntry& node = s_.graph->node(n);
     std::string reasons;
     for (const std::string& step : s_.options.shapes.fallback) {
