@@ -45,7 +45,8 @@ void run_lifetime_stage(ComputeContext::State& s) {
       }
       const bool keep = e.is_initializer() || e.is_output() || (e.is_input() && !overwrite_inputs);
       if (keep) return;
-      if (e.producer != kInvalidId && e.producer < n && g.node(e.producer).graph == 0) {
+      // Main-graph nodes are NodeIds 0..count-1, so a producer before n is a main-graph node.
+      if (e.producer != kInvalidId && e.producer < n) {
         s.release_after[n].push_back(v);
         if (s.value_tags[v] == Tag::kShape) s.release_after_shape_tag[n].push_back(v);
       }
