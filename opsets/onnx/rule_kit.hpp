@@ -16,6 +16,7 @@ namespace cctx::opsets::onnx {
 using namespace cctx::sdk;
 using sdk::kit::attr_ints_vec;
 using sdk::kit::attr_string_or;
+using sdk::kit::fresh;
 
 /// Unbounded upper end of a fresh symbol's range.
 inline constexpr std::int64_t kPosInf = INT64_MAX;

@@ -159,11 +159,6 @@ bool same_values(const BodyValue& a, const BodyValue& b) {
   return true;
 }
 
-Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint32_t axis,
-          std::int64_t lo, std::int64_t hi) {
-  return Dim(&node.expr(), out.fresh_dim(o, axis, lo, hi));
-}
-
 // ---- If -----------------------------------------------------------------------------------------
 
 /// How an If output dim that differs between the branches is represented (plugin option

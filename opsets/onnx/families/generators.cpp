@@ -15,11 +15,6 @@ namespace {
 
 constexpr std::int64_t kMaxValueElements = 64;
 
-Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::size_t axis,
-          std::int64_t lo, std::int64_t hi) {
-  return Dim(&node.expr(), out.fresh_dim(o, static_cast<std::uint32_t>(axis), lo, hi));
-}
-
 /// The single element of input i's value (scalar or one-element tensor), or an invalid Dim.
 Dim scalar_value(const INodeView& node, std::uint32_t i) {
   std::vector<Dim> v;

@@ -21,11 +21,6 @@ constexpr std::int64_t kMaxValueElements = 64;
 constexpr std::int64_t kPastEnd = INT32_MAX;
 constexpr std::int64_t kBeforeStart = INT32_MIN;
 
-Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::size_t axis,
-          std::int64_t lo, std::int64_t hi) {
-  return Dim(&node.expr(), out.fresh_dim(o, static_cast<std::uint32_t>(axis), lo, hi));
-}
-
 std::int64_t upper_bound(Dim d) {
   std::int64_t lo, hi;
   d.bounds(&lo, &hi);

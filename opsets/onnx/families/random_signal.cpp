@@ -9,11 +9,6 @@ namespace cctx::opsets::onnx {
 
 namespace {
 
-Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint32_t axis,
-          std::int64_t lo, std::int64_t hi) {
-  return Dim(&node.expr(), out.fresh_dim(o, axis, lo, hi));
-}
-
 /// The known value of a scalar (or one-element) integer input.
 bool scalar_value(const INodeView& node, std::uint32_t i, Dim* value) {
   std::vector<Dim> v;

@@ -82,11 +82,6 @@ bool symbolic_length(const INodeView& node, std::uint32_t i, Dim* length) {
   return node.input_sequence_length(i) < 0 && node.input_sequence_length_dim(i, length);
 }
 
-Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint32_t axis,
-          std::int64_t lo, std::int64_t hi) {
-  return Dim(&node.expr(), out.fresh_dim(o, axis, lo, hi));
-}
-
 /// Requires input i to be a sequence (or of a kind not inferred yet).
 bool require_sequence(const INodeView& node, IShapeSink& out, std::uint32_t i, Status* status) {
   const ValueKind kind = node.input_kind(i);
