@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "cctx/hash_mix.hpp"
+
 namespace cctx {
 
 class NameTable {
@@ -37,14 +39,7 @@ class NameTable {
       std::memcpy(&word, p, n);
       h = (h ^ word) * kMul;
     }
-    // Final avalanche (the 64-bit finalizer of MurmurHash3), so the low bits used as the slot
-    // index depend on every byte.
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 33;
-    return h;
+    return mix64(h);  // the low bits, used as the slot index, depend on every byte
   }
 
   NameTable() = default;

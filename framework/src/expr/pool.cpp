@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "cctx/hash_mix.hpp"
 #include "expr/pool_impl.hpp"
 
 namespace cctx {
@@ -45,14 +46,7 @@ namespace {
 
 constexpr std::uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
 
-inline std::uint64_t finalize_hash(std::uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
+inline std::uint64_t finalize_hash(std::uint64_t h) { return mix64(h); }
 
 inline std::uint32_t hash_node(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
   std::uint64_t h =
