@@ -71,7 +71,7 @@ void run_peak_stage(ComputeContext::State& s) {
   s.node_terms.assign(count, pool.integer(0));
   s.peak_node.reset();
   std::vector<Expr> distinct;
-  // Expression handles are dense: a stamp per handle finds the distinct terms without hashing.
+  // Expression handles are dense: a bit per handle finds the distinct terms without hashing.
   std::vector<bool> seen;
   for (NodeId n = 0; n < count; ++n) {
     const Expr term = pool.add(s.memory[n].total, s.scratch[n]);
