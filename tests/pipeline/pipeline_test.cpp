@@ -30,6 +30,17 @@ std::vector<std::string> names(const test::Analysis& a, const std::vector<ValueI
   return out;
 }
 
+/// X -> Relu -> A, then Y = If(c, then_branch, else_branch): bodies that read or redefine A.
+ModelBuilder if_after_relu(const ModelBuilder& then_branch, const ModelBuilder& else_branch) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).input("c", test::kBool, {});
+  b.node("Relu", {"X"}, {"A"});
+  b.node("If", {"c"}, {"Y"},
+         {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
+  b.output("Y", kFloat);
+  return b;
+}
+
 // ---- graph construction ------------------------------------------------------------------------
 
 TEST(Graph, UnsortedNodesAreSortedTopologically) {
@@ -344,13 +355,7 @@ TEST(Lifetimes, IfBodyCaptureExtendsTheLifetime) {
   else_branch.node("Neg", {"X"}, {"A"})
       .node("Abs", {"A"}, {"e"})
       .output("e", kFloat);  // redefines A
-  ModelBuilder b;
-  b.input("X", kFloat, {"N"}).input("c", test::kBool, {});
-  b.node("Relu", {"X"}, {"A"});
-  b.node("If", {"c"}, {"Y"},
-         {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
-  b.output("Y", kFloat);
-  auto a = test::analyze(b);
+  auto a = test::analyze(if_after_relu(then_branch, else_branch));
   EXPECT_EQ(names(a, a.ctx->release_after(1)), (std::vector<std::string>{"A"}));
   const NodeEntry& if_node = a.ctx->graph().node(1);
   EXPECT_EQ(names(a, if_node.captures), (std::vector<std::string>{"A", "X"}));
@@ -362,13 +367,7 @@ TEST(Graph, ABodyNameDefinedLaterShadowsTheOuterOne) {
   ModelBuilder then_branch, else_branch;
   then_branch.node("Relu", {"A"}, {"t"}).output("t", kFloat);
   else_branch.node("Abs", {"A"}, {"e"}).node("Neg", {"X"}, {"A"}).output("e", kFloat);
-  ModelBuilder b;
-  b.input("X", kFloat, {"N"}).input("c", test::kBool, {});
-  b.node("Relu", {"X"}, {"A"});
-  b.node("If", {"c"}, {"Y"},
-         {attr("then_branch", then_branch.graph()), attr("else_branch", else_branch.graph())});
-  b.output("Y", kFloat);
-  auto a = test::analyze(b);
+  auto a = test::analyze(if_after_relu(then_branch, else_branch));
   const GraphView& g = a.ctx->graph();
   const ValueId outer_a = g.find("A");
   ASSERT_NE(outer_a, kNoValue);

@@ -228,6 +228,8 @@ class RunningSum {
   void change(Expr e, std::int64_t sign);
   /// Replaces the term list by the terms of `e`; returns false when `e` needs the pool's rewrites.
   bool load(Expr e);
+  /// True when `e`, just interned from the term list, is that list unchanged (not capped).
+  bool interned_as_is(Expr e) const;
 
   ExprPool* pool_;
   std::int64_t constant_ = 0;

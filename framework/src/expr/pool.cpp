@@ -46,8 +46,6 @@ namespace {
 
 constexpr std::uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
 
-inline std::uint64_t finalize_hash(std::uint64_t h) { return mix64(h); }
-
 inline std::uint32_t hash_node(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
   std::uint64_t h =
       (static_cast<std::uint64_t>(k) + n * 0x100ULL) * kMul1 ^ static_cast<std::uint64_t>(aux);
@@ -58,7 +56,7 @@ inline std::uint32_t hash_node(Kind k, std::int64_t aux, const std::uint32_t* w,
     h ^= h >> 31;
   }
   if (i < n) h = (h ^ w[i]) * kMul1;
-  return static_cast<std::uint32_t>(finalize_hash(h));
+  return static_cast<std::uint32_t>(mix64(h));
 }
 
 inline std::uint32_t sat_add32(std::uint32_t a, std::uint64_t b) {
@@ -232,10 +230,14 @@ Expr detail::PoolImpl::make_cap(Kind k, std::int64_t aux, const std::uint32_t* w
   return sym;
 }
 
+detail::MemoEntry& detail::PoolImpl::memo_slot(Op op, Expr a, Expr b) {
+  const std::uint64_t h = mix64((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kMul1 +
+                                static_cast<std::uint64_t>(op));
+  return op_memo[h & (op_memo.size() - 1)];
+}
+
 std::optional<Expr> detail::PoolImpl::memo_find(Op op, Expr a, Expr b) {
-  const std::uint64_t h = finalize_hash((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kMul1 +
-                                        static_cast<std::uint64_t>(op));
-  const MemoEntry& e = op_memo[h & (op_memo.size() - 1)];
+  const MemoEntry& e = memo_slot(op, a, b);
   if (e.op == op && e.a == a.id && e.b == b.id) {
     ++memo_hits;
     return Expr{e.result};
@@ -245,9 +247,7 @@ std::optional<Expr> detail::PoolImpl::memo_find(Op op, Expr a, Expr b) {
 }
 
 void detail::PoolImpl::memo_store(Op op, Expr a, Expr b, Expr r) {
-  const std::uint64_t h = finalize_hash((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kMul1 +
-                                        static_cast<std::uint64_t>(op));
-  op_memo[h & (op_memo.size() - 1)] = MemoEntry{a.id, b.id, r.id, op};
+  memo_slot(op, a, b) = MemoEntry{a.id, b.id, r.id, op};
 }
 
 Expr detail::PoolImpl::integer(std::int64_t v) {

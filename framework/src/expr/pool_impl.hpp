@@ -187,6 +187,8 @@ struct PoolImpl {
   void grow_table();
   void warn(std::string msg);
 
+  /// The direct-mapped memo entry for (op, a, b).
+  detail::MemoEntry& memo_slot(Op op, Expr a, Expr b);
   std::optional<Expr> memo_find(Op op, Expr a, Expr b);
   void memo_store(Op op, Expr a, Expr b, Expr r);
 

@@ -66,6 +66,14 @@ void RunningSum::change(Expr e, std::int64_t sign) {
   }
 }
 
+bool RunningSum::interned_as_is(Expr e) const {
+  const Node& n = pool_->impl_->nodes[e.id];
+  if (terms_.empty()) return n.kind == Kind::kInt;
+  if (n.kind == Kind::kSum) return n.len == 3 * terms_.size();
+  // One term with coefficient 1 and no constant is interned as the monomial itself.
+  return terms_.size() == 1 && terms_[0].coef == 1 && constant_ == 0 && terms_[0].mono == e.id;
+}
+
 Expr RunningSum::value() {
   if (cached_) return *cached_;
   if (slow_) return *(cached_ = slow_);
@@ -76,12 +84,7 @@ Expr RunningSum::value() {
   const Expr result = impl.make_poly(*p, /*normalized=*/true);
   // A sum over the size caps comes back as a cap symbol: continue from it, as a chain of adds
   // would.
-  const Node& n = impl.nodes[result.id];
-  const bool same = terms_.empty()         ? n.kind == Kind::kInt
-                    : n.kind == Kind::kSum ? n.len == 3 * terms_.size()
-                                           : terms_.size() == 1 && terms_[0].coef == 1 &&
-                                                 constant_ == 0 && terms_[0].mono == result.id;
-  if (!same && !load(result)) slow_ = result;
+  if (!interned_as_is(result) && !load(result)) slow_ = result;
   cached_ = result;
   return result;
 }
