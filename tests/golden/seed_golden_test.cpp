@@ -30,7 +30,7 @@ class SeedGolden : public ::testing::Test {
   std::string bucket(const Bucket& b) const { return bucket_text(ctx_->pool(), b); }
   std::vector<std::string> names(const std::vector<ValueId>& values) const {
     std::vector<std::string> out;
-    for (ValueId v : values) out.push_back(ctx_->graph().value(v).name);
+    for (ValueId v : values) out.emplace_back(ctx_->graph().value(v).name);
     return out;
   }
   ValueId id(const std::string& name) const { return ctx_->graph().find(name); }

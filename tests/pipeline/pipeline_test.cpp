@@ -26,7 +26,7 @@ std::string bytes(const test::Analysis& a, const std::string& name) {
 
 std::vector<std::string> names(const test::Analysis& a, const std::vector<ValueId>& values) {
   std::vector<std::string> out;
-  for (ValueId v : values) out.push_back(a.ctx->graph().value(v).name);
+  for (ValueId v : values) out.emplace_back(a.ctx->graph().value(v).name);
   return out;
 }
 

@@ -221,11 +221,10 @@ class RunningSum {
   Expr value();
 
  private:
-  struct Term {
-    std::uint32_t mono;
-    std::int64_t coef;
-  };
   void change(Expr e, std::int64_t sign);
+  /// Adds `coef` to the term of monomial `mono`, inserting or erasing it.
+  void merge(std::uint32_t mono, std::int64_t coef);
+  std::size_t term_count() const { return words_.size() / 3; }
   /// Replaces the term list by the terms of `e`; returns false when `e` needs the pool's rewrites.
   bool load(Expr e);
   /// True when `e`, just interned from the term list, is that list unchanged (not capped).
@@ -233,7 +232,9 @@ class RunningSum {
 
   ExprPool* pool_;
   std::int64_t constant_ = 0;
-  std::vector<Term> terms_;     ///< sorted by monomial handle, no zero coefficient
+  /// The terms in the pool's own layout for a sum (monomial handle, coefficient low and high
+  /// words), sorted by monomial, no zero coefficient: value() interns them without conversion.
+  std::vector<std::uint32_t> words_;
   std::optional<Expr> slow_;    ///< the value while the pool's add/sub is in charge
   std::optional<Expr> cached_;  ///< value() since the last change
 };

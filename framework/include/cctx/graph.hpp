@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,11 +28,14 @@ using NodeId = std::uint32_t;
 using GraphId = std::uint32_t;
 inline constexpr ValueId kNoValue = 0xFFFFFFFFu;
 inline constexpr std::uint32_t kInvalidId = 0xFFFFFFFFu;
+/// A node's inputs or outputs. The ids live in one block per graph that the GraphView owns, so
+/// building the view allocates nothing per node.
+using ValueIds = std::span<const ValueId>;
 
 struct ValueEntry {
-  std::string name;
-  GraphId graph = 0;                                   ///< graph that defines it
-  NodeId producer = kInvalidId;                        ///< first node producing it
+  std::string_view name;         ///< views the model's string, which outlives the view
+  GraphId graph = 0;             ///< graph that defines it
+  NodeId producer = kInvalidId;  ///< first node producing it
   const onnx::ValueInfoProto* graph_input = nullptr;   ///< declaration as a graph input
   const onnx::ValueInfoProto* graph_output = nullptr;  ///< declaration as a graph output
   const onnx::ValueInfoProto* value_info = nullptr;    ///< declaration in value_info
@@ -56,8 +61,8 @@ struct NodeEntry {
   /// Dense id of (domain, op_type, opset), shared by every node of the same operator in every
   /// graph of the view: stages resolve rules once per kind, not once per node.
   std::uint32_t kind = 0;
-  std::vector<ValueId> inputs;   ///< kNoValue for omitted optionals
-  std::vector<ValueId> outputs;  ///< kNoValue for omitted optionals
+  ValueIds inputs;   ///< kNoValue for omitted optionals
+  ValueIds outputs;  ///< kNoValue for omitted optionals
   std::vector<BodyRef> bodies;
   /// Values read anywhere inside the bodies and defined in none of them (semantics.md 6).
   std::vector<ValueId> captures;
@@ -118,6 +123,7 @@ class GraphView {
   std::vector<GraphEntry> graphs_;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
+  std::vector<std::unique_ptr<ValueId[]>> io_blocks_;  ///< what NodeEntry::inputs/outputs view
   NameTable main_scope_;
   NameTable kinds_by_op_type_;  ///< op_type -> first OpKind of that op_type
   std::vector<OpKind> op_kinds_;

@@ -9,19 +9,62 @@ using namespace detail;
 
 namespace {
 // Operands with these flags are rewritten by the pool when added (division families, exact
-// factors): such a sum is left to ExprPool::add/sub so that its value stays the pool's.
+// factors): such a sum is left to ExprPool::add/sub so that its value stays the pool's. The
+// term list therefore never holds such a monomial, and value() can intern it as it stands.
 constexpr std::uint8_t kRewriteFlags = kFlagLitDiv | kFlagExactFactor;
+
+void put_coef(std::uint32_t* w, std::int64_t coef) {
+  const auto u = static_cast<std::uint64_t>(coef);
+  w[0] = static_cast<std::uint32_t>(u);
+  w[1] = static_cast<std::uint32_t>(u >> 32);
+}
 }  // namespace
 
 bool RunningSum::load(Expr e) {
   PoolImpl& impl = *pool_->impl_;
-  if ((impl.nodes[e.id].flags & kRewriteFlags) != 0) return false;
-  PolyLoan p(impl);
-  impl.append_terms(e, 1, *p);
-  constant_ = p->c0;
-  terms_.clear();
-  for (const detail::Term& t : p->terms) terms_.push_back(Term{t.mono, t.coef});
+  const Node& n = impl.nodes[e.id];
+  if ((n.flags & kRewriteFlags) != 0) return false;
+  words_.clear();
+  constant_ = 0;
+  switch (n.kind) {
+    case Kind::kInt:
+      constant_ = n.aux;
+      break;
+    case Kind::kSum:
+      constant_ = n.aux;
+      words_.assign(impl.payload.data() + n.off, impl.payload.data() + n.off + n.len);
+      break;
+    default:
+      words_ = {e.id, 1, 0};
+      break;
+  }
   return true;
+}
+
+void RunningSum::merge(std::uint32_t mono, std::int64_t coef) {
+  // Binary search over the (mono, lo, hi) triples.
+  std::size_t lo = 0, hi = term_count();
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (words_[3 * mid] < mono) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  const auto at = words_.begin() + static_cast<std::ptrdiff_t>(3 * lo);
+  if (lo < term_count() && words_[3 * lo] == mono) {
+    const std::int64_t sum = checked_add(get_i64(words_.data() + 3 * lo + 1), coef);
+    if (sum == 0) {
+      words_.erase(at, at + 3);
+    } else {
+      put_coef(words_.data() + 3 * lo + 1, sum);
+    }
+  } else {
+    std::uint32_t term[3] = {mono, 0, 0};
+    put_coef(term + 1, coef);
+    words_.insert(at, term, term + 3);
+  }
 }
 
 void RunningSum::change(Expr e, std::int64_t sign) {
@@ -39,17 +82,6 @@ void RunningSum::change(Expr e, std::int64_t sign) {
     return;
   }
   const Node& n = impl.nodes[e.id];
-  auto merge = [&](std::uint32_t mono, std::int64_t coef) {
-    coef = checked_mul(coef, sign);
-    auto it = std::lower_bound(terms_.begin(), terms_.end(), mono,
-                               [](const Term& t, std::uint32_t m) { return t.mono < m; });
-    if (it != terms_.end() && it->mono == mono) {
-      it->coef = checked_add(it->coef, coef);
-      if (it->coef == 0) terms_.erase(it);
-    } else {
-      terms_.insert(it, Term{mono, coef});
-    }
-  };
   switch (n.kind) {
     case Kind::kInt:
       constant_ = checked_add(constant_, checked_mul(n.aux, sign));
@@ -57,31 +89,39 @@ void RunningSum::change(Expr e, std::int64_t sign) {
     case Kind::kSum: {
       constant_ = checked_add(constant_, checked_mul(n.aux, sign));
       const std::uint32_t* w = impl.payload.data() + n.off;
-      for (std::uint32_t t = 0; t < n.len; t += 3) merge(w[t], get_i64(w + t + 1));
+      for (std::uint32_t t = 0; t < n.len; t += 3)
+        merge(w[t], checked_mul(get_i64(w + t + 1), sign));
       return;
     }
     default:
-      merge(e.id, 1);
+      merge(e.id, sign);
       return;
   }
 }
 
 bool RunningSum::interned_as_is(Expr e) const {
   const Node& n = pool_->impl_->nodes[e.id];
-  if (terms_.empty()) return n.kind == Kind::kInt;
-  if (n.kind == Kind::kSum) return n.len == 3 * terms_.size();
+  if (words_.empty()) return n.kind == Kind::kInt;
+  if (n.kind == Kind::kSum) return n.len == words_.size();
   // One term with coefficient 1 and no constant is interned as the monomial itself.
-  return terms_.size() == 1 && terms_[0].coef == 1 && constant_ == 0 && terms_[0].mono == e.id;
+  return term_count() == 1 && get_i64(words_.data() + 1) == 1 && constant_ == 0 &&
+         words_[0] == e.id;
 }
 
 Expr RunningSum::value() {
   if (cached_) return *cached_;
   if (slow_) return *(cached_ = slow_);
   PoolImpl& impl = *pool_->impl_;
-  PolyLoan p(impl);
-  p->c0 = constant_;
-  for (const Term& t : terms_) p->terms.push_back(detail::Term{t.mono, t.coef});
-  const Expr result = impl.make_poly(*p, /*normalized=*/true);
+  Expr result;
+  if (words_.empty()) {
+    result = impl.integer(constant_);
+  } else if (term_count() == 1 && constant_ == 0 && get_i64(words_.data() + 1) == 1) {
+    result = Expr{words_[0]};
+  } else {
+    // What make_poly would do with this (normalised, rewrite-free) list: intern it directly.
+    result = impl.intern(Kind::kSum, constant_, words_.data(),
+                         static_cast<std::uint32_t>(words_.size()));
+  }
   // A sum over the size caps comes back as a cap symbol: continue from it, as a chain of adds
   // would.
   if (!interned_as_is(result) && !load(result)) slow_ = result;

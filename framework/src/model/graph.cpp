@@ -126,7 +126,17 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   }
   const std::size_t first_node = nodes_.size();
   RequiredBodies required_bodies;
-  std::vector<NodeId> unbound;  ///< nodes with an input not yet defined in the first pass
+  // Every node's input and output ids, in node order, in one block of this graph.
+  std::size_t io_count = 0;
+  for (const onnx::NodeProto& np : g.node())
+    io_count += static_cast<std::size_t>(np.input_size() + np.output_size());
+  ValueId* io = nullptr;
+  if (io_count > 0) {
+    io_blocks_.push_back(std::make_unique_for_overwrite<ValueId[]>(io_count));
+    io = io_blocks_.back().get();
+  }
+  /// Nodes with an input not yet defined in the first pass, and where their input ids are.
+  std::vector<std::pair<NodeId, ValueId*>> unbound;
   auto name_node = [&](const onnx::NodeProto& np, int k) {
     return "node " + std::to_string(k) + (np.name().empty() ? "" : " '" + np.name() + "'") + " (" +
            (np.domain().empty() ? "" : np.domain() + ":") + np.op_type() + ")" + where;
@@ -151,15 +161,17 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       throw ModelError(model_->source() + ": " + name_node(np, k) + " has no '" + *body +
                        "' graph, which " + np.op_type() + " requires");
     }
-    n.outputs.reserve(static_cast<std::size_t>(np.output_size()));
+    ValueId* outputs = io;
+    io += np.output_size();
+    n.outputs = ValueIds(outputs, static_cast<std::size_t>(np.output_size()));
     for (const std::string& out : np.output()) {
       if (out.empty()) {
-        n.outputs.push_back(kNoValue);
+        *outputs++ = kNoValue;
         continue;
       }
       const auto [id, created] = define(out);
       const bool existed = !created;
-      n.outputs.push_back(id);
+      *outputs++ = id;
       if (values_[id].producer == kInvalidId && !values_[id].is_input() &&
           !values_[id].is_initializer()) {
         values_[id].producer = nid;
@@ -175,14 +187,16 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     // Inputs defined in this graph's scope by now (every input of a sorted graph) are bound in
     // this pass, while the node's strings are in cache; the rest wait for the second pass (a
     // name of an enclosing scope may still be shadowed by a later node of this graph).
-    n.inputs.reserve(static_cast<std::size_t>(np.input_size()));
+    ValueId* inputs = io;
+    io += np.input_size();
+    n.inputs = ValueIds(inputs, static_cast<std::size_t>(np.input_size()));
     bool all_bound = true;
     for (const std::string& in : np.input()) {
       const ValueId id = in.empty() ? kNoValue : scope->names.find(in);
       all_bound = all_bound && (in.empty() || id != kNoValue);
-      n.inputs.push_back(!in.empty() && id == kNoValue ? kUnbound : id);
+      *inputs++ = !in.empty() && id == kNoValue ? kUnbound : id;
     }
-    if (!all_bound) unbound.push_back(nid);
+    if (!all_bound) unbound.emplace_back(nid, inputs - np.input_size());
   }
   for (const onnx::ValueInfoProto& vi : g.value_info()) {
     const ValueId id = scope->names.find(vi.name());
@@ -201,10 +215,10 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   }
   // Inputs the first pass could not bind are resolved now that every output of this graph is
   // defined: ONNX files need not be sorted, and a body may read any value of an enclosing scope.
-  for (const NodeId nid : unbound) {
+  for (const auto& [nid, inputs] : unbound) {
     const onnx::NodeProto& np = *nodes_[nid].proto;
     for (int k = 0; k < np.input_size(); ++k) {
-      ValueId& slot = nodes_[nid].inputs[static_cast<std::size_t>(k)];
+      ValueId& slot = inputs[k];
       if (slot != kUnbound) continue;
       const std::string& in = np.input(k);
       slot = scope->lookup(in);

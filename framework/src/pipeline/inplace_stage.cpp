@@ -2,6 +2,8 @@
 // accounts with.
 #include <onnx/onnx_pb.h>
 
+#include <boost/container/small_vector.hpp>
+
 #include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
@@ -11,9 +13,14 @@ namespace cctx {
 
 namespace {
 
+// Per-node scratch lives inline: most nodes declare a pair or two and have a few outputs, and
+// an allocation per node was a visible share of this stage.
+using IndexPairs = boost::container::small_vector<std::pair<std::uint32_t, std::uint32_t>, 4>;
+using Flags = boost::container::small_vector<bool, 8>;
+
 struct Declarations {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> aliases;    // (output, input)
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> may_reuse;  // (output, input)
+  IndexPairs aliases;    // (output, input)
+  IndexPairs may_reuse;  // (output, input)
   std::string error;
 };
 
@@ -170,8 +177,8 @@ class InplaceStage {
     const bool structural = s_.rules_of(n).inplace == nullptr;
     const bool squeeze_shortcut = structural && node.domain.empty() &&
                                   (node.op_type == "Squeeze" || node.op_type == "Unsqueeze");
-    std::vector<bool> served(node.outputs.size(), false), claimed(node.inputs.size(), false);
-    std::vector<bool> untracked(node.outputs.size(), false);
+    Flags served(node.outputs.size(), false), claimed(node.inputs.size(), false);
+    Flags untracked(node.outputs.size(), false);
     std::vector<InplaceDecision>& decisions = s_.inplace[n];
 
     for (auto [o, k] : d.aliases) {
@@ -245,14 +252,14 @@ void run_inplace_stage(ComputeContext::State& s) {
     for (NodeId n = 0; n < s.release_after.size(); ++n) {
       for (ValueId v : s.release_after[n]) {
         s.events.push_back(DecisionEvent{"release", static_cast<std::int64_t>(n),
-                                         s.graph->value(v).name, -1, -1, "", ""});
+                                         std::string(s.graph->value(v).name), -1, -1, "", ""});
       }
     }
     for (DecisionEvent& e : stage.take_events()) s.events.push_back(std::move(e));
     for (NodeId n = 0; n < s.release_after_shape_tag.size(); ++n) {
       for (ValueId v : s.release_after_shape_tag[n]) {
         s.events.push_back(DecisionEvent{"release_shape_tag", static_cast<std::int64_t>(n),
-                                         s.graph->value(v).name, -1, -1, "", ""});
+                                         std::string(s.graph->value(v).name), -1, -1, "", ""});
       }
     }
   }

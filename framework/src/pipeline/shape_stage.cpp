@@ -420,7 +420,7 @@ class ShapeStage {
           shape.dims.clear();
           s_.shapes[v] = std::move(shape);
           done[k] = true;
-          names += (names.empty() ? "'" : ", '") + s_.graph->value(v).name + "'";
+          names += (names.empty() ? "'" : ", '") + std::string(s_.graph->value(v).name) + "'";
         }
         if (s_.options.shapes.strict) {
           throw AnalysisError(identify(n) + ": no shape rule and no declared shape for " + names);
@@ -459,13 +459,13 @@ class ShapeStage {
       if (decl == nullptr || !decl->has_type()) continue;
       ValueShape& inferred = s_.shapes[v];
       ValueShape declared = declared_shape(v, *decl);
-      const std::string& name = s_.graph->value(v).name;
+      const std::string_view name = s_.graph->value(v).name;
       if (inferred.dtype == 0) {
         inferred.dtype = declared.dtype;
         if (inferred.kind == ValueKind::kUnknown) inferred.kind = declared.kind;
       } else if (declared.dtype != 0 && declared.dtype != inferred.dtype) {
-        conflict(n, "'" + name + "' is declared " + dtype_name(declared.dtype) + " but inferred " +
-                        dtype_name(inferred.dtype));
+        conflict(n, "'" + std::string(name) + "' is declared " + dtype_name(declared.dtype) +
+                        " but inferred " + dtype_name(inferred.dtype));
       }
       if (!declared.known_rank) continue;
       if (!inferred.known_rank) {
@@ -474,8 +474,9 @@ class ShapeStage {
         continue;
       }
       if (declared.dims.size() != inferred.dims.size()) {
-        conflict(n, "'" + name + "' is declared with rank " + std::to_string(declared.dims.size()) +
-                        " but inferred with rank " + std::to_string(inferred.dims.size()));
+        conflict(n, "'" + std::string(name) + "' is declared with rank " +
+                        std::to_string(declared.dims.size()) + " but inferred with rank " +
+                        std::to_string(inferred.dims.size()));
         continue;
       }
       for (std::size_t k = 0; k < declared.dims.size(); ++k) {
@@ -483,7 +484,7 @@ class ShapeStage {
         if (d == i) continue;
         auto dk = s_.pool->as_int(d), ik = s_.pool->as_int(i);
         if (dk && ik) {
-          conflict(n, "'" + name + "' dim " + std::to_string(k) + " is declared " +
+          conflict(n, "'" + std::string(name) + "' dim " + std::to_string(k) + " is declared " +
                           std::to_string(*dk) + " but inferred " + std::to_string(*ik));
         } else if (dk) {
           s_.constraints.push_back(Constraint{Constraint::Kind::kEq, i, d, Expr{}, n});

@@ -128,7 +128,7 @@ Expr fresh_output_dim(ComputeContext::State& s, NodeId n, std::uint32_t out, std
 }
 
 Expr fresh_declared_dim(ComputeContext::State& s, ValueId v, std::size_t axis) {
-  const std::string& value = s.graph->value(v).name;
+  const std::string value(s.graph->value(v).name);
   return s.pool->fresh_symbol(
       "unk_" + sanitize_symbol(value) + "_d" + std::to_string(axis), kDimBounds,
       "'" + value + "' dim " + std::to_string(axis) + " (declared without size)");

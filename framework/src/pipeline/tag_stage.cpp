@@ -85,8 +85,8 @@ class TagStage {
           merge(v, *t);
           return;
         }
-        s_.warn(kInvalidId, "'" + s_.graph->value(v).name + "': ignoring unknown cctx.value_tag '" +
-                                text_tag + "'");
+        s_.warn(kInvalidId, "'" + std::string(s_.graph->value(v).name) +
+                                "': ignoring unknown cctx.value_tag '" + text_tag + "'");
       }
       if (default_weight) merge(v, Tag::kWeight);
     };

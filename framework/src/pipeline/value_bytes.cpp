@@ -12,9 +12,9 @@ std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
   // A tensor of unknown rank (an op nothing knows) is counted as an unknown number of bytes,
   // even when its element type is unknown too: a silent 0 would hide it from the totals.
   if (!shape.known_rank && (bits != 0 || shape.dtype == 0)) {
-    return pool.fresh_symbol("bytes_" + sanitize_symbol(s.graph->value(v).name),
-                             Interval{0, kPosInf},
-                             "byte size of '" + s.graph->value(v).name + "' (unknown rank)");
+    return pool.fresh_symbol(
+        "bytes_" + sanitize_symbol(s.graph->value(v).name), Interval{0, kPosInf},
+        "byte size of '" + std::string(s.graph->value(v).name) + "' (unknown rank)");
   }
   if (bits == 0) return std::nullopt;
   Expr count = pool.product(shape.dims);

@@ -19,7 +19,7 @@ class RefusalCheck {
   /// Why output o cannot take over input k's buffer, or "" when every condition holds.
   std::string reason(std::uint32_t o, std::uint32_t k) const {
     const ValueId out = node_.outputs[o], in = node_.inputs[k];
-    const std::string& in_name = g_.value(in).name;
+    const std::string in_name(g_.value(in).name);
     if (out == in) return "the output is the input itself";
     if (!ctx_.value_bytes(out)) return "the output has no byte size (unsized type)";
     if (!ctx_.value_bytes(in)) return fmt::format("{} has no byte size (unsized type)", in_name);

@@ -35,7 +35,7 @@ Json bucket_json(ExprPool& pool, const Bucket& bucket) {
 
 /// Appends a member whose key is known to be new. ordered_json's operator[] searches the keys
 /// linearly, which makes building an object of n values O(n^2); value names are unique.
-void append_member(Json& object, const std::string& key, Json value) {
+void append_member(Json& object, std::string_view key, Json value) {
   auto& members = static_cast<Json::object_t::Container&>(object.get_ref<Json::object_t&>());
   members.emplace_back(key, std::move(value));
 }

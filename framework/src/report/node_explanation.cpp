@@ -98,7 +98,7 @@ class Explainer {
     if (h.freed_after != kNever) return "after " + where(h.freed_after);
     for (const report_detail::BufferMember& m : h.members) {
       const ValueEntry& e = g_.value(m.value);
-      if (e.is_output()) return "never: holds the graph output " + e.name;
+      if (e.is_output()) return "never: holds the graph output " + std::string(e.name);
       if (e.is_initializer()) return "never: initializer";
       if (e.is_input() && m.left_after == kNever) return "never: graph input";
     }

@@ -214,8 +214,8 @@ std::string shapes_table(const ComputeContext& ctx) {
       value += "]";
     }
     const char* tag = tag_name(ctx.value_tag(v));
-    rows.push_back(
-        {g.value(v).name, dtype_name(s.dtype, &ctx.registry()), shape, value, *tag ? tag : "-"});
+    rows.push_back({std::string(g.value(v).name), dtype_name(s.dtype, &ctx.registry()), shape,
+                    value, *tag ? tag : "-"});
   }
   return render_columns({"value", "dtype", "shape", "value", "tag"}, rows);
 }
