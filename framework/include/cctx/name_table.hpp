@@ -35,8 +35,21 @@ class NameTable {
       h ^= h >> 32;
     }
     if (n > 0) {
+      // The last 1-7 bytes. A copy of variable length is a library call; fixed-size loads that
+      // may overlap are not (the length is already in h, so overlapping bytes are harmless).
       std::uint64_t word = 0;
-      std::memcpy(&word, p, n);
+      if (key.size() >= 8) {
+        std::memcpy(&word, p + n - 8, 8);
+      } else if (n >= 4) {
+        std::uint32_t lo, hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, p + n - 4, 4);
+        word = std::uint64_t{hi} << 32 | lo;
+      } else {
+        word = std::uint64_t{static_cast<unsigned char>(p[0])} << 16 |
+               std::uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
+               static_cast<unsigned char>(p[n - 1]);
+      }
       h = (h ^ word) * kMul;
     }
     return mix64(h);  // the low bits, used as the slot index, depend on every byte

@@ -109,6 +109,23 @@ void run_peak_stage(ComputeContext::State& s);
 /// symbol `bytes_<value>`.
 std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v);
 
+/// compute_value_bytes for every value of a graph: values of one shape and element size (most of
+/// a transformer's activations) share one product of dims, found by its handles instead of
+/// multiplying the dims again through the pool.
+class ByteSizes {
+ public:
+  explicit ByteSizes(ComputeContext::State& s) : s_(s) {}
+  std::optional<Expr> operator()(ValueId v);
+
+ private:
+  struct KeyHash {
+    std::size_t operator()(const std::vector<std::uint32_t>& key) const noexcept;
+  };
+  ComputeContext::State& s_;
+  std::vector<std::uint32_t> key_;  ///< element bits, then the dims' handles (reused)
+  std::unordered_map<std::vector<std::uint32_t>, Expr, KeyHash> known_;
+};
+
 /// Working memory of node n's bodies (body_memory.cpp): the largest body's peak of its own
 /// intermediate values; integer 0 for a node without bodies.
 Expr body_working_bytes(ComputeContext::State& s, NodeId n);

@@ -66,9 +66,10 @@ class InplaceStage {
     s_.bytes.assign(g.values().size(), std::nullopt);
     s_.buffer_of.assign(g.values().size(), kInvalidId);
     s_.buffers.clear();
+    ByteSizes byte_size(s_);
     for (ValueId v = 0; v < g.values().size(); ++v) {
       if (g.value(v).graph != 0) continue;
-      s_.bytes[v] = compute_value_bytes(s_, v);
+      s_.bytes[v] = byte_size(v);
       if (!s_.bytes[v]) s_.unsized_values.push_back(v);
     }
     seed_buffers();

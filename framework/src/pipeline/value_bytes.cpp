@@ -1,4 +1,5 @@
 // Byte sizes of values (semantics.md 4).
+#include "cctx/hash_mix.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/shape_types.hpp"
 
@@ -27,6 +28,24 @@ std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
   // Other widths (plugin-registered): round the bit count up to bytes.
   return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)),
                         pool.integer(8));
+}
+
+std::size_t ByteSizes::KeyHash::operator()(const std::vector<std::uint32_t>& key) const noexcept {
+  std::uint64_t h = key.size();
+  for (const std::uint32_t word : key) h = mix64(h ^ word);
+  return static_cast<std::size_t>(h);
+}
+
+std::optional<Expr> ByteSizes::operator()(ValueId v) {
+  const ValueShape& shape = s_.shapes[v];
+  if (shape.kind != ValueKind::kTensor || !shape.known_rank) return compute_value_bytes(s_, v);
+  key_.assign(1, dtype_bits(shape.dtype, s_.registry.get()));
+  if (key_[0] == 0) return std::nullopt;
+  for (const Expr d : shape.dims) key_.push_back(d.id);
+  if (const auto it = known_.find(key_); it != known_.end()) return it->second;
+  const std::optional<Expr> bytes = compute_value_bytes(s_, v);
+  if (bytes) known_.emplace(key_, *bytes);
+  return bytes;
 }
 
 }  // namespace cctx
