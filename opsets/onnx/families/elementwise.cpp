@@ -70,6 +70,7 @@ void propagate_values(const INodeView& node, IShapeSink& out, const Shape& resul
 
 Status broadcast_inputs(const INodeView& node, IShapeSink& out, Shape* result) {
   std::vector<Shape> shapes;
+  shapes.reserve(node.input_count());
   for (std::uint32_t i = 0; i < node.input_count(); ++i) {
     if (node.has_input(i)) shapes.push_back(input_shape(node, i));
   }

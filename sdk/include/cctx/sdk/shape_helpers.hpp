@@ -109,16 +109,34 @@ inline std::vector<std::uint32_t> handles(const std::vector<Dim>& dims) {
   return h;
 }
 
+namespace detail {
+/// Calls fn(count, handles) with the dims' handles: on the stack for the usual ranks, since a
+/// rule sets an output per node and an allocation each time shows in large graphs.
+template <class Fn>
+Status with_handles(const std::vector<Dim>& dims, Fn&& fn) {
+  constexpr std::size_t kOnStack = 8;
+  if (dims.size() <= kOnStack) {
+    std::uint32_t h[kOnStack];
+    for (std::size_t k = 0; k < dims.size(); ++k) h[k] = dims[k].handle();
+    return fn(static_cast<std::uint32_t>(dims.size()), h);
+  }
+  const std::vector<std::uint32_t> h = handles(dims);
+  return fn(static_cast<std::uint32_t>(h.size()), h.data());
+}
+}  // namespace detail
+
 inline Status set_shape(IShapeSink& out, std::uint32_t index, std::int32_t dtype,
                         const Shape& shape) {
   if (!shape.known) return out.set_unknown_rank(index, dtype);
-  std::vector<std::uint32_t> h = handles(shape.dims);
-  return out.set_tensor(index, dtype, static_cast<std::int32_t>(h.size()), h.data());
+  return detail::with_handles(shape.dims, [&](std::uint32_t count, const std::uint32_t* h) {
+    return out.set_tensor(index, dtype, static_cast<std::int32_t>(count), h);
+  });
 }
 
 inline Status set_value(IShapeSink& out, std::uint32_t index, const std::vector<Dim>& values) {
-  std::vector<std::uint32_t> h = handles(values);
-  return out.set_output_value(index, static_cast<std::uint32_t>(h.size()), h.data());
+  return detail::with_handles(values, [&](std::uint32_t count, const std::uint32_t* h) {
+    return out.set_output_value(index, count, h);
+  });
 }
 
 /// Sets the length of sequence output `index` and the shape of each of its elements (call it
