@@ -13,10 +13,9 @@ namespace cctx {
 
 namespace {
 
-// Per-node scratch lives inline: most nodes declare a pair or two and have a few outputs, and
-// an allocation per node was a visible share of this stage.
+// Per-node declarations live inline: most nodes declare a pair or two, and an allocation per
+// node was a visible share of this stage.
 using IndexPairs = boost::container::small_vector<std::pair<std::uint32_t, std::uint32_t>, 4>;
-using Flags = boost::container::small_vector<bool, 8>;
 
 struct Declarations {
   IndexPairs aliases;    // (output, input)
@@ -178,17 +177,22 @@ class InplaceStage {
     const bool structural = s_.rules_of(n).inplace == nullptr;
     const bool squeeze_shortcut = structural && node.domain.empty() &&
                                   (node.op_type == "Squeeze" || node.op_type == "Unsqueeze");
-    Flags served(node.outputs.size(), false), claimed(node.inputs.size(), false);
-    Flags untracked(node.outputs.size(), false);
+    // Per-output and per-input flags in scratch reused from node to node.
+    std::vector<std::uint8_t>& served = served_;
+    std::vector<std::uint8_t>& claimed = claimed_;
+    std::vector<std::uint8_t>& untracked = untracked_;
+    served.assign(node.outputs.size(), 0);
+    claimed.assign(node.inputs.size(), 0);
+    untracked.assign(node.outputs.size(), 0);
     std::vector<InplaceDecision>& decisions = s_.inplace[n];
 
     for (auto [o, k] : d.aliases) {
       if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k]) continue;
       const ValueId out = node.outputs[o], in = node.inputs[k];
       if (out == kNoValue || in == kNoValue || out == in) continue;
-      served[o] = claimed[k] = true;
+      served[o] = claimed[k] = 1;
       if (!s_.bytes[in] || s_.buffer_of[in] == kInvalidId || !s_.bytes[out]) {
-        untracked[o] = true;  // a view of something not tracked is not tracked either
+        untracked[o] = 1;  // a view of something not tracked is not tracked either
         continue;
       }
       decisions.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kAlias});
@@ -201,7 +205,7 @@ class InplaceStage {
           std::optional<ReuseKind> kind = size_class(n, o, k, squeeze_shortcut);
           if (kind != pass) continue;
           decisions.push_back(InplaceDecision{o, k, pass, ReuseMode::kMayReuse});
-          served[o] = claimed[k] = true;
+          served[o] = claimed[k] = 1;
           break;
         }
       }
@@ -240,6 +244,7 @@ class InplaceStage {
   ExprBridge bridge_;
   std::vector<std::uint32_t> last_;  // per buffer: last node any member is used
   std::vector<bool> protected_;      // per buffer
+  std::vector<std::uint8_t> served_, claimed_, untracked_;  // plan()'s per-node scratch
   std::vector<DecisionEvent> pending_;
 };
 

@@ -115,9 +115,9 @@ class MemoryStage {
   void step(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     const std::vector<InplaceDecision>& decisions = s_.inplace[n];
-    std::vector<bool>& decided = decided_;  // reused: no allocation per node
-    decided.assign(node.outputs.size(), false);
-    for (const InplaceDecision& d : decisions) decided[d.output] = true;
+    std::vector<std::uint8_t>& decided = decided_;  // reused: no allocation per node
+    decided.assign(node.outputs.size(), 0);
+    for (const InplaceDecision& d : decisions) decided[d.output] = 1;
 
     MemoryProfile& p = s_.memory[n];
     p.already_allocated = live_total_.value();
@@ -187,7 +187,7 @@ class MemoryStage {
   std::vector<std::uint32_t> members_;
   std::vector<Tag> tag_;
   std::vector<BufferSource> source_;
-  std::vector<bool> decided_;
+  std::vector<std::uint8_t> decided_;
 };
 
 }  // namespace
