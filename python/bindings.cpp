@@ -182,7 +182,7 @@ class PyComputeContext {
     return out;
   }
 
-  py::list names_per_node(const std::vector<ValueId>& (ComputeContext::*list)(NodeId) const) const {
+  py::list names_per_node(ValueIds (ComputeContext::*list)(NodeId) const) const {
     require_computed();
     py::list out;
     for (NodeId n = 0; n < ctx_->node_count(); ++n) {

@@ -28,7 +28,7 @@ class SeedGolden : public ::testing::Test {
     return Cell{ctx_->pool().print(e), ctx_->pool().as_int(e).has_value()};
   }
   std::string bucket(const Bucket& b) const { return bucket_text(ctx_->pool(), b); }
-  std::vector<std::string> names(const std::vector<ValueId>& values) const {
+  std::vector<std::string> names(ValueIds values) const {
     std::vector<std::string> out;
     for (ValueId v : values) out.emplace_back(ctx_->graph().value(v).name);
     return out;

@@ -24,7 +24,7 @@ std::string bytes(const test::Analysis& a, const std::string& name) {
   return b ? a.print(*b) : "unsized";
 }
 
-std::vector<std::string> names(const test::Analysis& a, const std::vector<ValueId>& values) {
+std::vector<std::string> names(const test::Analysis& a, ValueIds values) {
   std::vector<std::string> out;
   for (ValueId v : values) out.emplace_back(a.ctx->graph().value(v).name);
   return out;
@@ -342,8 +342,8 @@ TEST(Lifetimes, ValueReadTwiceIsReleasedAfterItsLastReader) {
   auto a = test::analyze(b);
   EXPECT_EQ(names(a, a.ctx->release_after(3)), (std::vector<std::string>{"A", "C"}));
   for (NodeId n = 0; n < 5; ++n) {
-    for (const auto* list : {&a.ctx->release_after(n), &a.ctx->not_used_after(n)}) {
-      for (ValueId v : *list) EXPECT_NE(a.ctx->graph().value(v).name, "unread");
+    for (const ValueIds list : {a.ctx->release_after(n), a.ctx->not_used_after(n)}) {
+      for (ValueId v : list) EXPECT_NE(a.ctx->graph().value(v).name, "unread");
     }
   }
   EXPECT_EQ(names(a, a.ctx->not_used_after(4)), (std::vector<std::string>{"X"}));

@@ -203,9 +203,9 @@ class ComputeContext {
   // ---- per node of the main graph (NodeId == index) -------------------------------------------
   std::size_t node_count() const;
   Tag node_tag(NodeId n) const;
-  const std::vector<ValueId>& release_after(NodeId n) const;
-  const std::vector<ValueId>& not_used_after(NodeId n) const;
-  const std::vector<ValueId>& release_after_shape_tag(NodeId n) const;
+  ValueIds release_after(NodeId n) const;
+  ValueIds not_used_after(NodeId n) const;
+  ValueIds release_after_shape_tag(NodeId n) const;
   const std::vector<InplaceDecision>& inplace(NodeId n) const;
   const MemoryProfile& memory(NodeId n) const;
   Expr node_peak_memory(NodeId n) const;

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -19,6 +20,43 @@ namespace cctx {
 
 /// Tracked buffer (semantics.md 8.2), created by the in-place stage, used by the memory stage.
 enum class BufferSource : std::uint8_t { kInput, kInitializer, kIntermediate };
+
+/// A list of values per node of the main graph, filled in node order into one array: a
+/// million-node graph makes no allocation per node, and a list is read as a span.
+class NodeValueLists {
+ public:
+  /// Empties every list; `count` lists are expected.
+  void reset(std::size_t count) {
+    ends_.clear();
+    ends_.reserve(count);
+    ids_.clear();
+  }
+  /// Appends v to node n's list. n never decreases from one call to the next.
+  void push(NodeId n, ValueId v) {
+    close_before(n);
+    ids_.push_back(v);
+  }
+  /// Ends filling: the nodes after the last push, up to `count`, get empty lists.
+  void finish(std::size_t count) { close_before(count); }
+
+  std::size_t size() const { return ends_.size(); }
+  ValueIds operator[](NodeId n) const {
+    const std::uint32_t begin = n == 0 ? 0 : ends_[n - 1];
+    return ValueIds(ids_.data() + begin, ends_[n] - begin);
+  }
+  /// operator[] that throws std::out_of_range past the last list.
+  ValueIds at(NodeId n) const {
+    if (n >= ends_.size()) throw std::out_of_range("NodeValueLists::at");
+    return (*this)[n];
+  }
+
+ private:
+  void close_before(std::size_t n) {
+    while (ends_.size() < n) ends_.push_back(static_cast<std::uint32_t>(ids_.size()));
+  }
+  std::vector<std::uint32_t> ends_;  ///< per node: one past its last entry in ids_
+  std::vector<ValueId> ids_;
+};
 
 struct ComputeContext::State {
   std::shared_ptr<const RuleRegistry> registry;
@@ -50,9 +88,9 @@ struct ComputeContext::State {
   // ---- stage 3: lifetimes (main graph) ---------------------------------------------------------
   std::vector<std::uint32_t>
       last_use;  ///< per ValueId: last main node referencing it, or kInvalidId
-  std::vector<std::vector<ValueId>> release_after;
-  std::vector<std::vector<ValueId>> not_used_after;
-  std::vector<std::vector<ValueId>> release_after_shape_tag;
+  NodeValueLists release_after;
+  NodeValueLists not_used_after;
+  NodeValueLists release_after_shape_tag;
 
   // ---- stage 4: in-place -----------------------------------------------------------------------
   std::vector<std::vector<InplaceDecision>> inplace;

@@ -88,13 +88,9 @@ std::optional<Expr> ComputeContext::value_bytes(ValueId v) const {
 
 std::size_t ComputeContext::node_count() const { return state_->memory.size(); }
 Tag ComputeContext::node_tag(NodeId n) const { return state_->node_tags.at(n); }
-const std::vector<ValueId>& ComputeContext::release_after(NodeId n) const {
-  return state_->release_after.at(n);
-}
-const std::vector<ValueId>& ComputeContext::not_used_after(NodeId n) const {
-  return state_->not_used_after.at(n);
-}
-const std::vector<ValueId>& ComputeContext::release_after_shape_tag(NodeId n) const {
+ValueIds ComputeContext::release_after(NodeId n) const { return state_->release_after.at(n); }
+ValueIds ComputeContext::not_used_after(NodeId n) const { return state_->not_used_after.at(n); }
+ValueIds ComputeContext::release_after_shape_tag(NodeId n) const {
   return state_->release_after_shape_tag.at(n);
 }
 const std::vector<InplaceDecision>& ComputeContext::inplace(NodeId n) const {

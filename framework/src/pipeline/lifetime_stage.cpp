@@ -25,9 +25,9 @@ void run_lifetime_stage(ComputeContext::State& s) {
   const std::size_t count = g.main_node_count();
   const std::size_t values = g.values().size();
   s.last_use.assign(values, kInvalidId);
-  s.release_after.assign(count, {});
-  s.not_used_after.assign(count, {});
-  s.release_after_shape_tag.assign(count, {});
+  s.release_after.reset(count);
+  s.not_used_after.reset(count);
+  s.release_after_shape_tag.reset(count);
 
   std::vector<std::uint32_t> seen_at(values, kInvalidId);
   for (NodeId n = 0; n < count; ++n) {
@@ -40,18 +40,21 @@ void run_lifetime_stage(ComputeContext::State& s) {
       if (s.last_use[v] != n) return;
       const ValueEntry& e = g.value(v);
       if (e.graph == 0 && (e.is_input() || e.is_initializer())) {
-        s.not_used_after[n].push_back(v);
+        s.not_used_after.push(n, v);
         return;
       }
       const bool keep = e.is_initializer() || e.is_output() || (e.is_input() && !overwrite_inputs);
       if (keep) return;
       // Main-graph nodes are NodeIds 0..count-1, so a producer before n is a main-graph node.
       if (e.producer != kInvalidId && e.producer < n) {
-        s.release_after[n].push_back(v);
-        if (s.value_tags[v] == Tag::kShape) s.release_after_shape_tag[n].push_back(v);
+        s.release_after.push(n, v);
+        if (s.value_tags[v] == Tag::kShape) s.release_after_shape_tag.push(n, v);
       }
     });
   }
+  s.release_after.finish(count);
+  s.not_used_after.finish(count);
+  s.release_after_shape_tag.finish(count);
 }
 
 }  // namespace cctx

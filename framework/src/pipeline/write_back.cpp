@@ -15,7 +15,7 @@ namespace cctx {
 
 namespace {
 
-std::string join_names(const GraphView& g, const std::vector<ValueId>& values) {
+std::string join_names(const GraphView& g, ValueIds values) {
   std::string out;
   for (ValueId v : values) {
     if (!out.empty()) out += ';';

@@ -21,7 +21,7 @@ const char* value_kind(const ValueEntry& e) {
   return "intermediate";
 }
 
-Json names(const GraphView& g, const std::vector<ValueId>& values) {
+Json names(const GraphView& g, ValueIds values) {
   Json out = Json::array();
   for (ValueId v : values) out.push_back(g.value(v).name);
   return out;
@@ -299,7 +299,7 @@ class PrettyWriter {
     key(k);
     amount(pool, e);
   }
-  void names(std::string_view k, const GraphView& g, const std::vector<ValueId>& values) {
+  void names(std::string_view k, const GraphView& g, ValueIds values) {
     key(k);
     begin_array();
     for (ValueId v : values) string(g.value(v).name);

@@ -64,7 +64,7 @@ class Explainer {
     return j;
   }
 
-  Json names(const std::vector<ValueId>& values) const {
+  Json names(ValueIds values) const {
     Json out = Json::array();
     for (ValueId v : values) out.push_back(g_.value(v).name);
     return out;
