@@ -288,6 +288,20 @@ TEST(Tags, ConcatInheritance) {
   EXPECT_EQ(a.ctx->value_tag(a.id("C2")), Tag::kWeight) << "weight + shape";
 }
 
+TEST(Tags, BackwardTagsCrossAChainOnePassPerNode) {
+  // Each pass over the main graph carries the shape tag one Identity further back. After the
+  // first pass only nodes next to a change run again: this guards that skip.
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"}).input("A0", kInt64, {1});
+  b.node("Identity", {"A0"}, {"A1"}).node("Identity", {"A1"}, {"A2"});
+  b.node("Identity", {"A2"}, {"A3"}).node("Identity", {"A3"}, {"A4"});
+  b.node("Reshape", {"X", "A4"}, {"Y"});
+  auto a = test::analyze(b);
+  for (const char* name : {"A0", "A1", "A2", "A3", "A4"})
+    EXPECT_EQ(a.ctx->value_tag(a.id(name)), Tag::kShape) << name;
+  for (NodeId n = 0; n < 4; ++n) EXPECT_EQ(a.ctx->node_tag(n), Tag::kShape) << n;
+}
+
 TEST(Tags, InputMetadataSeedsTheTag) {
   ModelBuilder b;
   b.input("X", kInt64, {2}).node("Identity", {"X"}, {"Y"});
