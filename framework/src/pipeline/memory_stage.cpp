@@ -27,7 +27,10 @@ class MemoryStage {
   void run() {
     const GraphView& g = *s_.graph;
     const std::size_t count = g.main_node_count();
-    s_.memory.assign(count, MemoryProfile{});
+    // Filled in node order by step(): each profile is written once, not zeroed first (188 MB
+    // on a million nodes).
+    s_.memory.clear();
+    s_.memory.reserve(count);
     const std::size_t buffers = s_.buffers.size();
     members_.assign(buffers, 0);
     tag_.assign(buffers, Tag::kNone);
@@ -119,7 +122,7 @@ class MemoryStage {
     decided.assign(node.outputs.size(), 0);
     for (const InplaceDecision& d : decisions) decided[d.output] = 1;
 
-    MemoryProfile& p = s_.memory[n];
+    MemoryProfile& p = s_.memory.emplace_back();
     p.already_allocated = live_total_.value();
     p.inputs = bucket(BufferSource::kInput);
     p.initializers = bucket(BufferSource::kInitializer);
