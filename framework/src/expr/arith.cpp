@@ -46,19 +46,21 @@ void detail::PoolImpl::normalize(Poly& p) {
   t.erase(std::remove_if(t.begin(), t.end(), [](const Term& x) { return x.coef == 0; }), t.end());
 }
 
+Expr detail::PoolImpl::intern_sum(std::int64_t c0, const std::uint32_t* w, std::uint32_t len) {
+  if (len == 0) return integer(c0);
+  if (len == 3 && get_i64(w + 1) == 1 && c0 == 0) return Expr{w[0]};
+  return intern(Kind::kSum, c0, w, len);
+}
+
 Expr detail::PoolImpl::intern_poly(const Poly& p) {
-  if (p.terms.empty()) return integer(p.c0);
-  if (p.terms.size() == 1 && p.terms[0].coef == 1 && p.c0 == 0) return Expr{p.terms[0].mono};
   words.resize(p.terms.size() * 3);
   std::uint32_t* w = words.data();
   for (const Term& t : p.terms) {
-    const auto u = static_cast<std::uint64_t>(t.coef);
     w[0] = t.mono;
-    w[1] = static_cast<std::uint32_t>(u);
-    w[2] = static_cast<std::uint32_t>(u >> 32);
+    put_i64(w + 1, t.coef);
     w += 3;
   }
-  return intern(Kind::kSum, p.c0, words.data(), static_cast<std::uint32_t>(words.size()));
+  return intern_sum(p.c0, words.data(), static_cast<std::uint32_t>(words.size()));
 }
 
 void detail::PoolImpl::merge_add(Expr a, Expr b, Poly& out) const {

@@ -7,38 +7,11 @@ namespace cctx {
 
 using namespace detail;
 
-namespace {
-
-/// A polynomial's terms read in place: a Sum's payload, or one term for a lone atom/monomial.
-struct TermView {
-  std::int64_t c0 = 0;
-  const std::uint32_t* words = nullptr;  // 3 words per term (monomial, coef low, coef high)
-  std::uint32_t count = 0;
-  std::uint32_t single[3] = {0, 1, 0};
-};
-
-void view_terms(const PoolImpl& pool, Expr e, TermView* v) {
-  const Node& n = pool.nodes[e.id];
-  if (n.kind == Kind::kInt) {
-    v->c0 = n.aux;
-  } else if (n.kind == Kind::kSum) {
-    v->c0 = n.aux;
-    v->words = pool.payload.data() + n.off;
-    v->count = n.len / 3;
-  } else {
-    v->single[0] = e.id;
-    v->words = v->single;
-    v->count = 1;
-  }
-}
-
-}  // namespace
-
 bool PoolImpl::dominates_termwise(Expr a, Expr b) {
   if (a == b) return true;
   TermView va, vb;
-  view_terms(*this, a, &va);
-  view_terms(*this, b, &vb);
+  view_terms(a, &va);
+  view_terms(b, &vb);
   // slack = (c0a - c0b) + sum over monomials of (coef difference) * (monomial's lower bound);
   // every coefficient difference must be >= 0 on a monomial known to be >= 0. In 128 bits, with
   // a conservative "not shown" when a product could leave the exactly representable range.

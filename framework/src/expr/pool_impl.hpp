@@ -91,6 +91,11 @@ inline void put_i64(std::vector<std::uint32_t>& out, std::int64_t v) {
   out.push_back(static_cast<std::uint32_t>(u));
   out.push_back(static_cast<std::uint32_t>(u >> 32));
 }
+inline void put_i64(std::uint32_t* w, std::int64_t v) {
+  const auto u = static_cast<std::uint64_t>(v);
+  w[0] = static_cast<std::uint32_t>(u);
+  w[1] = static_cast<std::uint32_t>(u >> 32);
+}
 inline std::int64_t get_i64(const std::uint32_t* w) {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(w[0]) |
                                    (static_cast<std::uint64_t>(w[1]) << 32));
@@ -199,12 +204,37 @@ struct PoolImpl {
   Expr lookup_or_opaque(std::string_view name);
 
   // ---- ring (arith.cpp) ------------------------------------------------------------------------
+  /// A polynomial's terms read in place: a Sum's payload, or one term for a lone atom/monomial.
+  struct TermView {
+    std::int64_t c0 = 0;
+    const std::uint32_t* words = nullptr;  // 3 words per term (monomial, coef low, coef high)
+    std::uint32_t count = 0;
+    std::uint32_t single[3] = {0, 1, 0};
+  };
+  void view_terms(Expr e, TermView* v) const {  // inline: called per comparison on hot paths
+    const Node& n = nodes[e.id];
+    if (n.kind == Kind::kInt) {
+      v->c0 = n.aux;
+    } else if (n.kind == Kind::kSum) {
+      v->c0 = n.aux;
+      v->words = payload.data() + n.off;
+      v->count = n.len / 3;
+    } else {
+      v->single[0] = e.id;
+      v->words = v->single;
+      v->count = 1;
+    }
+  }
   void append_terms(Expr e, std::int64_t scale, Poly& out) const;
   static void normalize(Poly& p);
   /// Canonical expression of `p`. `normalized`: terms already sorted, merged and non-zero.
   Expr make_poly(Poly& p, bool normalized = false);
   void merge_add(Expr a, Expr b, Poly& out) const;
   Expr intern_poly(const Poly& p);
+  /// Canonical expression of c0 + the terms in `words` (a Sum's payload layout: sorted, merged,
+  /// non-zero, nothing the division or exact-factor rules rewrite): an integer, a lone monomial,
+  /// or an interned Sum.
+  Expr intern_sum(std::int64_t c0, const std::uint32_t* words, std::uint32_t len);
   Expr add(Expr a, Expr b);
   Expr mul(Expr a, Expr b);
   Expr scale(Expr e, std::int64_t k);

@@ -12,32 +12,15 @@ namespace {
 // factors): such a sum is left to ExprPool::add/sub so that its value stays the pool's. The
 // term list therefore never holds such a monomial, and value() can intern it as it stands.
 constexpr std::uint8_t kRewriteFlags = kFlagLitDiv | kFlagExactFactor;
-
-void put_coef(std::uint32_t* w, std::int64_t coef) {
-  const auto u = static_cast<std::uint64_t>(coef);
-  w[0] = static_cast<std::uint32_t>(u);
-  w[1] = static_cast<std::uint32_t>(u >> 32);
-}
 }  // namespace
 
 bool RunningSum::load(Expr e) {
   PoolImpl& impl = *pool_->impl_;
-  const Node& n = impl.nodes[e.id];
-  if ((n.flags & kRewriteFlags) != 0) return false;
-  words_.clear();
-  constant_ = 0;
-  switch (n.kind) {
-    case Kind::kInt:
-      constant_ = n.aux;
-      break;
-    case Kind::kSum:
-      constant_ = n.aux;
-      words_.assign(impl.payload.data() + n.off, impl.payload.data() + n.off + n.len);
-      break;
-    default:
-      words_ = {e.id, 1, 0};
-      break;
-  }
+  if ((impl.nodes[e.id].flags & kRewriteFlags) != 0) return false;
+  PoolImpl::TermView v;
+  impl.view_terms(e, &v);
+  constant_ = v.c0;
+  words_.assign(v.words, v.words + 3 * v.count);
   return true;
 }
 
@@ -58,11 +41,11 @@ void RunningSum::merge(std::uint32_t mono, std::int64_t coef) {
     if (sum == 0) {
       words_.erase(at, at + 3);
     } else {
-      put_coef(words_.data() + 3 * lo + 1, sum);
+      put_i64(words_.data() + 3 * lo + 1, sum);
     }
   } else {
     std::uint32_t term[3] = {mono, 0, 0};
-    put_coef(term + 1, coef);
+    put_i64(term + 1, coef);
     words_.insert(at, term, term + 3);
   }
 }
@@ -112,16 +95,9 @@ Expr RunningSum::value() {
   if (cached_) return *cached_;
   if (slow_) return *(cached_ = slow_);
   PoolImpl& impl = *pool_->impl_;
-  Expr result;
-  if (words_.empty()) {
-    result = impl.integer(constant_);
-  } else if (term_count() == 1 && constant_ == 0 && get_i64(words_.data() + 1) == 1) {
-    result = Expr{words_[0]};
-  } else {
-    // What make_poly would do with this (normalised, rewrite-free) list: intern it directly.
-    result = impl.intern(Kind::kSum, constant_, words_.data(),
-                         static_cast<std::uint32_t>(words_.size()));
-  }
+  // The list is normalised and holds nothing the pool rewrites: make_poly would intern it as is.
+  const Expr result =
+      impl.intern_sum(constant_, words_.data(), static_cast<std::uint32_t>(words_.size()));
   // A sum over the size caps comes back as a cap symbol: continue from it, as a chain of adds
   // would.
   if (!interned_as_is(result) && !load(result)) slow_ = result;

@@ -131,7 +131,10 @@ class TagStage {
     for (;;) {
       const std::uint64_t mark = value_changes_ + node_changes_;
       for (NodeId n : ge.nodes) {
-        if (g == 0 && unchanged_since_last_run(n)) continue;
+        if (g == 0) {
+          if (!needs_run(n)) continue;
+          started_at_[n] = value_changes_;
+        }
         process(n);
       }
       if (value_changes_ + node_changes_ == mark) break;
@@ -148,20 +151,12 @@ class TagStage {
   /// its last run started, running it again would change nothing: the main graph's later passes
   /// visit only the nodes next to a change (it took four full passes on the Llama benchmark).
   /// Its own changes count, so a node that changed something runs again in the next pass.
-  bool unchanged_since_last_run(NodeId n) {
+  bool needs_run(NodeId n) const {
     const NodeEntry& node = s_.graph->node(n);
-    if (started_at_[n] == kNever || !node.bodies.empty()) {
-      started_at_[n] = value_changes_;
-      return false;
-    }
-    const std::uint64_t since = started_at_[n];
-    auto changed = [&](ValueId v) { return v != kNoValue && changed_at_[v] > since; };
-    if (std::any_of(node.inputs.begin(), node.inputs.end(), changed) ||
-        std::any_of(node.outputs.begin(), node.outputs.end(), changed)) {
-      started_at_[n] = value_changes_;
-      return false;
-    }
-    return true;
+    if (started_at_[n] == kNever || !node.bodies.empty()) return true;
+    auto changed = [&](ValueId v) { return v != kNoValue && changed_at_[v] > started_at_[n]; };
+    return std::any_of(node.inputs.begin(), node.inputs.end(), changed) ||
+           std::any_of(node.outputs.begin(), node.outputs.end(), changed);
   }
 
   void process(NodeId n) {

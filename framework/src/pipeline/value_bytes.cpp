@@ -5,6 +5,22 @@
 
 namespace cctx {
 
+namespace {
+/// Bytes of a tensor of `bits`-bit elements (bits > 0) and dims `dims`.
+Expr tensor_bytes(ExprPool& pool, std::uint32_t bits, std::span<const Expr> dims) {
+  Expr count = pool.product(dims);
+  if (bits % 8 == 0) return pool.mul(count, pool.integer(bits / 8));
+  if (bits < 8 && 8 % bits == 0) {
+    // Sub-byte types pack per tensor, rounded up.
+    const std::int64_t per_byte = 8 / bits;
+    return pool.floor_div(pool.add(count, pool.integer(per_byte - 1)), pool.integer(per_byte));
+  }
+  // Other widths (plugin-registered): round the bit count up to bytes.
+  return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)),
+                        pool.integer(8));
+}
+}  // namespace
+
 std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
   const ValueShape& shape = s.shapes[v];
   if (shape.kind != ValueKind::kTensor) return std::nullopt;
@@ -18,16 +34,7 @@ std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
         "byte size of '" + std::string(s.graph->value(v).name) + "' (unknown rank)");
   }
   if (bits == 0) return std::nullopt;
-  Expr count = pool.product(shape.dims);
-  if (bits % 8 == 0) return pool.mul(count, pool.integer(bits / 8));
-  if (bits < 8 && 8 % bits == 0) {
-    // Sub-byte types pack per tensor, rounded up.
-    const std::int64_t per_byte = 8 / bits;
-    return pool.floor_div(pool.add(count, pool.integer(per_byte - 1)), pool.integer(per_byte));
-  }
-  // Other widths (plugin-registered): round the bit count up to bytes.
-  return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)),
-                        pool.integer(8));
+  return tensor_bytes(pool, bits, shape.dims);
 }
 
 std::size_t ByteSizes::KeyHash::operator()(const std::vector<std::uint32_t>& key) const noexcept {
@@ -43,9 +50,7 @@ std::optional<Expr> ByteSizes::operator()(ValueId v) {
   if (key_[0] == 0) return std::nullopt;
   for (const Expr d : shape.dims) key_.push_back(d.id);
   if (const auto it = known_.find(key_); it != known_.end()) return it->second;
-  const std::optional<Expr> bytes = compute_value_bytes(s_, v);
-  if (bytes) known_.emplace(key_, *bytes);
-  return bytes;
+  return known_.emplace(key_, tensor_bytes(*s_.pool, key_[0], shape.dims)).first->second;
 }
 
 }  // namespace cctx
