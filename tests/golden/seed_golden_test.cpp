@@ -210,7 +210,8 @@ TEST_F(SeedGolden, SameTableWithStructuralFallbackAndNoPolicies) {
   p.inplace.fallback = InplaceFallback::kStructural;
   analyse(p);
   expect_seed_table(*ctx_);
-  EXPECT_EQ(ctx_->inplace(4).at(0).mode, ReuseMode::kMayReuse);
+  ASSERT_FALSE(ctx_->inplace(4).empty());
+  EXPECT_EQ(ctx_->inplace(4)[0].mode, ReuseMode::kMayReuse);
 }
 
 TEST_F(SeedGolden, SameTableWithInputOverwrite) {

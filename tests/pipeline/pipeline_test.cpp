@@ -2,6 +2,8 @@
 // sizes, tags, lifetimes, in-place reuse and the memory profile, plus graph construction.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "cctx/errors.hpp"
 #include "cctx/name_table.hpp"
 #include "cctx/report.hpp"
@@ -132,6 +134,35 @@ TEST(NameTable, FindsEveryNameThroughGrowthAndKeepsTheFirstId) {
 
 // ---- shapes: fallbacks, fresh symbols, declarations
 // ----------------------------------------------
+
+// A bucket packs its tags beside the amounts; entries read back as (tag, amount) pairs in the
+// order they were added, and a sixth entry or a value outside Tag is refused.
+TEST(MemoryProfile, BucketReadsBackItsEntriesInOrder) {
+  static_assert(sizeof(Bucket) == 24);
+  Bucket b;
+  EXPECT_TRUE(b.empty());
+  const std::array<Tag, 5> tags = {Tag::kNone, Tag::kAmbiguous, Tag::kAxes, Tag::kShape,
+                                   Tag::kWeight};
+  for (std::uint32_t k = 0; k < tags.size(); ++k) b.emplace_back(tags[k], Expr{100 + k});
+  ASSERT_EQ(b.size(), 5u);
+  std::size_t k = 0;
+  for (const auto& [tag, amount] : b) {
+    EXPECT_EQ(tag, tags[k]);
+    EXPECT_EQ(amount, Expr{static_cast<std::uint32_t>(100 + k)});
+    ++k;
+  }
+  EXPECT_EQ(k, 5u);
+  EXPECT_EQ(b.front(), (Bucket::value_type{Tag::kNone, Expr{100}}));
+  EXPECT_EQ(b.back(), (Bucket::value_type{Tag::kWeight, Expr{104}}));
+  EXPECT_THROW(b.emplace_back(Tag::kWeight, Expr{1}), std::length_error);
+  EXPECT_THROW(Bucket({{static_cast<Tag>(9), Expr{1}}}), std::invalid_argument);
+  const Bucket two{{Tag::kWeight, Expr{7}}, {Tag::kShape, Expr{8}}};
+  EXPECT_EQ(two[0], (Bucket::value_type{Tag::kWeight, Expr{7}}));
+  EXPECT_EQ(two[1], (Bucket::value_type{Tag::kShape, Expr{8}}));
+  EXPECT_EQ(two, (Bucket{{Tag::kWeight, Expr{7}}, {Tag::kShape, Expr{8}}}));
+  EXPECT_FALSE(two == (Bucket{{Tag::kWeight, Expr{7}}, {Tag::kAxes, Expr{8}}}));
+  EXPECT_FALSE(two == (Bucket{{Tag::kWeight, Expr{7}}}));
+}
 
 TEST(Shapes, UnnamedDeclaredDimGetsAnUnkSymbol) {
   ModelBuilder b;

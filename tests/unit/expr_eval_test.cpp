@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "cctx/expr.hpp"
 
@@ -149,6 +150,44 @@ TEST(ExprEval, EvaluationIsMemoisedPerCallNotAcrossCalls) {
   many["N"] = 5;
   many["M"] = 5;
   EXPECT_EQ(pool.eval(e, many), 41);
+}
+
+}  // namespace
+
+namespace {
+
+// ExprPool::reserve rehashes the intern table and evaluation replaces its arrays when the pool
+// outgrows them: handles made before either must still be found and evaluate the same.
+TEST(ExprEval, ReserveAndGrowthKeepHandlesAndValues) {
+  ExprPool pool;
+  const Expr n = pool.symbol("N");
+  std::vector<Expr> before;
+  for (int k = 1; k <= 50; ++k) before.push_back(pool.add(pool.mul(pool.integer(k), n), n));
+  const Assignment at3{{"N", 3}};
+  const std::vector<std::int64_t> first = pool.eval_all(before, at3);
+
+  pool.reserve(100000);
+  for (int k = 1; k <= 50; ++k) {
+    EXPECT_EQ(pool.add(pool.mul(pool.integer(k), n), n), before[k - 1]) << k;
+  }
+  // Past the reserved room: the pool grows again and evaluation sees every node.
+  std::vector<Expr> after;
+  Expr running = pool.integer(0);
+  for (int k = 0; k < 150000; ++k) {
+    running = pool.add(running, pool.mul(pool.integer(k % 7 + 1), n));
+    if (k % 997 == 0) after.push_back(running);
+  }
+  EXPECT_GT(pool.node_count(), 100000u);
+  EXPECT_EQ(pool.eval_all(before, at3), first);
+  const std::vector<std::int64_t> late = pool.eval_all(after, at3);
+  std::int64_t expected = 0;
+  std::size_t next = 0;
+  for (int k = 0; k < 150000; ++k) {
+    expected += 3 * (k % 7 + 1);
+    if (k % 997 == 0) {
+      EXPECT_EQ(late[next++], expected) << k;
+    }
+  }
 }
 
 }  // namespace

@@ -197,6 +197,10 @@ class ExprPool {
   /// Warnings recorded by the engine (caps, rewrite budget) since the last call.
   std::vector<std::string> take_warnings();
   std::size_t node_count() const;
+  /// Makes room for `expressions` more expressions, so that a stage about to intern many (the
+  /// memory profile interns about one sum per node) fills the arena without copying it as it
+  /// grows. A hint only: the pool still grows past it as needed.
+  void reserve(std::size_t expressions);
   const ExprLimits& limits() const;
   ExprPoolStats stats() const;
 

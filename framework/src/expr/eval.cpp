@@ -21,8 +21,13 @@ std::string bounds_text(Interval b) {
 
 void detail::PoolImpl::start_eval_generation() {
   if (eval_stamp.size() < nodes.size()) {
-    eval_stamp.resize(nodes.size(), 0);
-    eval_value.resize(nodes.size(), 0);
+    // A new generation reads no old entry, so the arrays are replaced, not grown: nothing is
+    // copied, and the values are left unwritten until evaluated. They cover the capacity the
+    // pool reserved, so a pool that grows into it does not replace them again.
+    const std::size_t size = nodes.capacity();
+    eval_stamp.assign(size, 0);
+    eval_value = std::make_unique_for_overwrite<detail::Int128[]>(size);
+    eval_gen = 0;
   }
   if (++eval_gen == 0) {
     std::fill(eval_stamp.begin(), eval_stamp.end(), 0);

@@ -208,6 +208,8 @@ std::vector<std::string> ExprPool::take_warnings() {
 
 std::size_t ExprPool::node_count() const { return impl_->nodes.size(); }
 
+void ExprPool::reserve(std::size_t expressions) { impl_->reserve(expressions); }
+
 const ExprLimits& ExprPool::limits() const { return impl_->limits; }
 
 ExprPoolStats ExprPool::stats() const {

@@ -86,8 +86,8 @@ detail::PoolImpl::PoolImpl(ExprLimits lim) : limits(lim) {
 
 void detail::PoolImpl::warn(std::string msg) { warnings.push_back(std::move(msg)); }
 
-void detail::PoolImpl::grow_table() {
-  std::vector<std::uint64_t> old(table.size() * 2, 0);
+void detail::PoolImpl::rehash_table(std::size_t slots) {
+  std::vector<std::uint64_t> old(slots, 0);
   old.swap(table);
   const std::size_t mask = table.size() - 1;
   for (const std::uint64_t slot : old) {
@@ -96,6 +96,24 @@ void detail::PoolImpl::grow_table() {
     while (table[i] != 0) i = (i + 1) & mask;
     table[i] = slot;
   }
+}
+
+// The intern table stays at most 70% full.
+static bool table_too_full(std::size_t entries, std::size_t slots) {
+  return entries * 10 > slots * 7;
+}
+
+void detail::PoolImpl::reserve(std::size_t more) {
+  // A sum of a few terms takes about a dozen payload words; over-reserving costs address space
+  // only, the pages are touched when filled.
+  constexpr std::size_t kWordsPerExpression = 12;
+  const std::size_t target = nodes.size() + more;
+  nodes.reserve(target);
+  extra.reserve(target);
+  payload.reserve(payload.size() + more * kWordsPerExpression);
+  std::size_t slots = table.size();
+  while (table_too_full(table_count + more, slots)) slots *= 2;
+  if (slots != table.size()) rehash_table(slots);
 }
 
 Expr detail::PoolImpl::intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
@@ -204,7 +222,7 @@ Expr detail::PoolImpl::intern(Kind k, std::int64_t aux, const std::uint32_t* w, 
   extra.emplace_back();
   table[i] = (static_cast<std::uint64_t>(h) << 32) | (std::uint64_t{id} + 1);
   ++table_count;
-  if (table_count * 10 > table.size() * 7) grow_table();
+  if (table_too_full(table_count, table.size())) rehash_table(table.size() * 2);
   return Expr{id};
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -173,7 +174,7 @@ struct PoolImpl {
   mutable std::uint32_t visit_gen = 0;
 
   std::vector<std::uint32_t> eval_stamp;
-  std::vector<detail::Int128> eval_value;
+  std::unique_ptr<detail::Int128[]> eval_value;  // valid where eval_stamp == eval_gen
   std::uint32_t eval_gen = 0;
 
   std::vector<Poly> spare_polys;
@@ -189,7 +190,10 @@ struct PoolImpl {
   Expr intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
   Expr make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
                 const std::string& reason);
-  void grow_table();
+  /// Rehashes the intern table into `slots` slots (a power of two above the entry count).
+  void rehash_table(std::size_t slots);
+  /// ExprPool::reserve.
+  void reserve(std::size_t more);
   void warn(std::string msg);
 
   /// The direct-mapped memo entry for (op, a, b).

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -21,42 +22,44 @@ namespace cctx {
 /// Tracked buffer (semantics.md 8.2), created by the in-place stage, used by the memory stage.
 enum class BufferSource : std::uint8_t { kInput, kInitializer, kIntermediate };
 
-/// A list of values per node of the main graph, filled in node order into one array: a
-/// million-node graph makes no allocation per node, and a list is read as a span.
-class NodeValueLists {
+/// A list per node of the main graph (values, in-place decisions), filled in node order into one
+/// array: a million-node graph makes no allocation per node, and a list is read as a span.
+template <class Item>
+class NodeLists {
  public:
   /// Empties every list; `count` lists are expected.
   void reset(std::size_t count) {
     ends_.clear();
     ends_.reserve(count);
-    ids_.clear();
+    items_.clear();
   }
-  /// Appends v to node n's list. n never decreases from one call to the next.
-  void push(NodeId n, ValueId v) {
+  /// Appends an item to node n's list. n never decreases from one call to the next.
+  void push(NodeId n, const Item& item) {
     close_before(n);
-    ids_.push_back(v);
+    items_.push_back(item);
   }
   /// Ends filling: the nodes after the last push, up to `count`, get empty lists.
   void finish(std::size_t count) { close_before(count); }
 
   std::size_t size() const { return ends_.size(); }
-  ValueIds operator[](NodeId n) const {
+  std::span<const Item> operator[](NodeId n) const {
     const std::uint32_t begin = n == 0 ? 0 : ends_[n - 1];
-    return ValueIds(ids_.data() + begin, ends_[n] - begin);
+    return std::span<const Item>(items_.data() + begin, ends_[n] - begin);
   }
   /// operator[] that throws std::out_of_range past the last list.
-  ValueIds at(NodeId n) const {
-    if (n >= ends_.size()) throw std::out_of_range("NodeValueLists::at");
+  std::span<const Item> at(NodeId n) const {
+    if (n >= ends_.size()) throw std::out_of_range("NodeLists::at");
     return (*this)[n];
   }
 
  private:
   void close_before(std::size_t n) {
-    while (ends_.size() < n) ends_.push_back(static_cast<std::uint32_t>(ids_.size()));
+    while (ends_.size() < n) ends_.push_back(static_cast<std::uint32_t>(items_.size()));
   }
-  std::vector<std::uint32_t> ends_;  ///< per node: one past its last entry in ids_
-  std::vector<ValueId> ids_;
+  std::vector<std::uint32_t> ends_;  ///< per node: one past its last entry in items_
+  std::vector<Item> items_;
 };
+using NodeValueLists = NodeLists<ValueId>;
 
 struct ComputeContext::State {
   std::shared_ptr<const RuleRegistry> registry;
@@ -93,7 +96,7 @@ struct ComputeContext::State {
   NodeValueLists release_after_shape_tag;
 
   // ---- stage 4: in-place -----------------------------------------------------------------------
-  std::vector<std::vector<InplaceDecision>> inplace;
+  NodeLists<InplaceDecision> inplace;
   /// Own byte size of each value (nullopt: unsized), computed once and reused by stages 4-5.
   std::vector<std::optional<Expr>> bytes;
   std::vector<ValueId> unsized_values;

@@ -93,7 +93,7 @@ ValueIds ComputeContext::not_used_after(NodeId n) const { return state_->not_use
 ValueIds ComputeContext::release_after_shape_tag(NodeId n) const {
   return state_->release_after_shape_tag.at(n);
 }
-const std::vector<InplaceDecision>& ComputeContext::inplace(NodeId n) const {
+std::span<const InplaceDecision> ComputeContext::inplace(NodeId n) const {
   return state_->inplace.at(n);
 }
 const MemoryProfile& ComputeContext::memory(NodeId n) const { return state_->memory.at(n); }

@@ -61,7 +61,7 @@ class InplaceStage {
   void run() {
     const GraphView& g = *s_.graph;
     const std::size_t count = g.main_node_count();
-    s_.inplace.assign(count, {});
+    s_.inplace.reset(count);
     s_.bytes.assign(g.values().size(), std::nullopt);
     s_.buffer_of.assign(g.values().size(), kInvalidId);
     s_.buffers.clear();
@@ -73,6 +73,7 @@ class InplaceStage {
     }
     seed_buffers();
     for (NodeId n = 0; n < count; ++n) plan(n);
+    s_.inplace.finish(count);
   }
 
  private:
@@ -184,7 +185,8 @@ class InplaceStage {
     served.assign(node.outputs.size(), 0);
     claimed.assign(node.inputs.size(), 0);
     untracked.assign(node.outputs.size(), 0);
-    std::vector<InplaceDecision>& decisions = s_.inplace[n];
+    std::vector<InplaceDecision>& decisions = decisions_;  // copied to s_.inplace once sorted
+    decisions.clear();
 
     for (auto [o, k] : d.aliases) {
       if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k]) continue;
@@ -226,6 +228,7 @@ class InplaceStage {
     std::sort(
         decisions.begin(), decisions.end(),
         [](const InplaceDecision& a, const InplaceDecision& b) { return a.output < b.output; });
+    for (const InplaceDecision& dec : decisions) s_.inplace.push(n, dec);
     if (s_.options.decision_log) {
       for (const InplaceDecision& dec : decisions) {
         pending_.push_back(DecisionEvent{"inplace", static_cast<std::int64_t>(n),
@@ -245,6 +248,7 @@ class InplaceStage {
   std::vector<std::uint32_t> last_;  // per buffer: last node any member is used
   std::vector<bool> protected_;      // per buffer
   std::vector<std::uint8_t> served_, claimed_, untracked_;  // plan()'s per-node scratch
+  std::vector<InplaceDecision> decisions_;                  // plan()'s, sorted then stored
   std::vector<DecisionEvent> pending_;
 };
 

@@ -69,7 +69,7 @@ void BufferTimeline::leave(ValueId v, NodeId after) {
 void BufferTimeline::step(NodeId n) {
   const GraphView& g = ctx_.graph();
   const NodeEntry& node = g.node(n);
-  const std::vector<InplaceDecision>& decisions = ctx_.inplace(n);
+  const std::span<const InplaceDecision> decisions = ctx_.inplace(n);
   std::vector<bool> decided(node.outputs.size(), false);
   for (const InplaceDecision& d : decisions) {
     decided[d.output] = true;
