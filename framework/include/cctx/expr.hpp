@@ -239,6 +239,9 @@ class RunningSum {
   /// The terms in the pool's own layout for a sum (monomial handle, coefficient low and high
   /// words), sorted by monomial, no zero coefficient: value() interns them without conversion.
   std::vector<std::uint32_t> words_;
+  /// The pool's order-free hash of words_, kept up to date term by term: value() interns the
+  /// list without hashing it again.
+  std::uint64_t terms_hash_ = 0;
   std::optional<Expr> slow_;    ///< the value while the pool's add/sub is in charge
   std::optional<Expr> cached_;  ///< value() since the last change
 };

@@ -47,9 +47,7 @@ void detail::PoolImpl::normalize(Poly& p) {
 }
 
 Expr detail::PoolImpl::intern_sum(std::int64_t c0, const std::uint32_t* w, std::uint32_t len) {
-  if (len == 0) return integer(c0);
-  if (len == 3 && get_i64(w + 1) == 1 && c0 == 0) return Expr{w[0]};
-  return intern(Kind::kSum, c0, w, len);
+  return intern_sum(c0, w, len, sum_terms_hash(w, len));
 }
 
 Expr detail::PoolImpl::intern_poly(const Poly& p) {

@@ -46,7 +46,15 @@ namespace {
 
 constexpr std::uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
 
+/// The intern table's hash of a sum given its terms' part (sum_terms_hash).
+inline std::uint32_t sum_hash(std::int64_t c0, std::uint32_t len, std::uint64_t terms_hash) {
+  const std::uint64_t base = (static_cast<std::uint64_t>(Kind::kSum) + len * 0x100ULL) * kMul1 ^
+                             static_cast<std::uint64_t>(c0);
+  return static_cast<std::uint32_t>(mix64(base + terms_hash));
+}
+
 inline std::uint32_t hash_node(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
+  if (k == Kind::kSum) return sum_hash(aux, n, sum_terms_hash(w, n));
   std::uint64_t h =
       (static_cast<std::uint64_t>(k) + n * 0x100ULL) * kMul1 ^ static_cast<std::uint64_t>(aux);
   std::uint32_t i = 0;
@@ -117,7 +125,18 @@ void detail::PoolImpl::reserve(std::size_t more) {
 }
 
 Expr detail::PoolImpl::intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
-  const std::uint32_t h = hash_node(k, aux, w, n);
+  return intern_hashed(k, aux, w, n, hash_node(k, aux, w, n));
+}
+
+Expr detail::PoolImpl::intern_sum(std::int64_t c0, const std::uint32_t* w, std::uint32_t len,
+                                  std::uint64_t terms_hash) {
+  if (len == 0) return integer(c0);
+  if (len == 3 && get_i64(w + 1) == 1 && c0 == 0) return Expr{w[0]};
+  return intern_hashed(Kind::kSum, c0, w, len, sum_hash(c0, len, terms_hash));
+}
+
+Expr detail::PoolImpl::intern_hashed(Kind k, std::int64_t aux, const std::uint32_t* w,
+                                     std::uint32_t n, std::uint32_t h) {
   const std::size_t mask = table.size() - 1;
   std::size_t i = h & mask;
   while (true) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cctx/expr.hpp"
+#include "cctx/hash_mix.hpp"
 #include "expr/checked.hpp"
 
 namespace cctx {
@@ -86,6 +87,19 @@ struct MemoEntry {
   std::uint32_t result = 0;
   Op op = Op::kNone;
 };
+
+/// A sum's hash adds one mix per term (monomial, coefficient low and high words) and mixes the
+/// total with its constant and length at the end. The terms' part is order-free and additive, so
+/// RunningSum keeps it up to date term by term and its reads intern without hashing the list.
+inline std::uint64_t sum_term_hash(const std::uint32_t* term) {
+  return mix64((std::uint64_t{term[0]} * 0x9E3779B97F4A7C15ULL) ^
+               (std::uint64_t{term[1]} | std::uint64_t{term[2]} << 32));
+}
+inline std::uint64_t sum_terms_hash(const std::uint32_t* w, std::uint32_t len) {
+  std::uint64_t h = 0;
+  for (std::uint32_t t = 0; t < len; t += 3) h += sum_term_hash(w + t);
+  return h;
+}
 
 inline void put_i64(std::vector<std::uint32_t>& out, std::int64_t v) {
   const auto u = static_cast<std::uint64_t>(v);
@@ -188,6 +202,9 @@ struct PoolImpl {
   Expr child(Expr e, std::uint32_t i) const { return Expr{payload[nodes[e.id].off + i]}; }
 
   Expr intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
+  /// intern() with the node's hash already known (hash_of).
+  Expr intern_hashed(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
+                     std::uint32_t h);
   Expr make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
                 const std::string& reason);
   /// Rehashes the intern table into `slots` slots (a power of two above the entry count).
@@ -239,6 +256,9 @@ struct PoolImpl {
   /// non-zero, nothing the division or exact-factor rules rewrite): an integer, a lone monomial,
   /// or an interned Sum.
   Expr intern_sum(std::int64_t c0, const std::uint32_t* words, std::uint32_t len);
+  /// intern_sum() given sum_terms_hash(words, len).
+  Expr intern_sum(std::int64_t c0, const std::uint32_t* words, std::uint32_t len,
+                  std::uint64_t terms_hash);
   Expr add(Expr a, Expr b);
   Expr mul(Expr a, Expr b);
   Expr scale(Expr e, std::int64_t k);

@@ -21,6 +21,7 @@ bool RunningSum::load(Expr e) {
   impl.view_terms(e, &v);
   constant_ = v.c0;
   words_.assign(v.words, v.words + 3 * v.count);
+  terms_hash_ = sum_terms_hash(words_.data(), static_cast<std::uint32_t>(words_.size()));
   return true;
 }
 
@@ -37,16 +38,20 @@ void RunningSum::merge(std::uint32_t mono, std::int64_t coef) {
   }
   const auto at = words_.begin() + static_cast<std::ptrdiff_t>(3 * lo);
   if (lo < term_count() && words_[3 * lo] == mono) {
-    const std::int64_t sum = checked_add(get_i64(words_.data() + 3 * lo + 1), coef);
+    std::uint32_t* term = words_.data() + 3 * lo;
+    const std::int64_t sum = checked_add(get_i64(term + 1), coef);
+    terms_hash_ -= sum_term_hash(term);
     if (sum == 0) {
       words_.erase(at, at + 3);
     } else {
-      put_i64(words_.data() + 3 * lo + 1, sum);
+      put_i64(term + 1, sum);
+      terms_hash_ += sum_term_hash(term);
     }
   } else {
     std::uint32_t term[3] = {mono, 0, 0};
     put_i64(term + 1, coef);
     words_.insert(at, term, term + 3);
+    terms_hash_ += sum_term_hash(term);
   }
 }
 
@@ -96,8 +101,8 @@ Expr RunningSum::value() {
   if (slow_) return *(cached_ = slow_);
   PoolImpl& impl = *pool_->impl_;
   // The list is normalised and holds nothing the pool rewrites: make_poly would intern it as is.
-  const Expr result =
-      impl.intern_sum(constant_, words_.data(), static_cast<std::uint32_t>(words_.size()));
+  const Expr result = impl.intern_sum(constant_, words_.data(),
+                                      static_cast<std::uint32_t>(words_.size()), terms_hash_);
   // A sum over the size caps comes back as a cap symbol: continue from it, as a chain of adds
   // would.
   if (!interned_as_is(result) && !load(result)) slow_ = result;
