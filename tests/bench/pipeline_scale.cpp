@@ -4,7 +4,7 @@
 // process of its own (`--generate`), so the generator's memory is not counted either. Peak RSS is
 // read twice: after load + pipeline (the target), and after the JSON report (which holds the
 // whole text, 1.6 GB at 1M nodes). The pipeline and ONNX's inference then run again, interleaved
-// (5 rounds up to 100k nodes, 2 at 1M), and the best time of each side is compared, because this
+// (5 rounds up to 100k nodes, 4 at 1M), and the best time of each side is compared, because this
 // VM's speed drifts by tens of percent within a minute; the growth ratio compares best times, and
 // the 1M target (load + pipeline) uses the first, cold run. Prints a table and appends to a
 // history file.
@@ -106,7 +106,7 @@ nlohmann::json measure(const char* self, std::int64_t target_nodes) {
   // the best time of each is compared (and the growth ratio compares best times). The JSON
   // report is timed again only up to 100k nodes (its target is at 100k; at 1M it takes 9 s).
   const bool small = target_nodes <= 100000;
-  const int rounds = small ? 5 : 2;
+  const int rounds = small ? 5 : 4;
   double onnx_best = 0;
   for (int round = 0; round < rounds; ++round) {
     if (round > 0) {
