@@ -68,6 +68,7 @@ class MemoryStage {
   void account(std::uint32_t b, bool add) {
     const Expr size = s_.buffers[b].size;
     const std::size_t r = row(source_[b]), c = column(tag_[b]);
+    row_changed_[r] = true;
     if (add) {
       live_total_.add(size);
       sums_[r][c].add(size);
@@ -110,13 +111,17 @@ class MemoryStage {
     account(b, true);
   }
 
-  Bucket bucket(BufferSource source) {
-    Bucket out;
+  // A row's bucket is rebuilt only after one of its sums changed: the inputs' and initializers'
+  // rows stay the same across most nodes.
+  const Bucket& bucket(BufferSource source) {
     const std::size_t r = row(source);
+    if (!row_changed_[r]) return last_bucket_[r];
+    Bucket out;
     for (std::size_t c = 0; c < kTagOrder.size(); ++c) {
       if (nonzero_[r][c] > 0) out.emplace_back(kTagOrder[c], sums_[r][c].value());
     }
-    return out;
+    row_changed_[r] = false;
+    return last_bucket_[r] = out;
   }
 
   void step(NodeId n) {
@@ -191,6 +196,8 @@ class MemoryStage {
   RunningSum live_total_;
   std::array<Row, 3> sums_;
   std::array<std::array<std::uint32_t, kTagOrder.size()>, 3> nonzero_;
+  std::array<bool, 3> row_changed_ = {true, true, true};
+  std::array<Bucket, 3> last_bucket_;
   std::vector<std::uint32_t> members_;
   std::vector<Tag> tag_;
   std::vector<BufferSource> source_;
