@@ -11,13 +11,25 @@ namespace gp = google::protobuf;
 
 namespace {
 
-// The declared field, when this onnx build knows it and it has the expected message type.
+// The declared field, when this onnx build knows it and it has the expected message type. The
+// tag stage asks for every initializer and declared value of a graph, so the last answer is kept
+// per thread (messages are this build's generated onnx types, whose descriptors live as long as
+// the program).
 const gp::FieldDescriptor* declared_field(const gp::Message& message, int number) {
-  const gp::FieldDescriptor* f = message.GetDescriptor()->FindFieldByNumber(number);
+  thread_local const gp::Descriptor* last_type = nullptr;
+  thread_local int last_number = 0;
+  thread_local const gp::FieldDescriptor* last_field = nullptr;
+  const gp::Descriptor* type = message.GetDescriptor();
+  if (type == last_type && number == last_number) return last_field;
+  const gp::FieldDescriptor* f = type->FindFieldByNumber(number);
+  // The entry type is compared by descriptor: the messages are this build's onnx types.
   if (f == nullptr || !f->is_repeated() || f->type() != gp::FieldDescriptor::TYPE_MESSAGE ||
-      f->message_type()->full_name() != "onnx.StringStringEntryProto") {
-    return nullptr;
+      f->message_type() != onnx::StringStringEntryProto::descriptor()) {
+    f = nullptr;
   }
+  last_type = type;
+  last_number = number;
+  last_field = f;
   return f;
 }
 
@@ -60,10 +72,28 @@ MetadataEntries read_metadata(const gp::Message& message, int number) {
 
 std::string find_metadata(const gp::Message& message, int number, const std::string& key,
                           bool* found) {
-  for (auto& [k, v] : read_metadata(message, number)) {
-    if (k == key) {
+  // read_metadata's order, without copying every entry: called for each initializer and declared
+  // value of a graph, nearly all of which carry no metadata.
+  const gp::Reflection* reflection = message.GetReflection();
+  if (const gp::FieldDescriptor* f = declared_field(message, number)) {
+    for (int k = 0; k < reflection->FieldSize(message, f); ++k) {
+      const auto& entry = static_cast<const onnx::StringStringEntryProto&>(
+          reflection->GetRepeatedMessage(message, f, k));
+      if (entry.key() == key) {
+        if (found) *found = true;
+        return entry.value();
+      }
+    }
+  }
+  const gp::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
+  for (int k = 0; k < unknown.field_count(); ++k) {
+    const gp::UnknownField& field = unknown.field(k);
+    if (field.number() != number || field.type() != gp::UnknownField::TYPE_LENGTH_DELIMITED)
+      continue;
+    std::pair<std::string, std::string> entry;
+    if (decode(field.length_delimited(), &entry) && entry.first == key) {
       if (found) *found = true;
-      return v;
+      return entry.second;
     }
   }
   if (found) *found = false;
