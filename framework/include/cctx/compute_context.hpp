@@ -54,21 +54,23 @@ struct ElementShape {
 /// once (differing dims merged); `elements` adds each position's own shape when the length is
 /// known.
 struct ValueShape {
+  // Members are ordered so that the small ones share padding (104 bytes, not 120): one
+  // ValueShape per value of a million-node graph.
   ValueKind kind = ValueKind::kUnknown;
   std::int32_t dtype = 0;  ///< ONNX element type code, 0 = undefined
   bool known_rank = false;
-  std::vector<Expr> dims;  ///< valid when known_rank
   bool has_value = false;
-  /// Small tensor contents, row-major, every element an exact integer (integer tensors, and
-  /// floating tensors whose elements are all exact integers; expressions.md 8).
-  std::vector<Expr> value;
   bool inferred = false;  ///< set by a rule or a fallback (not only declared)
-  /// kSequence only: one shape per position; nullopt when the length is unknown or symbolic.
-  std::optional<std::vector<ElementShape>> elements;
   /// kSequence only, when `elements` is nullopt: a length known as an expression (a sequence a
   /// Loop grows by one element per iteration holds `trip` of them), every element described by
   /// dtype/known_rank/dims.
   std::optional<Expr> length;
+  std::vector<Expr> dims;  ///< valid when known_rank
+  /// Small tensor contents (when has_value), row-major, every element an exact integer (integer
+  /// tensors, and floating tensors whose elements are all exact integers; expressions.md 8).
+  std::vector<Expr> value;
+  /// kSequence only: one shape per position; nullopt when the length is unknown or symbolic.
+  std::optional<std::vector<ElementShape>> elements;
 };
 
 enum class ReuseKind : std::uint8_t { kEqual, kGreater };
