@@ -62,8 +62,8 @@ struct NodeEntry {
   std::string_view domain;  ///< normalised: "" for ai.onnx
   std::string_view op_type;
   std::int64_t opset = -1;  ///< version imported for the domain, -1 if none
-  ValueIds inputs;   ///< kNoValue for omitted optionals
-  ValueIds outputs;  ///< kNoValue for omitted optionals
+  ValueIds inputs;          ///< kNoValue for omitted optionals
+  ValueIds outputs;         ///< kNoValue for omitted optionals
   std::vector<BodyRef> bodies;
   /// Values read anywhere inside the bodies and defined in none of them (semantics.md 6).
   std::vector<ValueId> captures;
