@@ -5,6 +5,10 @@
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
 
+#include <optional>
+#include <string>
+#include <utility>
+
 namespace cctx {
 
 namespace gp = google::protobuf;
@@ -49,14 +53,16 @@ std::string encode(const std::string& key, const std::string& value) {
 
 }  // namespace
 
-MetadataEntries read_metadata(const gp::Message& message, int number) {
-  MetadataEntries entries;
+// Calls fn(key, value) for each entry of field `number`, declared entries first, then those kept
+// as unknown fields (models written with a newer onnx), until fn returns true.
+template <class Fn>
+void visit_metadata(const gp::Message& message, int number, Fn&& fn) {
   const gp::Reflection* reflection = message.GetReflection();
   if (const gp::FieldDescriptor* f = declared_field(message, number)) {
     for (int k = 0; k < reflection->FieldSize(message, f); ++k) {
       const auto& entry = static_cast<const onnx::StringStringEntryProto&>(
           reflection->GetRepeatedMessage(message, f, k));
-      entries.emplace_back(entry.key(), entry.value());
+      if (fn(entry.key(), entry.value())) return;
     }
   }
   const gp::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
@@ -65,39 +71,30 @@ MetadataEntries read_metadata(const gp::Message& message, int number) {
     if (field.number() != number || field.type() != gp::UnknownField::TYPE_LENGTH_DELIMITED)
       continue;
     std::pair<std::string, std::string> entry;
-    if (decode(field.length_delimited(), &entry)) entries.push_back(std::move(entry));
+    if (decode(field.length_delimited(), &entry) && fn(entry.first, entry.second)) return;
   }
+}
+
+MetadataEntries read_metadata(const gp::Message& message, int number) {
+  MetadataEntries entries;
+  visit_metadata(message, number, [&](const std::string& key, const std::string& value) {
+    entries.emplace_back(key, value);
+    return false;
+  });
   return entries;
 }
 
 std::string find_metadata(const gp::Message& message, int number, const std::string& key,
                           bool* found) {
-  // read_metadata's order, without copying every entry: called for each initializer and declared
-  // value of a graph, nearly all of which carry no metadata.
-  const gp::Reflection* reflection = message.GetReflection();
-  if (const gp::FieldDescriptor* f = declared_field(message, number)) {
-    for (int k = 0; k < reflection->FieldSize(message, f); ++k) {
-      const auto& entry = static_cast<const onnx::StringStringEntryProto&>(
-          reflection->GetRepeatedMessage(message, f, k));
-      if (entry.key() == key) {
-        if (found) *found = true;
-        return entry.value();
-      }
-    }
-  }
-  const gp::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
-  for (int k = 0; k < unknown.field_count(); ++k) {
-    const gp::UnknownField& field = unknown.field(k);
-    if (field.number() != number || field.type() != gp::UnknownField::TYPE_LENGTH_DELIMITED)
-      continue;
-    std::pair<std::string, std::string> entry;
-    if (decode(field.length_delimited(), &entry) && entry.first == key) {
-      if (found) *found = true;
-      return entry.second;
-    }
-  }
-  if (found) *found = false;
-  return {};
+  // Stops at the first match without copying every entry: the tag stage asks for each
+  // initializer and declared value of a graph, nearly all of which carry no metadata.
+  std::optional<std::string> match;
+  visit_metadata(message, number, [&](const std::string& k, const std::string& value) {
+    if (k == key) match = value;
+    return match.has_value();
+  });
+  if (found) *found = match.has_value();
+  return match.value_or(std::string());
 }
 
 void set_metadata(gp::Message& message, int number, const std::string& key,
