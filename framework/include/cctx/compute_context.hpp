@@ -147,8 +147,9 @@ class Bucket {
     const auto tag = static_cast<std::uint32_t>(item.first);
     if (tag > kTagMask) throw std::invalid_argument("Bucket: not a tag");
     amounts_[k] = item.second;
-    packed_ = (packed_ & ~(kTagMask << (kTagBits * k)) & ~(~0U << kSizeShift)) |
-              (tag << (kTagBits * k)) | (static_cast<std::uint32_t>(k + 1) << kSizeShift);
+    // Entries are only appended, so tag slot k is still zero: replace the size, add the tag.
+    const std::uint32_t tags = packed_ & ((1U << kSizeShift) - 1);
+    packed_ = tags | (tag << (kTagBits * k)) | (static_cast<std::uint32_t>(k + 1) << kSizeShift);
   }
   void emplace_back(Tag tag, Expr amount) { push_back(value_type{tag, amount}); }
 

@@ -7,6 +7,9 @@
 
 namespace cctx {
 
+/// 2^64 divided by the golden ratio: the multiplier that spreads keys before mix64.
+inline constexpr std::uint64_t kGoldenMul = 0x9E3779B97F4A7C15ULL;
+
 inline std::uint64_t mix64(std::uint64_t h) {
   h ^= h >> 33;
   h *= 0xFF51AFD7ED558CCDULL;

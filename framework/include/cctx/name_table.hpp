@@ -24,14 +24,13 @@ class NameTable {
   /// A 64-bit hash of a name, eight bytes at a time. Names are hashed once and the hash is
   /// passed down a chain of scopes.
   static std::uint64_t hash(std::string_view key) {
-    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
-    std::uint64_t h = key.size() * kMul;
+    std::uint64_t h = key.size() * kGoldenMul;
     const char* p = key.data();
     std::size_t n = key.size();
     for (; n >= 8; p += 8, n -= 8) {
       std::uint64_t word;
       std::memcpy(&word, p, 8);
-      h = (h ^ word) * kMul;
+      h = (h ^ word) * kGoldenMul;
       h ^= h >> 32;
     }
     if (n > 0) {
@@ -50,7 +49,7 @@ class NameTable {
                std::uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
                static_cast<unsigned char>(p[n - 1]);
       }
-      h = (h ^ word) * kMul;
+      h = (h ^ word) * kGoldenMul;
     }
     return mix64(h);  // the low bits, used as the slot index, depend on every byte
   }

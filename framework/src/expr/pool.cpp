@@ -44,26 +44,25 @@ std::string quote_text(std::string_view text, std::size_t max_len) {
 
 namespace {
 
-constexpr std::uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
-
 /// The intern table's hash of a sum given its terms' part (sum_terms_hash).
 inline std::uint32_t sum_hash(std::int64_t c0, std::uint32_t len, std::uint64_t terms_hash) {
-  const std::uint64_t base = (static_cast<std::uint64_t>(Kind::kSum) + len * 0x100ULL) * kMul1 ^
-                             static_cast<std::uint64_t>(c0);
+  const std::uint64_t base =
+      (static_cast<std::uint64_t>(Kind::kSum) + len * 0x100ULL) * kGoldenMul ^
+      static_cast<std::uint64_t>(c0);
   return static_cast<std::uint32_t>(mix64(base + terms_hash));
 }
 
 inline std::uint32_t hash_node(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
   if (k == Kind::kSum) return sum_hash(aux, n, sum_terms_hash(w, n));
   std::uint64_t h =
-      (static_cast<std::uint64_t>(k) + n * 0x100ULL) * kMul1 ^ static_cast<std::uint64_t>(aux);
+      (static_cast<std::uint64_t>(k) + n * 0x100ULL) * kGoldenMul ^ static_cast<std::uint64_t>(aux);
   std::uint32_t i = 0;
   for (; i + 1 < n; i += 2) {
     h = (h ^ (static_cast<std::uint64_t>(w[i]) | static_cast<std::uint64_t>(w[i + 1]) << 32)) *
-        kMul1;
+        kGoldenMul;
     h ^= h >> 31;
   }
-  if (i < n) h = (h ^ w[i]) * kMul1;
+  if (i < n) h = (h ^ w[i]) * kGoldenMul;
   return static_cast<std::uint32_t>(mix64(h));
 }
 
@@ -268,7 +267,7 @@ Expr detail::PoolImpl::make_cap(Kind k, std::int64_t aux, const std::uint32_t* w
 }
 
 detail::MemoEntry& detail::PoolImpl::memo_slot(Op op, Expr a, Expr b) {
-  const std::uint64_t h = mix64((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kMul1 +
+  const std::uint64_t h = mix64((static_cast<std::uint64_t>(a.id) << 32 | b.id) * kGoldenMul +
                                 static_cast<std::uint64_t>(op));
   return op_memo[h & (op_memo.size() - 1)];
 }

@@ -92,7 +92,7 @@ struct MemoEntry {
 /// total with its constant and length at the end. The terms' part is order-free and additive, so
 /// RunningSum keeps it up to date term by term and its reads intern without hashing the list.
 inline std::uint64_t sum_term_hash(const std::uint32_t* term) {
-  return mix64((std::uint64_t{term[0]} * 0x9E3779B97F4A7C15ULL) ^
+  return mix64((std::uint64_t{term[0]} * kGoldenMul) ^
                (std::uint64_t{term[1]} | std::uint64_t{term[2]} << 32));
 }
 inline std::uint64_t sum_terms_hash(const std::uint32_t* w, std::uint32_t len) {
@@ -202,7 +202,7 @@ struct PoolImpl {
   Expr child(Expr e, std::uint32_t i) const { return Expr{payload[nodes[e.id].off + i]}; }
 
   Expr intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
-  /// intern() with the node's hash already known (hash_of).
+  /// intern() with the node's hash already known (hash_node, or sum_hash for a sum).
   Expr intern_hashed(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
                      std::uint32_t h);
   Expr make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
