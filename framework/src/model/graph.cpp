@@ -103,9 +103,9 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
 
   // Returns the name's value and whether this call created it. Keys view the proto's strings,
   // which outlive the view (values_ may reallocate).
-  auto define = [&](const std::string& name) -> std::pair<ValueId, bool> {
+  auto define = [&](const std::string& name, std::uint64_t hash) -> std::pair<ValueId, bool> {
     const auto [id, inserted] =
-        scope->names.try_emplace(name, static_cast<ValueId>(values_.size()));
+        scope->names.try_emplace(name, hash, static_cast<ValueId>(values_.size()));
     if (inserted) {
       values_.emplace_back();
       values_.back().name = name;
@@ -115,12 +115,12 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   };
 
   for (const onnx::TensorProto& t : g.initializer()) {
-    ValueId id = define(t.name()).first;
+    ValueId id = define(t.name(), NameTable::hash(t.name())).first;
     values_[id].initializer = &t;
     graphs_[gid].initializers.push_back(id);
   }
   for (const onnx::ValueInfoProto& vi : g.input()) {
-    ValueId id = define(vi.name()).first;
+    ValueId id = define(vi.name(), NameTable::hash(vi.name())).first;
     values_[id].graph_input = &vi;
     graphs_[gid].inputs.push_back(id);
   }
@@ -141,7 +141,24 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     return "node " + std::to_string(k) + (np.name().empty() ? "" : " '" + np.name() + "'") + " (" +
            (np.domain().empty() ? "" : np.domain() + ":") + np.op_type() + ")" + where;
   };
+  // Nodes go in chunks: the names of a chunk are hashed first and their table slots prefetched,
+  // so that the probes' cache misses overlap (one after the other, they were most of this loop).
+  constexpr int kChunk = 16;
+  std::vector<std::uint64_t> hashes;  // of each node of the chunk: outputs, then inputs
+  const std::uint64_t* next_hash = nullptr;
   for (int k = 0; k < g.node_size(); ++k) {
+    if (k % kChunk == 0) {
+      hashes.clear();
+      for (int c = k; c < std::min(g.node_size(), k + kChunk); ++c) {
+        auto add = [&](const std::string& name) {
+          hashes.push_back(NameTable::hash(name));
+          scope->names.prefetch(hashes.back());
+        };
+        for (const std::string& out : g.node(c).output()) add(out);
+        for (const std::string& in : g.node(c).input()) add(in);
+      }
+      next_hash = hashes.data();
+    }
     const onnx::NodeProto& np = g.node(k);
     const NodeId nid = static_cast<NodeId>(nodes_.size());
     nodes_.emplace_back();
@@ -165,11 +182,12 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     io += np.output_size();
     n.outputs = ValueIds(outputs, static_cast<std::size_t>(np.output_size()));
     for (const std::string& out : np.output()) {
+      const std::uint64_t hash = *next_hash++;
       if (out.empty()) {
         *outputs++ = kNoValue;
         continue;
       }
-      const auto [id, created] = define(out);
+      const auto [id, created] = define(out, hash);
       const bool existed = !created;
       *outputs++ = id;
       if (values_[id].producer == kInvalidId && !values_[id].is_input() &&
@@ -192,7 +210,8 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     n.inputs = ValueIds(inputs, static_cast<std::size_t>(np.input_size()));
     bool all_bound = true;
     for (const std::string& in : np.input()) {
-      const ValueId id = in.empty() ? kNoValue : scope->names.find(in);
+      const std::uint64_t hash = *next_hash++;
+      const ValueId id = in.empty() ? kNoValue : scope->names.find(in, hash);
       all_bound = all_bound && (in.empty() || id != kNoValue);
       *inputs++ = !in.empty() && id == kNoValue ? kUnbound : id;
     }
