@@ -156,6 +156,12 @@ bool ExprPool::prove_ne(Expr a, Expr b) {
 bool ExprPool::prove_nonneg(Expr e) { return impl_->prove_nonneg(e); }
 
 Relation ExprPool::compare(Expr a, Expr b) {
+  // Two integers (a broadcast of 64 against 1, two kernel sizes): decided without the proofs,
+  // which would intern a - b, b + 1 and a + 1 first.
+  if (impl_->is_int(a) && impl_->is_int(b)) {
+    const std::int64_t x = impl_->int_value(a), y = impl_->int_value(b);
+    return x == y ? Relation::kEq : x < y ? Relation::kLt : Relation::kGt;
+  }
   if (prove_eq(a, b)) return Relation::kEq;
   const bool ge = prove_ge(a, b);
   const bool le = prove_ge(b, a);

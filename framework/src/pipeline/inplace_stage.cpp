@@ -108,9 +108,13 @@ class InplaceStage {
     }
   }
 
-  Declarations declarations(NodeId n) {
-    Declarations d;
-    if (!s_.options.inplace.enabled) return d;
+  /// Fills `d` (cleared first; a member reused from node to node, so that neither its lists nor
+  /// a returned copy cost anything per node).
+  void declarations(NodeId n, Declarations& d) {
+    d.aliases.clear();
+    d.may_reuse.clear();
+    d.error.clear();
+    if (!s_.options.inplace.enabled) return;
     const NodeEntry& node = s_.graph->node(n);
     const ResolvedRules& rules = s_.rules_of(n);
     if (rules.inplace != nullptr) {
@@ -126,16 +130,16 @@ class InplaceStage {
         s_.warn(n, describe_node(*s_.graph, n) + ": in-place policy failed: " +
                        (d.error.empty() ? std::string("no reason given") : d.error) +
                        "; no reuse for this node");
-        return Declarations{};
+        d.aliases.clear();
+        d.may_reuse.clear();
       }
-      return d;
+      return;
     }
     if (s_.options.inplace.fallback == InplaceFallback::kStructural) {
       for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
         for (std::uint32_t k = 0; k < node.inputs.size(); ++k) d.may_reuse.emplace_back(o, k);
       }
     }
-    return d;
   }
 
   // semantics.md 7.2 except the size class.
@@ -174,7 +178,8 @@ class InplaceStage {
 
   void plan(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
-    Declarations d = declarations(n);
+    Declarations& d = declarations_;
+    declarations(n, d);
     const bool structural = s_.rules_of(n).inplace == nullptr;
     const bool squeeze_shortcut = structural && node.domain.empty() &&
                                   (node.op_type == "Squeeze" || node.op_type == "Unsqueeze");
@@ -249,6 +254,7 @@ class InplaceStage {
   std::vector<bool> protected_;      // per buffer
   std::vector<std::uint8_t> served_, claimed_, untracked_;  // plan()'s per-node scratch
   std::vector<InplaceDecision> decisions_;                  // plan()'s, sorted then stored
+  Declarations declarations_;                               // plan()'s, of the current node
   std::vector<DecisionEvent> pending_;
 };
 

@@ -95,6 +95,13 @@ class Dim {
     return r == DimRelation::kNe || r == DimRelation::kLt || r == DimRelation::kGt;
   }
   bool provably_ge(Dim o) const noexcept {
+    // Against a constant the bounds usually decide (seq >= 1), and they cost a lookup where a
+    // comparison runs proofs.
+    std::int64_t c, lo, hi;
+    if (o.get_int(&c)) {
+      bounds(&lo, &hi);
+      if (lo >= c) return true;
+    }
     DimRelation r = compare(o);
     return r == DimRelation::kEq || r == DimRelation::kGe || r == DimRelation::kGt;
   }

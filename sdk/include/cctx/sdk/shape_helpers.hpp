@@ -163,7 +163,9 @@ inline bool normalize_axis(std::int64_t axis, std::int64_t rank, std::int64_t* o
 /// Broadcasts two dims (expressions.md section 7). Records constraints; returns false and sets
 /// `*error` when the dims provably cannot broadcast.
 inline bool broadcast_dim(IShapeSink& sink, Dim a, Dim b, Dim* out, std::string* error) {
-  if (a.same(b) || a.provably_eq(b)) {
+  // The cheap tests first: a dim of 1 against a symbol is the common case (masks, norms), and a
+  // proof of equality costs far more than a look at a constant.
+  if (a.same(b)) {
     *out = a;
     return true;
   }
@@ -172,6 +174,10 @@ inline bool broadcast_dim(IShapeSink& sink, Dim a, Dim b, Dim* out, std::string*
     return true;
   }
   if (b.is(1)) {
+    *out = a;
+    return true;
+  }
+  if (a.provably_eq(b)) {
     *out = a;
     return true;
   }
