@@ -49,7 +49,13 @@ bool PoolImpl::dominates_termwise(Expr a, Expr b) {
       return false;
     }
     // A contribution beyond the limit already outweighs any slack deficit the check allows.
-    slack = (lo != 0 && diff > kLimit / lo) ? kLimit : slack + diff * lo;
+    // Below 2^62 the product (|diff| < 2^65) stays exact in 128 bits without a division test.
+    constexpr Int128 kSmallBound = static_cast<Int128>(1) << 62;
+    if (lo < kSmallBound) {
+      slack += diff * lo;
+    } else {
+      slack = diff > kLimit / lo ? kLimit : slack + diff * lo;
+    }
     if (slack > kLimit)
       slack = kLimit;  // later terms only add: staying positive is all that counts
   }

@@ -137,6 +137,9 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   }
   /// Nodes with an input not yet defined in the first pass, and where their input ids are.
   std::vector<std::pair<NodeId, ValueId*>> unbound;
+  /// Nodes with a graph attribute, found in the first pass while their proto is in cache; their
+  /// bodies are built once every name of this graph is defined.
+  std::vector<NodeId> with_bodies;
   auto name_node = [&](const onnx::NodeProto& np, int k) {
     return "node " + std::to_string(k) + (np.name().empty() ? "" : " '" + np.name() + "'") + " (" +
            (np.domain().empty() ? "" : np.domain() + ":") + np.op_type() + ")" + where;
@@ -216,6 +219,12 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       *inputs++ = !in.empty() && id == kNoValue ? kUnbound : id;
     }
     if (!all_bound) unbound.emplace_back(nid, inputs - np.input_size());
+    for (const onnx::AttributeProto& a : np.attribute()) {
+      if (a.type() == onnx::AttributeProto::GRAPH || a.has_g() || a.graphs_size() > 0) {
+        with_bodies.push_back(nid);
+        break;
+      }
+    }
   }
   for (const onnx::ValueInfoProto& vi : g.value_info()) {
     const ValueId id = scope->names.find(vi.name());
@@ -250,8 +259,7 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       }
     }
   }
-  for (std::size_t nid = first_node; nid < first_node + static_cast<std::size_t>(g.node_size());
-       ++nid) {
+  for (const NodeId nid : with_bodies) {
     const onnx::NodeProto& np = *nodes_[nid].proto;
     for (const onnx::AttributeProto& a : np.attribute()) {
       if (a.type() == onnx::AttributeProto::GRAPH || a.has_g()) {

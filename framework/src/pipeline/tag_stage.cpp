@@ -134,6 +134,10 @@ class TagStage {
         if (g == 0) {
           if (!needs_run(n)) continue;
           started_at_[n] = value_changes_;
+          // A node whose run with its own changes in place would change nothing need not run
+          // again for them: only later changes by other nodes count.
+          if (process(n)) started_at_[n] = value_changes_;
+          continue;
         }
         process(n);
       }
@@ -159,8 +163,10 @@ class TagStage {
            std::any_of(node.outputs.begin(), node.outputs.end(), changed);
   }
 
-  void process(NodeId n) {
+  /// Returns true when running n again right away would change nothing (see settled()).
+  bool process(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
+    const std::uint64_t start = value_changes_;
     const ResolvedRules& rules = s_.rules_of(n);
     const TagTraitsCopy& traits = rules.traits ? *rules.traits : kDefaultTraits;
     const Tag previous = s_.node_tags[n];
@@ -222,6 +228,41 @@ class TagStage {
     for (ValueId v : node.outputs) merge(v, node_tag);
     // 7. backward
     if (consistent && out_tag != Tag::kNone) backward(node, traits.backward, out_tag);
+    return rules.tag == nullptr && !traits.constant_like && node.bodies.empty() &&
+           settled(node, traits.backward, start);
+  }
+
+  /// For a node without a tag rule, bodies or constant-like outputs, whose run started when
+  /// value_changes_ was `start`: a second run sees the same inputs if none changed (so the same
+  /// explicit, positional, inherited and node tags, all merged already), and differs only in its
+  /// step-4 output tag, which the node may have just set. It changes nothing if the backward step
+  /// with that tag would change no input.
+  bool settled(const NodeEntry& node, sdk::TagBackward mode, std::uint64_t start) const {
+    for (ValueId v : node.inputs) {
+      if (v != kNoValue && changed_at_[v] > start) return false;
+    }
+    Tag out_tag = Tag::kNone;
+    if (!outputs_tag(node, &out_tag) || out_tag == Tag::kNone) return true;
+    auto raises = [&](ValueId v, Tag t) { return v != kNoValue && merge_tag(tag(v), t) != tag(v); };
+    switch (mode) {
+      case sdk::TagBackward::kNone:
+        return true;
+      case sdk::TagBackward::kAllInputs:
+        if (out_tag == Tag::kAmbiguous) return true;
+        for (ValueId v : node.inputs) {
+          if (raises(v, out_tag)) return false;
+        }
+        return true;
+      case sdk::TagBackward::kInput0:
+        return node.inputs.empty() || !raises(node.inputs[0], out_tag);
+      case sdk::TagBackward::kInputs01WeightOnly:
+        if (out_tag != Tag::kWeight) return true;
+        for (std::size_t k = 0; k < 2 && k < node.inputs.size(); ++k) {
+          if (raises(node.inputs[k], out_tag)) return false;
+        }
+        return true;
+    }
+    return false;
   }
 
   /// First tag among the outputs; false when two output tags differ.
