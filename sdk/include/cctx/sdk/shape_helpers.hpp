@@ -169,12 +169,16 @@ inline bool broadcast_dim(IShapeSink& sink, Dim a, Dim b, Dim* out, std::string*
     *out = a;
     return true;
   }
-  if (a.is(1)) {
-    *out = b;
+  if (b.is(1)) {  // a, whether or not it provably equals 1
+    *out = a;
     return true;
   }
-  if (b.is(1)) {
-    *out = a;
+  if (a.is(1)) {
+    // a when b provably equals 1, else b. Only a dim whose bounds are [1, 1] can (the proof
+    // looks at the interval of 1 - b), so the others skip it.
+    std::int64_t lo, hi;
+    b.bounds(&lo, &hi);
+    *out = lo == 1 && hi == 1 && a.provably_eq(b) ? a : b;
     return true;
   }
   if (a.provably_eq(b)) {
