@@ -17,6 +17,11 @@ namespace {
 // build_graph recurses once per nesting level; Model::load already refused anything deeper than
 // the profile's limits.subgraph_depth, this ceiling only protects models built in memory.
 constexpr int kMaxNesting = static_cast<int>(kMaxSubgraphDepth);
+
+/// A GRAPH or GRAPHS attribute (a body of If, Loop, Scan or a custom op).
+bool holds_graphs(const onnx::AttributeProto& a) {
+  return a.type() == onnx::AttributeProto::GRAPH || a.has_g() || a.graphs_size() > 0;
+}
 }  // namespace
 
 struct GraphView::Scope {
@@ -219,11 +224,8 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       *inputs++ = !in.empty() && id == kNoValue ? kUnbound : id;
     }
     if (!all_bound) unbound.emplace_back(nid, inputs - np.input_size());
-    for (const onnx::AttributeProto& a : np.attribute()) {
-      if (a.type() == onnx::AttributeProto::GRAPH || a.has_g() || a.graphs_size() > 0) {
-        with_bodies.push_back(nid);
-        break;
-      }
+    if (std::any_of(np.attribute().begin(), np.attribute().end(), holds_graphs)) {
+      with_bodies.push_back(nid);
     }
   }
   for (const onnx::ValueInfoProto& vi : g.value_info()) {
