@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cctx/profile.hpp"
@@ -26,6 +27,12 @@ Profile resolve_profile(const AnalysisArgs& args);
 std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Profile& profile);
 /// Parses "SYM=LO:HI" (HI may be "inf"); throws cctx::Error (usage) on bad text.
 std::pair<std::string, Interval> parse_bounds(const std::string& text);
+
+/// Writes `text` to standard output; throws cctx::Error (ExitCode::kOutput) naming the reason
+/// when it cannot (a full disk, a closed pipe), rather than ending with a silently short file.
+void write_stdout(std::string_view text);
+/// Flushes standard output, with write_stdout's error when that fails (main calls it last).
+void flush_stdout();
 
 void add_analyze_command(CLI::App& app);
 void add_shapes_command(CLI::App& app);

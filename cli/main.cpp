@@ -1,5 +1,6 @@
 // `cctx`: the command line. Every failure ends as one line on stderr and a documented exit code
-// (0 ok, 2 usage, 3 bad input, 4 strict-mode analysis error); never a stack trace.
+// (0 ok, 2 usage, 3 bad input, 4 strict-mode analysis error, 5 output not written); never a
+// stack trace.
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -25,7 +26,11 @@ int main(int argc, char** argv) {
   cctx::cli::add_diff_command(app);
   try {
     // Deeply nested subgraphs recurse: the whole command runs on a stack of known size.
-    cctx::run_with_large_stack(cctx::kAnalysisStackBytes, [&] { app.parse(argc, argv); });
+    // Standard output is flushed on the same thread, where errno holds a failed write's reason.
+    cctx::run_with_large_stack(cctx::kAnalysisStackBytes, [&] {
+      app.parse(argc, argv);
+      cctx::cli::flush_stdout();
+    });
     return 0;
   } catch (const CLI::Success& e) {
     return app.exit(e);

@@ -2,13 +2,14 @@
 // shape inference measured in the same run on the same parsed model. Each size runs in a child
 // process so that its peak RSS is its own, and that child writes the model file through a
 // process of its own (`--generate`), so the generator's memory is not counted either. Peak RSS is
-// read twice: after load + pipeline (the target), and after the JSON report (which holds the
-// whole text, 1.6 GB at 1M nodes). The pipeline and ONNX's inference then run again, interleaved
-// (5 rounds up to 100k nodes, 4 at 1M), and the best time of each side is compared, because this
-// VM's speed drifts by tens of percent within a minute. For the same reason the growth ratio
-// time(1M)/time(100k) compares best times measured in the 1M child, where a 100k model runs right
-// after each 1M round (the ratio across the two children's runs is printed too). The 1M target
-// (load + pipeline) uses the first, cold run. Prints a table and appends to a history file.
+// read twice: after load + pipeline (the target), and after the JSON report, written to a file
+// in the temporary folder as the CLI writes it (streamed in pieces). The pipeline and ONNX's
+// inference then run again, interleaved (5 rounds up to 100k nodes, 4 at 1M), and the best time of
+// each side is compared, because this VM's speed drifts by tens of percent within a minute. For the
+// same reason the growth ratio time(1M)/time(100k) compares best times measured in the 1M child,
+// where a 100k model runs right after each 1M round (the ratio across the two children's runs is
+// printed too). The 1M target (load + pipeline) uses the first, cold run. Prints a table and
+// appends to a history file.
 //
 //   bench_pipeline_scale [--sizes 10000,100000,1000000] [--history FILE] [--commit ID]
 //   bench_pipeline_scale --generate NODES FILE     writes the model only
@@ -65,7 +66,27 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
 }
 
-/// One measurement, printed by the child as a single JSON line.
+/// Seconds to write the JSON report of `ctx` to a file as `cctx analyze --format json > FILE`
+/// does (JsonReportWriter's pieces through stdio); `mb` gets the report's size.
+double timed_json_report(const cctx::ComputeContext& ctx, double* mb = nullptr) {
+  const fs::path file =
+      fs::temp_directory_path() / ("cctx-bench-" + std::to_string(getpid()) + ".json");
+  const Clock::time_point start = Clock::now();
+  std::FILE* out = std::fopen(file.c_str(), "wb");
+  if (out == nullptr) throw std::runtime_error("cannot write " + file.string());
+  std::size_t bytes = 0;
+  cctx::JsonReportWriter(ctx, cctx::ReportOptions{"bench", {}}).write([&](std::string_view piece) {
+    bytes += std::fwrite(piece.data(), 1, piece.size(), out);
+  });
+  std::fputc('\n', out);
+  const bool written = std::fclose(out) == 0;
+  const double seconds = seconds_since(start);
+  fs::remove(file);
+  if (!written) throw std::runtime_error("cannot write " + file.string());
+  if (mb) *mb = static_cast<double>(bytes + 1) / 1e6;
+  return seconds;
+}
+
 /// Writes the Llama-style model of about `target_nodes` nodes to `file`.
 void generate(std::int64_t target_nodes, const fs::path& file) {
   auto proto = cctx::bench::make_llama(cctx::bench::llama_for_nodes(target_nodes));
@@ -111,14 +132,11 @@ nlohmann::json measure(const char* self, std::int64_t target_nodes) {
   r["warnings"] = ctx->diagnostics().size();
   r["cctx_rss_mb"] = peak_rss_mb();
 
-  Clock::time_point t = Clock::now();
-  std::string json;  // the CLI's path: `cctx analyze --format json`
-  cctx::append_json_report(json, *ctx, cctx::ReportOptions{"bench", {}});
-  double json_best = seconds_since(t);
+  double json_mb = 0;
+  double json_best = timed_json_report(*ctx, &json_mb);
   r["json_first_s"] = json_best;
-  r["json_mb"] = static_cast<double>(json.size()) / 1e6;
+  r["json_mb"] = json_mb;
   r["rss_with_json_mb"] = peak_rss_mb();
-  json = std::string();
   ctx.reset();  // later rounds run with the memory of one analysis, as the first did
 
   // The peer: ONNX's C++ shape inference (with data propagation, which resolves the exporter's
@@ -150,17 +168,12 @@ nlohmann::json measure(const char* self, std::int64_t target_nodes) {
         cctx::ComputeContext ref(host);
         reference_best = std::min(reference_best, timed_compute(ref, *reference));
       }
-      if (small) {
-        t = Clock::now();
-        std::string again_json;
-        cctx::append_json_report(again_json, again, cctx::ReportOptions{"bench", {}});
-        json_best = std::min(json_best, seconds_since(t));
-      }
+      if (small) json_best = std::min(json_best, timed_json_report(again));
     }
     onnx::ModelProto copy = model.proto();
     onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0,
                                         /*enable_data_propagation=*/true};
-    t = Clock::now();
+    const Clock::time_point t = Clock::now();
     onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
     const double seconds = seconds_since(t);
     if (round == 0 || seconds < onnx_best) onnx_best = seconds;
@@ -187,12 +200,7 @@ void repeat(const fs::path& file, int count, bool with_json) {
     std::printf(" expressions %zu memo %llu/%llu", ctx.pool().node_count(),
                 static_cast<unsigned long long>(stats.memo_hits),
                 static_cast<unsigned long long>(stats.memo_hits + stats.memo_misses));
-    if (with_json) {
-      const Clock::time_point t = Clock::now();
-      std::string json;
-      cctx::append_json_report(json, ctx, cctx::ReportOptions{"bench", {}});
-      std::printf(" json %.3f", seconds_since(t));
-    }
+    if (with_json) std::printf(" json %.3f", timed_json_report(ctx));
     std::printf("\n");
   }
 }

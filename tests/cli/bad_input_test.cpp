@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "model_builder.hpp"
@@ -199,26 +200,55 @@ TEST_F(BadInput, RankAboveTheLimit) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-TEST_F(BadInput, HundredThousandNodeChainIsAnalysed) {
+/// X -> Relu -> v0 -> Relu -> ... -> v<nodes-1>.
+onnx::ModelProto relu_chain(int nodes) {
   onnx::ModelProto m = relu_model().build().proto();
   onnx::GraphProto* g = m.mutable_graph();
   g->clear_node();
   g->clear_output();
-  constexpr int kNodes = 100000;
-  for (int k = 0; k < kNodes; ++k) {
+  for (int k = 0; k < nodes; ++k) {
     onnx::NodeProto* n = g->add_node();
     n->set_op_type("Relu");
     n->add_input(k == 0 ? "X" : "v" + std::to_string(k - 1));
     n->add_output("v" + std::to_string(k));
   }
-  g->add_output()->set_name("v" + std::to_string(kNodes - 1));
-  save(m, model("chain.onnx"));
+  g->add_output()->set_name("v" + std::to_string(nodes - 1));
+  return m;
+}
+
+TEST_F(BadInput, HundredThousandNodeChainIsAnalysed) {
+  save(relu_chain(100000), model("chain.onnx"));
   auto r = analyze(model("chain.onnx"), "--format csv --eval N=2");
   ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 500);
   EXPECT_NE(r.out.find("\n99999,"), std::string::npos);
   // Above the node limit: refused before any work.
   expect_error(analyze(model("chain.onnx"), profile("limits: {nodes: 1000}\n")), 3, "chain.onnx",
                "more than 1000 nodes (limits.nodes)");
+}
+
+// A report that cannot be written (here, to a full device) is an error with its reason and exit
+// code 5, not a short file and status 0; the JSON report, streamed in pieces, fails the same way.
+TEST_F(BadInput, OutputThatCannotBeWrittenIsAnError) {
+  save(relu_chain(5000), model("chain.onnx"));  // a JSON report of several megabytes
+  for (const std::string format : {"table", "csv", "json"}) {
+    const std::string err = (dir_ / "err").string();
+    const std::string command = test::cctx_binary().string() + " analyze " +
+                                quoted(model("chain.onnx")) + " --format " + format +
+                                " >/dev/full 2>" + err;
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << format;
+    EXPECT_EQ(WEXITSTATUS(status), 5) << format;
+    EXPECT_EQ(read_file(err), "cctx: cannot write to standard output: No space left on device\n")
+        << format;
+  }
+  // Written to a file, the streamed report is whole: every node, and the members after them.
+  auto r = analyze(model("chain.onnx"), "--format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(r.out.size(), 3u << 20);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["nodes"].size(), 5000u);
+  EXPECT_EQ(doc["nodes"][4999]["outputs"][0], "v4999");
+  EXPECT_TRUE(doc.contains("warnings"));
 }
 
 // An If whose then_branch holds another If, `depth` levels down; every level yields X.

@@ -557,6 +557,31 @@ TEST(JsonReport, StreamedEscapesNamesAsTheDocumentDoes) {
   expect_streamed_report_matches(test::analyze(b));
 }
 
+TEST(JsonReport, StreamedInPiecesEqualsTheDocument) {
+  // A 3,000-node chain: a report of a few megabytes, handed over in pieces of about a megabyte.
+  ModelBuilder b(17);
+  b.input("X", kFloat, {"N", 4});
+  constexpr int kNodes = 3000;
+  for (int k = 0; k < kNodes; ++k) {
+    b.node("Relu", {k == 0 ? "X" : "v" + std::to_string(k - 1)}, {"v" + std::to_string(k)});
+  }
+  b.output("v" + std::to_string(kNodes - 1), kFloat);
+  const test::Analysis a = test::analyze(b);
+  const ReportOptions options{"chain.onnx", {Assignment{{"N", 2}}}};
+  std::vector<std::size_t> pieces;
+  std::string streamed;
+  JsonReportWriter(*a.ctx, options).write([&](std::string_view piece) {
+    pieces.push_back(piece.size());
+    streamed += piece;
+  });
+  ASSERT_GE(pieces.size(), 3u);
+  for (std::size_t k = 0; k + 1 < pieces.size(); ++k) {
+    EXPECT_GE(pieces[k], JsonReportWriter::kPieceBytes);
+    EXPECT_LT(pieces[k], JsonReportWriter::kPieceBytes + 4096);  // one value or node over
+  }
+  EXPECT_EQ(streamed, json_report(*a.ctx, options).dump(2));
+}
+
 TEST(JsonReport, StreamedEqualsTheDocumentOfAnEmptyGraph) {
   ModelBuilder b(17);
   expect_streamed_report_matches(test::analyze(b));

@@ -13,6 +13,7 @@ enum class ExitCode : int {
   kUsage = 2,     ///< bad command line
   kBadInput = 3,  ///< unreadable or invalid model, profile or plugin; bad expression
   kAnalysis = 4,  ///< analysis error in strict mode
+  kOutput = 5,    ///< the output (standard output, a file asked for) cannot be written
 };
 
 /// Base of every error the framework raises on purpose. `what()` is one line that names the file

@@ -2,9 +2,13 @@
 // (`cctx.analysis/1`), CSV, and the compact model listing.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cctx/compute_context.hpp"
@@ -38,8 +42,23 @@ std::string diagnostics_text(const ComputeContext& ctx);
 
 /// The `cctx.analysis/1` JSON document.
 nlohmann::ordered_json json_report(const ComputeContext& ctx, const ReportOptions& options);
-/// Appends json_report(ctx, options).dump(2) to `out`, byte for byte, without building the
-/// whole document (the CLI's path: linear time and small peak memory on large graphs).
+/// json_report(ctx, options).dump(2), byte for byte, written without building the document and
+/// without holding its whole text (the CLI's path: linear time and small memory on large graphs).
+/// The constructor does all that can fail (the peak's evaluations); write() then only formats
+/// and hands the text to `sink`, in order, in pieces of about kPieceBytes.
+class JsonReportWriter {
+ public:
+  static constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+
+  JsonReportWriter(const ComputeContext& ctx, const ReportOptions& options);
+  void write(const std::function<void(std::string_view)>& sink) const;
+
+ private:
+  const ComputeContext& ctx_;
+  nlohmann::ordered_json model_;
+  std::vector<std::pair<const char*, nlohmann::ordered_json>> trailing_;  ///< after "nodes"
+};
+/// Appends json_report(ctx, options).dump(2) to `out` (JsonReportWriter into a string).
 void append_json_report(std::string& out, const ComputeContext& ctx, const ReportOptions& options);
 /// One CSV row per node: index, name, op, the seven memory keys (buckets as tag=amount;...),
 /// scratch, and one evaluated total column per assignment.
