@@ -159,12 +159,20 @@ class ByteSizes {
   std::optional<Expr> operator()(ValueId v);
 
  private:
-  struct KeyHash {
-    std::size_t operator()(const std::vector<std::uint32_t>& key) const noexcept;
+  /// An open-addressing slot: the key's hash and where its words start in keys_ (+1; 0: empty).
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t key_at = 0;
+    Expr bytes;
   };
+  bool same_key(std::uint32_t at, std::uint32_t bits, const std::vector<Expr>& dims) const;
+  void grow();
+
   ComputeContext::State& s_;
-  std::vector<std::uint32_t> key_;  ///< element bits, then the dims' handles (reused)
-  std::unordered_map<std::vector<std::uint32_t>, Expr, KeyHash> known_;
+  /// Every key met, one after another: rank, element bits, then the dims' handles.
+  std::vector<std::uint32_t> keys_;
+  std::vector<Slot> slots_;  ///< a power of two in size, at most half full
+  std::size_t used_ = 0;
 };
 
 /// Working memory of node n's bodies (body_memory.cpp): the largest body's peak of its own

@@ -37,20 +37,50 @@ std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
   return tensor_bytes(pool, bits, shape.dims);
 }
 
-std::size_t ByteSizes::KeyHash::operator()(const std::vector<std::uint32_t>& key) const noexcept {
-  std::uint64_t h = key.size();
-  for (const std::uint32_t word : key) h = mix64(h ^ word);
-  return static_cast<std::size_t>(h);
+bool ByteSizes::same_key(std::uint32_t at, std::uint32_t bits,
+                         const std::vector<Expr>& dims) const {
+  if (keys_[at] != dims.size() || keys_[at + 1] != bits) return false;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    if (keys_[at + 2 + k] != dims[k].id) return false;
+  }
+  return true;
+}
+
+void ByteSizes::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& slot : old) {
+    if (slot.key_at == 0) continue;
+    std::size_t at = slot.hash & mask;
+    while (slots_[at].key_at != 0) at = (at + 1) & mask;
+    slots_[at] = slot;
+  }
 }
 
 std::optional<Expr> ByteSizes::operator()(ValueId v) {
   const ValueShape& shape = s_.shapes[v];
   if (shape.kind != ValueKind::kTensor || !shape.known_rank) return compute_value_bytes(s_, v);
-  key_.assign(1, dtype_bits(shape.dtype, s_.registry.get()));
-  if (key_[0] == 0) return std::nullopt;
-  for (const Expr d : shape.dims) key_.push_back(d.id);
-  if (const auto it = known_.find(key_); it != known_.end()) return it->second;
-  return known_.emplace(key_, tensor_bytes(*s_.pool, key_[0], shape.dims)).first->second;
+  const std::uint32_t bits = dtype_bits(shape.dtype, s_.registry.get());
+  if (bits == 0) return std::nullopt;
+  std::uint64_t h = (shape.dims.size() ^ (std::uint64_t{bits} << 32)) * kGoldenMul;
+  for (const Expr d : shape.dims) h = (h ^ d.id) * kGoldenMul;
+  h = mix64(h);
+  if (2 * (used_ + 1) > slots_.size()) grow();
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t at = h & mask;
+  for (; slots_[at].key_at != 0; at = (at + 1) & mask) {
+    const Slot& slot = slots_[at];
+    if (slot.hash == h && same_key(slot.key_at - 1, bits, shape.dims)) return slot.bytes;
+  }
+  // A new (bits, dims): its product once, then found by its handles.
+  const Expr bytes = tensor_bytes(*s_.pool, bits, shape.dims);
+  slots_[at] = Slot{h, static_cast<std::uint32_t>(keys_.size() + 1), bytes};
+  ++used_;
+  keys_.push_back(static_cast<std::uint32_t>(shape.dims.size()));
+  keys_.push_back(bits);
+  for (const Expr d : shape.dims) keys_.push_back(d.id);
+  return bytes;
 }
 
 }  // namespace cctx

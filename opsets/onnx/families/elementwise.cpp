@@ -69,6 +69,10 @@ void propagate_values(const INodeView& node, IShapeSink& out, const Shape& resul
 }
 
 Status broadcast_inputs(const INodeView& node, IShapeSink& out, Shape* result) {
+  if (node.input_count() == 2 && node.has_input(0) && node.has_input(1)) {
+    // The binary operators: no list of shapes to build.
+    return broadcast_shapes(out, input_shape(node, 0), input_shape(node, 1), result);
+  }
   std::vector<Shape> shapes;
   shapes.reserve(node.input_count());
   for (std::uint32_t i = 0; i < node.input_count(); ++i) {

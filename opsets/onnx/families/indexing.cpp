@@ -523,8 +523,7 @@ Status expand(const INodeView& node, IShapeSink& out) {
       return fail(out, "shape entry " + std::to_string(v) + " is negative");
   }
   Shape result;
-  if (Status s = broadcast_shapes(out, {in, Shape::of(target)}, &result); s != Status::kOk)
-    return s;
+  if (Status s = broadcast_shapes(out, in, Shape::of(target), &result); s != Status::kOk) return s;
   if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
   std::vector<Dim> values, broadcast;
   std::vector<std::int64_t> from, to;

@@ -34,14 +34,16 @@ Status matmul(const INodeView& node, IShapeSink& out) {
   std::string error;
   if (!unify_inner(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], &error))
     return fail(out, error);
-  Shape batch_a = Shape::of({a.dims.begin(), a.dims.end() - 2});
-  Shape batch_b = Shape::of({b.dims.begin(), b.dims.end() - 2});
-  Shape batch;
-  if (Status s = broadcast_shapes(out, {batch_a, batch_b}, &batch); s != Status::kOk) return s;
-  std::vector<Dim> dims = batch.dims;
-  if (!a_vector) dims.push_back(a.dims[a.rank() - 2]);
-  if (!b_vector) dims.push_back(b.dims[b.rank() - 1]);
-  return set_shape(out, 0, dtype, Shape::of(std::move(dims)));
+  const Dim rows = a.dims[a.rank() - 2], columns = b.dims[b.rank() - 1];
+  // The batch dims broadcast; the matrix dims are then appended to the result in place.
+  a.dims.resize(a.rank() - 2);
+  b.dims.resize(b.rank() - 2);
+  Shape result;
+  if (Status s = broadcast_shapes(out, a, b, &result); s != Status::kOk) return s;
+  result.dims.reserve(result.rank() + 2);
+  if (!a_vector) result.dims.push_back(rows);
+  if (!b_vector) result.dims.push_back(columns);
+  return set_shape(out, 0, dtype, result);
 }
 
 Status gemm(const INodeView& node, IShapeSink& out) {

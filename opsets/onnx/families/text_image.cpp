@@ -66,7 +66,7 @@ Status string_concat(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 2, &st)) return st;
   Shape result;
-  if (Status s = broadcast_shapes(out, {input_shape(node, 0), input_shape(node, 1)}, &result);
+  if (Status s = broadcast_shapes(out, input_shape(node, 0), input_shape(node, 1), &result);
       s != Status::kOk) {
     return s;
   }

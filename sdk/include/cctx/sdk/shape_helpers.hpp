@@ -214,36 +214,62 @@ inline bool broadcast_dim(IShapeSink& sink, Dim a, Dim b, Dim* out, std::string*
   return true;
 }
 
-/// Multidirectional (numpy) broadcasting of several shapes. Unknown rank in -> unknown rank out.
-inline Status broadcast_shapes(IShapeSink& sink, const std::vector<Shape>& shapes, Shape* out) {
+namespace detail {
+/// broadcast_shapes over `count` shapes. An output axis takes the dim of the first shape that
+/// reaches it, then broadcasts with each later shape's dim there, in order; an axis is reached
+/// once a shape of rank at least (rank - axis) has been seen. Allocates only the result.
+inline Status broadcast_all(IShapeSink& sink, const Shape* const* shapes, std::size_t count,
+                            Shape* out) {
   std::size_t rank = 0;
-  for (const Shape& s : shapes) {
-    if (!s.known) {
+  for (std::size_t k = 0; k < count; ++k) {
+    if (!shapes[k]->known) {
       *out = Shape::unknown();
       return Status::kOk;
     }
-    if (s.rank() > rank) rank = s.rank();
+    if (shapes[k]->rank() > rank) rank = shapes[k]->rank();
   }
   std::vector<Dim> dims(rank);
-  std::vector<bool> set(rank, false);
-  for (const Shape& s : shapes) {
-    std::size_t offset = rank - s.rank();
-    for (std::size_t k = 0; k < s.rank(); ++k) {
-      std::size_t axis = offset + k;
-      if (!set[axis]) {
-        dims[axis] = s.dims[k];
-        set[axis] = true;
+  std::size_t reached = 0;  // the trailing axes some earlier shape has set
+  for (std::size_t s = 0; s < count; ++s) {
+    const Shape& shape = *shapes[s];
+    const std::size_t offset = rank - shape.rank();
+    for (std::size_t k = 0; k < shape.rank(); ++k) {
+      const std::size_t axis = offset + k;
+      if (axis < rank - reached) {
+        dims[axis] = shape.dims[k];
         continue;
       }
       std::string error;
-      if (!broadcast_dim(sink, dims[axis], s.dims[k], &dims[axis], &error)) {
+      if (!broadcast_dim(sink, dims[axis], shape.dims[k], &dims[axis], &error)) {
         error += " at output axis " + std::to_string(axis);
         return sink.fail(Status::kInvalidArgument, StringRef(error.data(), error.size()));
       }
     }
+    if (shape.rank() > reached) reached = shape.rank();
   }
   *out = Shape::of(std::move(dims));
   return Status::kOk;
+}
+}  // namespace detail
+
+/// Multidirectional (numpy) broadcasting of several shapes. Unknown rank in -> unknown rank out.
+inline Status broadcast_shapes(IShapeSink& sink, const std::vector<Shape>& shapes, Shape* out) {
+  constexpr std::size_t kOnStack = 8;
+  if (shapes.size() <= kOnStack) {
+    const Shape* list[kOnStack];
+    for (std::size_t k = 0; k < shapes.size(); ++k) list[k] = &shapes[k];
+    return detail::broadcast_all(sink, list, shapes.size(), out);
+  }
+  std::vector<const Shape*> list;
+  list.reserve(shapes.size());
+  for (const Shape& s : shapes) list.push_back(&s);
+  return detail::broadcast_all(sink, list.data(), list.size(), out);
+}
+
+/// Broadcasting of two shapes (the binary operators' case, without a list of copies).
+inline Status broadcast_shapes(IShapeSink& sink, const Shape& a, const Shape& b, Shape* out) {
+  const Shape* list[2] = {&a, &b};
+  return detail::broadcast_all(sink, list, 2, out);
 }
 
 /// Product of dims [begin, end) (1 for an empty range).
