@@ -9,6 +9,7 @@
 #include "cctx/report.hpp"
 #include "model/metadata.hpp"
 #include "model_builder.hpp"
+#include "pipeline/node_flags.hpp"
 #include "test_env.hpp"
 
 namespace cctx {
@@ -523,6 +524,27 @@ TEST(Memory, ReluOfAnInput) {
   EXPECT_EQ(a.print(p.already_allocated), "4*N");
   EXPECT_EQ(a.print(p.output_allocation), "4*N");
   EXPECT_EQ(a.print(p.total), "8*N");
+}
+
+// ---- per-node flags
+// --------------------------------------------------------------------------------------------
+
+TEST(NodeFlags, OneWordUpTo64FlagsAndAVectorAbove) {
+  for (const std::size_t count : {0, 1, 3, 63, 64, 65, 130}) {
+    NodeFlags flags(count);
+    ASSERT_EQ(flags.size(), count);
+    for (std::size_t k = 0; k < count; ++k) EXPECT_FALSE(flags[k]) << count;
+    for (std::size_t k = 0; k < count; k += 3) flags.set(k);
+    for (std::size_t k = 0; k < count; ++k) EXPECT_EQ(flags[k], k % 3 == 0) << count << " " << k;
+    if (count > 0) {
+      flags.set(0, false);
+      EXPECT_FALSE(flags[0]);
+    }
+    flags.set_all();
+    for (std::size_t k = 0; k < count; ++k) EXPECT_TRUE(flags[k]) << count << " " << k;
+    flags.reset(count);  // cleared again for the next node
+    for (std::size_t k = 0; k < count; ++k) EXPECT_FALSE(flags[k]) << count << " " << k;
+  }
 }
 
 // ---- the streamed JSON report

@@ -8,6 +8,7 @@
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
 #include "pipeline/host_node_view.hpp"
+#include "pipeline/node_flags.hpp"
 
 namespace cctx {
 
@@ -183,13 +184,8 @@ class InplaceStage {
     const bool structural = s_.rules_of(n).inplace == nullptr;
     const bool squeeze_shortcut = structural && node.domain.empty() &&
                                   (node.op_type == "Squeeze" || node.op_type == "Unsqueeze");
-    // Per-output and per-input flags in scratch reused from node to node.
-    std::vector<std::uint8_t>& served = served_;
-    std::vector<std::uint8_t>& claimed = claimed_;
-    std::vector<std::uint8_t>& untracked = untracked_;
-    served.assign(node.outputs.size(), 0);
-    claimed.assign(node.inputs.size(), 0);
-    untracked.assign(node.outputs.size(), 0);
+    NodeFlags served(node.outputs.size()), claimed(node.inputs.size()),
+        untracked(node.outputs.size());
     std::vector<InplaceDecision>& decisions = decisions_;  // copied to s_.inplace once sorted
     decisions.clear();
 
@@ -197,9 +193,10 @@ class InplaceStage {
       if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k]) continue;
       const ValueId out = node.outputs[o], in = node.inputs[k];
       if (out == kNoValue || in == kNoValue || out == in) continue;
-      served[o] = claimed[k] = 1;
+      served.set(o);
+      claimed.set(k);
       if (!s_.bytes[in] || s_.buffer_of[in] == kInvalidId || !s_.bytes[out]) {
-        untracked[o] = 1;  // a view of something not tracked is not tracked either
+        untracked.set(o);  // a view of something not tracked is not tracked either
         continue;
       }
       decisions.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kAlias});
@@ -212,7 +209,8 @@ class InplaceStage {
           std::optional<ReuseKind> kind = size_class(n, o, k, squeeze_shortcut);
           if (kind != pass) continue;
           decisions.push_back(InplaceDecision{o, k, pass, ReuseMode::kMayReuse});
-          served[o] = claimed[k] = 1;
+          served.set(o);
+          claimed.set(k);
           break;
         }
       }
@@ -250,11 +248,10 @@ class InplaceStage {
  private:
   ComputeContext::State& s_;
   ExprBridge bridge_;
-  std::vector<std::uint32_t> last_;  // per buffer: last node any member is used
-  std::vector<bool> protected_;      // per buffer
-  std::vector<std::uint8_t> served_, claimed_, untracked_;  // plan()'s per-node scratch
-  std::vector<InplaceDecision> decisions_;                  // plan()'s, sorted then stored
-  Declarations declarations_;                               // plan()'s, of the current node
+  std::vector<std::uint32_t> last_;         // per buffer: last node any member is used
+  std::vector<bool> protected_;             // per buffer
+  std::vector<InplaceDecision> decisions_;  // plan()'s, sorted then stored
+  Declarations declarations_;               // plan()'s, of the current node
   std::vector<DecisionEvent> pending_;
 };
 

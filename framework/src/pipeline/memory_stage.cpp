@@ -6,6 +6,7 @@
 #include <span>
 
 #include "pipeline/analysis_state.hpp"
+#include "pipeline/node_flags.hpp"
 
 namespace cctx {
 
@@ -127,9 +128,8 @@ class MemoryStage {
   void step(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     const std::span<const InplaceDecision> decisions = s_.inplace[n];
-    std::vector<std::uint8_t>& decided = decided_;  // reused: no allocation per node
-    decided.assign(node.outputs.size(), 0);
-    for (const InplaceDecision& d : decisions) decided[d.output] = 1;
+    NodeFlags decided(node.outputs.size());
+    for (const InplaceDecision& d : decisions) decided.set(d.output);
 
     MemoryProfile& p = s_.memory.emplace_back();
     p.already_allocated = live_total_.value();
@@ -201,7 +201,6 @@ class MemoryStage {
   std::vector<std::uint32_t> members_;
   std::vector<Tag> tag_;
   std::vector<BufferSource> source_;
-  std::vector<std::uint8_t> decided_;
 };
 
 }  // namespace

@@ -1,7 +1,6 @@
 // Stage 1: symbolic shape inference (semantics.md 3, expressions.md 7-8).
 #include <onnx/onnx_pb.h>
 
-#include <boost/container/small_vector.hpp>
 #include <optional>
 
 #include "cctx/crash_report.hpp"
@@ -10,6 +9,7 @@
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
 #include "pipeline/host_node_view.hpp"
+#include "pipeline/node_flags.hpp"
 #include "pipeline/onnx_fallback.hpp"
 #include "pipeline/shape_types.hpp"
 
@@ -26,14 +26,13 @@ std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size)
 class ShapeStage;
 
 /// The host's IShapeSink for one node: writes straight into the analysis state.
-/// One flag per output of a node. Nodes rarely have more than a few outputs: inline storage, so
-/// that inferring a node allocates nothing for its bookkeeping.
-using OutputFlags = boost::container::small_vector<bool, 8>;
+/// One flag per output of a node (no allocation for the bookkeeping of a node).
+using OutputFlags = NodeFlags;
 
 class HostShapeSink final : public sdk::IShapeSink {
  public:
   HostShapeSink(ShapeStage& stage, ComputeContext::State& s, NodeId n)
-      : stage_(stage), s_(s), n_(n), node_(s.graph->node(n)), set_(node_.outputs.size(), false) {}
+      : stage_(stage), s_(s), n_(n), node_(s.graph->node(n)), set_(node_.outputs.size()) {}
 
   sdk::Status set_output(std::uint32_t out, sdk::ValueKind kind, std::int32_t dtype,
                          std::int32_t rank, const std::uint32_t* dims) noexcept override {
@@ -53,7 +52,7 @@ class HostShapeSink final : public sdk::IShapeSink {
         for (std::int32_t k = 0; k < rank; ++k) shape.dims.push_back(Expr{dims[k]});
       }
       s_.shapes[v] = std::move(shape);
-      set_[out] = true;
+      set_.set(out);
       return sdk::Status::kOk;
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
@@ -336,7 +335,7 @@ class ShapeStage {
     record_constant_floats(n);
     bool rule_failed = false;
     std::string rule_error;
-    OutputFlags done(node.outputs.size(), false);
+    OutputFlags done(node.outputs.size());
     if (rules.shape != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostShapeSink sink(*this, s_, n);
@@ -355,7 +354,7 @@ class ShapeStage {
         s_.warn(n, describe_node(*s_.graph, n) + ": expression error: " + e);
       }
       if (status == sdk::Status::kOk) {
-        for (std::size_t k = 0; k < node.outputs.size(); ++k) done[k] = sink.output_set(k);
+        for (std::size_t k = 0; k < node.outputs.size(); ++k) done.set(k, sink.output_set(k));
       } else {
         rule_failed = true;
         rule_error = sink.error().empty() ? "shape rule failed" : sink.error();
@@ -387,7 +386,7 @@ class ShapeStage {
         if (onnx_schema_inference(s_, n, &why)) {
           s_.warn(n,
                   describe_node(*s_.graph, n) + ": no cctx shape rule; used ONNX schema inference");
-          std::fill(done.begin(), done.end(), true);
+          done.set_all();
           return;
         }
         reasons += (reasons.empty() ? "" : "; ") + std::string("ONNX schema inference: ") + why;
@@ -399,7 +398,7 @@ class ShapeStage {
           const onnx::ValueInfoProto* decl = declaration(v);
           if (decl == nullptr || !decl->has_type() || !has_declared_shape(*decl)) continue;
           s_.shapes[v] = declared_shape(v, *decl);
-          done[k] = true;
+          done.set(k);
           any = true;
         }
         if (any) {
@@ -419,7 +418,7 @@ class ShapeStage {
           shape.known_rank = false;
           shape.dims.clear();
           s_.shapes[v] = std::move(shape);
-          done[k] = true;
+          done.set(k);
           names += (names.empty() ? "'" : ", '") + std::string(s_.graph->value(v).name) + "'";
         }
         if (s_.options.shapes.strict) {
