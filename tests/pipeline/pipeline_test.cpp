@@ -59,6 +59,45 @@ TEST(Graph, UnsortedNodesAreSortedTopologically) {
   EXPECT_EQ(a.dims("C"), (Dims{"N"}));
 }
 
+TEST(Graph, AttributesFollowTheirNodesWhenTheGraphIsSorted) {
+  // File order Concat(axis=1), Transpose(perm=[0,1]), Relu: sorting renumbers every node, and
+  // each must still answer with its own attributes (Transpose without its perm reverses axes).
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", 3}).input("Y", kFloat, {"N", 3});
+  b.node("Concat", {"A", "B"}, {"C"}, {attr("axis", 1)});
+  b.node("Transpose", {"Y"}, {"B"}, {attr("perm", std::vector<std::int64_t>{0, 1})});
+  b.node("Relu", {"X"}, {"A"});
+  b.output("C", kFloat);
+  auto a = test::analyze(b);
+  const GraphView& g = a.ctx->graph();
+  ASSERT_EQ(g.node(2).op_type, "Concat");
+  ASSERT_EQ(g.attributes(2).size(), 1u);
+  EXPECT_TRUE(g.attributes(2)[0].named("axis"));
+  EXPECT_TRUE(g.attributes(2)[0].is_int);
+  EXPECT_EQ(g.attributes(2)[0].int_value, 1);
+  EXPECT_TRUE(g.attributes(g.node(0).op_type == "Relu" ? 0 : 1).empty());
+  EXPECT_EQ(a.dims("B"), (Dims{"N", "3"}));
+  EXPECT_EQ(a.dims("C"), (Dims{"N", "6"}));
+}
+
+TEST(Graph, LongAttributeNamesAreComparedWhole) {
+  // Names past the key's inline prefix: same prefix and length, different tails.
+  ModelBuilder b(17);
+  b.opset("com.acme", 1);
+  b.input("X", kFloat, {"N"});
+  const std::string stem(AttributeKey::kPrefix + 4, 'a');
+  b.node("Custom", {"X"}, {"Y"}, {attr(stem + "bbbb", 1), attr(stem + "cccc", 2)}, "com.acme");
+  b.output("Y", kFloat, {"N"});
+  auto a = test::analyze(b);
+  const auto keys = a.ctx->graph().attributes(0);
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_TRUE(keys[0].named(stem + "bbbb"));
+  EXPECT_FALSE(keys[0].named(stem + "cccc"));
+  EXPECT_TRUE(keys[1].named(stem + "cccc"));
+  EXPECT_FALSE(keys[1].named(stem + "bbb"));
+  EXPECT_EQ(keys[1].int_value, 2);
+}
+
 TEST(Graph, CycleIsAnErrorNamingANodeOnIt) {
   ModelBuilder b;
   b.input("X", kFloat, {"N"});

@@ -22,7 +22,26 @@ constexpr int kMaxNesting = static_cast<int>(kMaxSubgraphDepth);
 bool holds_graphs(const onnx::AttributeProto& a) {
   return a.type() == onnx::AttributeProto::GRAPH || a.has_g() || a.graphs_size() > 0;
 }
+
+AttributeKey key_of(const onnx::AttributeProto& a) {
+  AttributeKey key;
+  key.proto = &a;
+  const std::string& name = a.name();
+  key.name_size = static_cast<std::uint32_t>(name.size());
+  name.copy(key.prefix, AttributeKey::kPrefix);
+  // attribute_type_of's rule: the declared type, else the payload (a float before an integer).
+  key.is_int = a.type() == onnx::AttributeProto::INT ||
+               (a.type() == onnx::AttributeProto::UNDEFINED && !a.has_f() && a.has_i());
+  if (key.is_int) key.int_value = a.i();
+  return key;
+}
 }  // namespace
+
+bool AttributeKey::named(std::string_view name) const {
+  if (name.size() != name_size) return false;
+  if (name_size <= kPrefix) return name.compare(0, name_size, prefix, name_size) == 0;
+  return name.compare(0, kPrefix, prefix, kPrefix) == 0 && proto->name() == name;
+}
 
 struct GraphView::Scope {
   NameTable names;
@@ -49,6 +68,8 @@ GraphView::GraphView(const Model& model) : model_(&model) {
   for (const onnx::NodeProto& np : g.node())
     main_values += static_cast<std::size_t>(np.output_size());
   nodes_.reserve(static_cast<std::size_t>(g.node_size()));
+  attribute_range_.reserve(static_cast<std::size_t>(g.node_size()));
+  attributes_.reserve(static_cast<std::size_t>(g.node_size()));
   values_.reserve(main_values);
   Scope main;
   main.names.reserve(main_values);
@@ -224,9 +245,14 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       *inputs++ = !in.empty() && id == kNoValue ? kUnbound : id;
     }
     if (!all_bound) unbound.emplace_back(nid, inputs - np.input_size());
-    if (std::any_of(np.attribute().begin(), np.attribute().end(), holds_graphs)) {
-      with_bodies.push_back(nid);
+    const auto first_key = static_cast<std::uint32_t>(attributes_.size());
+    bool bodies = false;
+    for (const onnx::AttributeProto& a : np.attribute()) {
+      attributes_.push_back(key_of(a));
+      bodies = bodies || holds_graphs(a);
     }
+    attribute_range_.push_back(Range{first_key, static_cast<std::uint32_t>(attributes_.size())});
+    if (bodies) with_bodies.push_back(nid);
   }
   for (const onnx::ValueInfoProto& vi : g.value_info()) {
     const ValueId id = scope->names.find(vi.name());
@@ -414,8 +440,13 @@ void GraphView::sort_graph(GraphId gid, std::vector<std::uint32_t>& position) {
     for (NodeId n = 0; n < nodes_.size(); ++n) new_id[n] = n;
     for (std::uint32_t k = 0; k < count; ++k) new_id[ge.nodes[k]] = k;
     std::vector<NodeEntry> renumbered(nodes_.size());
-    for (NodeId n = 0; n < nodes_.size(); ++n) renumbered[new_id[n]] = std::move(nodes_[n]);
+    std::vector<Range> ranges(nodes_.size());
+    for (NodeId n = 0; n < nodes_.size(); ++n) {
+      renumbered[new_id[n]] = std::move(nodes_[n]);
+      ranges[new_id[n]] = attribute_range_[n];
+    }
     nodes_ = std::move(renumbered);
+    attribute_range_ = std::move(ranges);
     for (ValueEntry& v : values_) {
       if (v.producer != kInvalidId) v.producer = new_id[v.producer];
     }

@@ -12,9 +12,6 @@ constexpr std::size_t kMaxValueElements = 64;
 
 sdk::StringRef ref(const std::string& s) { return sdk::StringRef(s.data(), s.size()); }
 sdk::StringRef ref(std::string_view s) { return sdk::StringRef(s.data(), s.size()); }
-bool equals(const std::string& a, sdk::StringRef b) {
-  return a.size() == b.size && (b.size == 0 || a.compare(0, b.size, b.data, b.size) == 0);
-}
 }  // namespace
 
 sdk::AttrType attribute_type_of(const onnx::AttributeProto& a) {
@@ -108,11 +105,17 @@ bool HostNodeView::input_is_constant(std::uint32_t i) const noexcept {
          state_.graph->node(e.producer).domain.empty();
 }
 
-const onnx::AttributeProto* HostNodeView::find(sdk::StringRef name) const noexcept {
-  for (const onnx::AttributeProto& a : entry_.proto->attribute()) {
-    if (equals(a.name(), name)) return &a;
+const AttributeKey* HostNodeView::find_key(sdk::StringRef name) const noexcept {
+  const std::string_view wanted(name.size == 0 ? "" : name.data, name.size);
+  for (const AttributeKey& key : state_.graph->attributes(node_)) {
+    if (key.named(wanted)) return &key;
   }
   return nullptr;
+}
+
+const onnx::AttributeProto* HostNodeView::find(sdk::StringRef name) const noexcept {
+  const AttributeKey* key = find_key(name);
+  return key ? key->proto : nullptr;
 }
 
 sdk::AttrType HostNodeView::attribute_type(sdk::StringRef name) const noexcept {
@@ -120,9 +123,10 @@ sdk::AttrType HostNodeView::attribute_type(sdk::StringRef name) const noexcept {
   return a ? attribute_type_of(*a) : sdk::AttrType::kNone;
 }
 bool HostNodeView::attr_int(sdk::StringRef name, std::int64_t* out) const noexcept {
-  const onnx::AttributeProto* a = find(name);
-  if (!a || attribute_type_of(*a) != sdk::AttrType::kInt) return false;
-  *out = a->i();
+  // From the graph view's key: the proto itself is not read.
+  const AttributeKey* key = find_key(name);
+  if (!key || !key->is_int) return false;
+  *out = key->int_value;
   return true;
 }
 bool HostNodeView::attr_float(sdk::StringRef name, float* out) const noexcept {

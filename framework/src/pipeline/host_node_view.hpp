@@ -60,6 +60,7 @@ class HostNodeView final : public sdk::INodeView {
   NodeId id() const { return node_; }
 
  private:
+  const AttributeKey* find_key(sdk::StringRef name) const noexcept;
   const onnx::AttributeProto* find(sdk::StringRef name) const noexcept;
   ValueId input_value_id(std::uint32_t i) const noexcept;
   /// Element k of sequence input i when its length is known, else nullptr.
