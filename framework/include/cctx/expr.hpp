@@ -201,6 +201,11 @@ class ExprPool {
   /// memory profile interns about one sum per node) fills the arena without copying it as it
   /// grows. A hint only: the pool still grows past it as needed.
   void reserve(std::size_t expressions);
+  /// Cache hints for a loop that will read many expressions in an order of its own (the peak
+  /// visits node terms by value): prefetch_node(e) a few steps ahead, then prefetch_terms(e)
+  /// (which reads e's node, by then in cache) a few steps before e is compared.
+  void prefetch_node(Expr e) const;
+  void prefetch_terms(Expr e) const;
   const ExprLimits& limits() const;
   ExprPoolStats stats() const;
 

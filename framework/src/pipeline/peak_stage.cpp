@@ -42,7 +42,13 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<Expr> frontier;
-  for (const auto& [value, term] : scored) {
+  // Terms are visited by value, not by handle: each one's node and term list would be a cache
+  // miss in the comparison. They are prefetched ahead, the node first, its term list after.
+  constexpr std::size_t kNodeAhead = 16, kTermsAhead = 8;
+  for (std::size_t k = 0; k < scored.size(); ++k) {
+    if (k + kNodeAhead < scored.size()) pool.prefetch_node(scored[k + kNodeAhead].second);
+    if (k + kTermsAhead < scored.size()) pool.prefetch_terms(scored[k + kTermsAhead].second);
+    const Expr term = scored[k].second;
     bool dominated = false;
     for (Expr kept : frontier) {
       if (pool.dominates_termwise(kept, term)) {
