@@ -62,17 +62,12 @@ constexpr ValueId kUnbound = kNoValue - 1;
 
 GraphView::GraphView(const Model& model) : model_(&model) {
   const onnx::GraphProto& g = model.proto().graph();
-  // Sized once: growing (rehashing) a table of millions of names, or moving a million values,
-  // would be a large share of building the view.
-  std::size_t main_values = static_cast<std::size_t>(g.input_size() + g.initializer_size());
-  for (const onnx::NodeProto& np : g.node())
-    main_values += static_cast<std::size_t>(np.output_size());
+  // The value arrays and the main scope's table are sized by build_graph's first look at the
+  // nodes; these only need the node count.
   nodes_.reserve(static_cast<std::size_t>(g.node_size()));
   attribute_range_.reserve(static_cast<std::size_t>(g.node_size()));
   attributes_.reserve(static_cast<std::size_t>(g.node_size()));
-  values_.reserve(main_values);
   Scope main;
-  main.names.reserve(main_values);
   build_graph(g, kInvalidId, kInvalidId, "", &main, 0, "");
   main_scope_ = std::move(main.names);
   std::vector<std::uint32_t> position(nodes_.size(), 0xffffffffU);
@@ -140,6 +135,21 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     return {id, inserted};
   };
 
+  // Every node's input and output ids, in node order, go in one block of this graph; the main
+  // graph's values and names are sized once from the same count (growing, rehashing, a table of
+  // millions of names or moving a million values would be a large share of building the view).
+  // One pass over the nodes: on a large graph each pass is a cache miss per node proto.
+  std::size_t io_count = 0, outputs_count = 0;
+  for (const onnx::NodeProto& np : g.node()) {
+    io_count += static_cast<std::size_t>(np.input_size() + np.output_size());
+    outputs_count += static_cast<std::size_t>(np.output_size());
+  }
+  if (gid == 0) {
+    const std::size_t main_values =
+        static_cast<std::size_t>(g.input_size() + g.initializer_size()) + outputs_count;
+    values_.reserve(main_values);
+    scope->names.reserve(main_values);
+  }
   for (const onnx::TensorProto& t : g.initializer()) {
     ValueId id = define(t.name(), NameTable::hash(t.name())).first;
     values_[id].initializer = &t;
@@ -152,10 +162,6 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
   }
   const std::size_t first_node = nodes_.size();
   RequiredBodies required_bodies;
-  // Every node's input and output ids, in node order, in one block of this graph.
-  std::size_t io_count = 0;
-  for (const onnx::NodeProto& np : g.node())
-    io_count += static_cast<std::size_t>(np.input_size() + np.output_size());
   ValueId* io = nullptr;
   if (io_count > 0) {
     io_blocks_.push_back(std::make_unique_for_overwrite<ValueId[]>(io_count));
