@@ -139,6 +139,7 @@ class GraphView {
 
   struct OpKind {
     std::string_view domain;
+    std::string_view op_type;  ///< its first node's string, which every node of the kind views
     std::int64_t opset;
     std::uint32_t next;  ///< next kind with the same op_type, kInvalidId at the end
   };

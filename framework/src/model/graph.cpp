@@ -100,9 +100,9 @@ std::uint32_t GraphView::op_kind(std::string_view domain, std::string_view op_ty
   const auto id = static_cast<std::uint32_t>(op_kinds_.size());
   if (first == kInvalidId) {
     kinds_by_op_type_.try_emplace(op_type, h, id);
-    op_kinds_.push_back(OpKind{domain, opset, kInvalidId});
+    op_kinds_.push_back(OpKind{domain, op_type, opset, kInvalidId});
   } else {  // linked in after the op_type's first kind, which the table points at
-    op_kinds_.push_back(OpKind{domain, opset, op_kinds_[first].next});
+    op_kinds_.push_back(OpKind{domain, op_type, opset, op_kinds_[first].next});
     op_kinds_[first].next = id;
   }
   return id;
@@ -205,6 +205,10 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     n.domain = normalize_domain(np.domain());
     n.opset = model_->opset(n.domain);
     n.kind = op_kind(n.domain, n.op_type, n.opset);
+    // Every node of a kind views the same strings, its first node's: rules compare op types at
+    // every node, and one copy stays in cache where each node's own string would be a miss.
+    n.op_type = op_kinds_[n.kind].op_type;
+    n.domain = op_kinds_[n.kind].domain;
     if (n.op_type.empty()) {
       throw ModelError(model_->source() + ": node " + std::to_string(k) +
                        (np.name().empty() ? "" : " '" + np.name() + "'") + " has no op_type");
