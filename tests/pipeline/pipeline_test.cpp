@@ -73,7 +73,7 @@ TEST(Graph, AttributesFollowTheirNodesWhenTheGraphIsSorted) {
   ASSERT_EQ(g.node(2).op_type, "Concat");
   ASSERT_EQ(g.attributes(2).size(), 1u);
   EXPECT_TRUE(g.attributes(2)[0].named("axis"));
-  EXPECT_TRUE(g.attributes(2)[0].is_int);
+  EXPECT_EQ(g.attributes(2)[0].type, AttributeKey::kInt);
   EXPECT_EQ(g.attributes(2)[0].int_value, 1);
   EXPECT_TRUE(g.attributes(g.node(0).op_type == "Relu" ? 0 : 1).empty());
   EXPECT_EQ(a.dims("B"), (Dims{"N", "3"}));
@@ -86,16 +86,29 @@ TEST(Graph, LongAttributeNamesAreComparedWhole) {
   b.opset("com.acme", 1);
   b.input("X", kFloat, {"N"});
   const std::string stem(AttributeKey::kPrefix + 4, 'a');
-  b.node("Custom", {"X"}, {"Y"}, {attr(stem + "bbbb", 1), attr(stem + "cccc", 2)}, "com.acme");
+  std::vector<std::int64_t> many(AttributeKey::kInlineInts + 1);
+  for (std::size_t k = 0; k < many.size(); ++k) many[k] = static_cast<std::int64_t>(k);
+  b.node("Custom", {"X"}, {"Y"},
+         {attr(stem + "bbbb", 1), attr(stem + "cccc", 2),
+          attr("few", std::vector<std::int64_t>{4, -1, 7}), attr("many", many)},
+         "com.acme");
   b.output("Y", kFloat, {"N"});
   auto a = test::analyze(b);
-  const auto keys = a.ctx->graph().attributes(0);
-  ASSERT_EQ(keys.size(), 2u);
+  const GraphView& g = a.ctx->graph();
+  const auto keys = g.attributes(0);
+  ASSERT_EQ(keys.size(), 4u);
   EXPECT_TRUE(keys[0].named(stem + "bbbb"));
   EXPECT_FALSE(keys[0].named(stem + "cccc"));
   EXPECT_TRUE(keys[1].named(stem + "cccc"));
   EXPECT_FALSE(keys[1].named(stem + "bbb"));
   EXPECT_EQ(keys[1].int_value, 2);
+  // Short integer lists are copied next to the keys; long ones stay in the proto.
+  ASSERT_TRUE(keys[2].ints_inline);
+  const auto few = g.attribute_ints(keys[2]);
+  EXPECT_EQ(std::vector<std::int64_t>(few.begin(), few.end()),
+            (std::vector<std::int64_t>{4, -1, 7}));
+  EXPECT_EQ(keys[3].type, AttributeKey::kInts);
+  EXPECT_FALSE(keys[3].ints_inline);
 }
 
 TEST(Graph, CycleIsAnErrorNamingANodeOnIt) {

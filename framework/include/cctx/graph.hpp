@@ -76,16 +76,28 @@ struct NodeEntry {
 /// tenth of that stage on a large graph. The keys of a node sit side by side in one array.
 struct AttributeKey {
   static constexpr std::size_t kPrefix = 19;
+  /// Integer lists up to this long are copied next to the keys (GraphView::attribute_ints).
+  static constexpr std::size_t kInlineInts = 16;
+  // AttributeProto::AttributeType numbers (sdk::AttrType uses the same).
+  static constexpr std::uint8_t kUndefined = 0, kInt = 2, kInts = 7;
+
   const onnx::AttributeProto* proto = nullptr;
-  std::int64_t int_value = 0;  ///< the value of an INT attribute (see is_int)
+  std::int64_t int_value = 0;  ///< the value of an INT attribute
   std::uint32_t name_size = 0;
-  bool is_int = false;  ///< typed INT, or untyped with only an integer set (attribute_type_of)
+  std::uint32_t ints_at = 0;  ///< an INTS attribute's inline values (when ints_inline)
+  std::uint16_t ints_count = 0;
+  bool ints_inline = false;
+  std::uint8_t type = kUndefined;  ///< attribute_type_number(*proto)
   /// The name's first kPrefix bytes, zero-padded: the whole name when it is no longer.
   char prefix[kPrefix] = {};
 
   /// Whether the attribute is named `name` (the proto's name is read only for long names).
   bool named(std::string_view name) const;
 };
+
+/// An attribute's type as an AttributeProto::AttributeType number: the declared one, else the
+/// one its payload implies (a float before an integer, ...), 0 when it has none.
+std::uint8_t attribute_type_number(const onnx::AttributeProto& a);
 
 struct GraphEntry {
   const onnx::GraphProto* proto = nullptr;
@@ -121,6 +133,10 @@ class GraphView {
     return {attributes_.data() + attribute_range_[n].begin,
             attributes_.data() + attribute_range_[n].end};
   }
+  /// The values of an INTS attribute whose key has ints_inline.
+  std::span<const std::int64_t> attribute_ints(const AttributeKey& key) const {
+    return {attribute_ints_.data() + key.ints_at, key.ints_count};
+  }
   /// Looks a name up in the main graph's scope.
   ValueId find(std::string_view name) const;
   /// Warnings found while building (a name produced twice, ...).
@@ -152,8 +168,9 @@ class GraphView {
   struct Range {
     std::uint32_t begin, end;
   };
-  std::vector<AttributeKey> attributes_;  ///< every node's, in the order the nodes were read
-  std::vector<Range> attribute_range_;    ///< per node: where its keys are in attributes_
+  std::vector<AttributeKey> attributes_;      ///< every node's, in the order the nodes were read
+  std::vector<Range> attribute_range_;        ///< per node: where its keys are in attributes_
+  std::vector<std::int64_t> attribute_ints_;  ///< short INTS attributes' values
   NameTable main_scope_;
   NameTable kinds_by_op_type_;  ///< op_type -> first OpKind of that op_type
   std::vector<OpKind> op_kinds_;

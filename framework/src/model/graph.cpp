@@ -23,19 +23,40 @@ bool holds_graphs(const onnx::AttributeProto& a) {
   return a.type() == onnx::AttributeProto::GRAPH || a.has_g() || a.graphs_size() > 0;
 }
 
-AttributeKey key_of(const onnx::AttributeProto& a) {
+AttributeKey key_of(const onnx::AttributeProto& a, std::vector<std::int64_t>& ints) {
   AttributeKey key;
   key.proto = &a;
   const std::string& name = a.name();
   key.name_size = static_cast<std::uint32_t>(name.size());
   name.copy(key.prefix, AttributeKey::kPrefix);
-  // attribute_type_of's rule: the declared type, else the payload (a float before an integer).
-  key.is_int = a.type() == onnx::AttributeProto::INT ||
-               (a.type() == onnx::AttributeProto::UNDEFINED && !a.has_f() && a.has_i());
-  if (key.is_int) key.int_value = a.i();
+  key.type = attribute_type_number(a);
+  if (key.type == AttributeKey::kInt) key.int_value = a.i();
+  if (key.type == AttributeKey::kInts &&
+      static_cast<std::size_t>(a.ints_size()) <= AttributeKey::kInlineInts) {
+    key.ints_inline = true;
+    key.ints_at = static_cast<std::uint32_t>(ints.size());
+    key.ints_count = static_cast<std::uint16_t>(a.ints_size());
+    ints.insert(ints.end(), a.ints().begin(), a.ints().end());
+  }
   return key;
 }
 }  // namespace
+
+std::uint8_t attribute_type_number(const onnx::AttributeProto& a) {
+  using A = onnx::AttributeProto;
+  if (a.type() != A::UNDEFINED) return static_cast<std::uint8_t>(a.type());
+  if (a.has_f()) return A::FLOAT;
+  if (a.has_i()) return A::INT;
+  if (a.has_s()) return A::STRING;
+  if (a.has_t()) return A::TENSOR;
+  if (a.has_g()) return A::GRAPH;
+  if (a.floats_size() > 0) return A::FLOATS;
+  if (a.ints_size() > 0) return A::INTS;
+  if (a.strings_size() > 0) return A::STRINGS;
+  if (a.tensors_size() > 0) return A::TENSORS;
+  if (a.graphs_size() > 0) return A::GRAPHS;
+  return A::UNDEFINED;
+}
 
 bool AttributeKey::named(std::string_view name) const {
   if (name.size() != name_size) return false;
@@ -258,7 +279,7 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     const auto first_key = static_cast<std::uint32_t>(attributes_.size());
     bool bodies = false;
     for (const onnx::AttributeProto& a : np.attribute()) {
-      attributes_.push_back(key_of(a));
+      attributes_.push_back(key_of(a, attribute_ints_));
       bodies = bodies || holds_graphs(a);
     }
     attribute_range_.push_back(Range{first_key, static_cast<std::uint32_t>(attributes_.size())});

@@ -15,18 +15,7 @@ sdk::StringRef ref(std::string_view s) { return sdk::StringRef(s.data(), s.size(
 }  // namespace
 
 sdk::AttrType attribute_type_of(const onnx::AttributeProto& a) {
-  if (a.type() != onnx::AttributeProto::UNDEFINED) return static_cast<sdk::AttrType>(a.type());
-  if (a.has_f()) return sdk::AttrType::kFloat;
-  if (a.has_i()) return sdk::AttrType::kInt;
-  if (a.has_s()) return sdk::AttrType::kString;
-  if (a.has_t()) return sdk::AttrType::kTensor;
-  if (a.has_g()) return sdk::AttrType::kGraph;
-  if (a.floats_size() > 0) return sdk::AttrType::kFloats;
-  if (a.ints_size() > 0) return sdk::AttrType::kInts;
-  if (a.strings_size() > 0) return sdk::AttrType::kStrings;
-  if (a.tensors_size() > 0) return sdk::AttrType::kTensors;
-  if (a.graphs_size() > 0) return sdk::AttrType::kGraphs;
-  return sdk::AttrType::kNone;
+  return static_cast<sdk::AttrType>(attribute_type_number(a));
 }
 
 HostNodeView::HostNodeView(ComputeContext::State& state, ExprBridge& bridge, NodeId node)
@@ -118,36 +107,43 @@ const onnx::AttributeProto* HostNodeView::find(sdk::StringRef name) const noexce
   return key ? key->proto : nullptr;
 }
 
+// The type checks read the graph view's keys; the proto is read only for a value to return.
 sdk::AttrType HostNodeView::attribute_type(sdk::StringRef name) const noexcept {
-  const onnx::AttributeProto* a = find(name);
-  return a ? attribute_type_of(*a) : sdk::AttrType::kNone;
+  const AttributeKey* key = find_key(name);
+  return key ? static_cast<sdk::AttrType>(key->type) : sdk::AttrType::kNone;
 }
 bool HostNodeView::attr_int(sdk::StringRef name, std::int64_t* out) const noexcept {
   // From the graph view's key: the proto itself is not read.
   const AttributeKey* key = find_key(name);
-  if (!key || !key->is_int) return false;
+  if (!key || key->type != AttributeKey::kInt) return false;
   *out = key->int_value;
   return true;
 }
 bool HostNodeView::attr_float(sdk::StringRef name, float* out) const noexcept {
-  const onnx::AttributeProto* a = find(name);
-  if (!a || attribute_type_of(*a) != sdk::AttrType::kFloat) return false;
-  *out = a->f();
+  const AttributeKey* key = find_key(name);
+  if (!key || static_cast<sdk::AttrType>(key->type) != sdk::AttrType::kFloat) return false;
+  *out = key->proto->f();
   return true;
 }
 bool HostNodeView::attr_string(sdk::StringRef name, sdk::StringRef* out) const noexcept {
-  const onnx::AttributeProto* a = find(name);
-  if (!a || attribute_type_of(*a) != sdk::AttrType::kString) return false;
-  *out = ref(a->s());
+  const AttributeKey* key = find_key(name);
+  if (!key || static_cast<sdk::AttrType>(key->type) != sdk::AttrType::kString) return false;
+  *out = ref(key->proto->s());
   return true;
 }
 bool HostNodeView::attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) const noexcept {
-  const onnx::AttributeProto* a = find(name);
-  if (!a) return false;
-  sdk::AttrType t = attribute_type_of(*a);
-  if (t != sdk::AttrType::kInts && !(t == sdk::AttrType::kNone && a->ints_size() == 0))
-    return false;
-  *out = sdk::Span<std::int64_t>{a->ints().data(), static_cast<std::size_t>(a->ints_size())};
+  const AttributeKey* key = find_key(name);
+  if (!key) return false;
+  if (key->ints_inline) {  // short lists (perm, axes, pads) from the graph view's copy
+    const std::span<const std::int64_t> ints = state_.graph->attribute_ints(*key);
+    *out = sdk::Span<std::int64_t>{ints.data(), ints.size()};
+    return true;
+  }
+  // An attribute without any payload reads as an empty list (its type is then undefined).
+  const auto t = static_cast<sdk::AttrType>(key->type);
+  if (t != sdk::AttrType::kInts && t != sdk::AttrType::kNone) return false;
+  const onnx::AttributeProto& a = *key->proto;
+  *out = sdk::Span<std::int64_t>{a.ints().data(), static_cast<std::size_t>(a.ints_size())};
   return true;
 }
 bool HostNodeView::attr_floats(sdk::StringRef name, sdk::Span<float>* out) const noexcept {
