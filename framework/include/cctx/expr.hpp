@@ -228,6 +228,9 @@ class RunningSum {
   void add(Expr e) { change(e, 1); }
   void sub(Expr e) { change(e, -1); }
   Expr value();
+  /// A cache hint: value() will be called soon. Its intern-table slot is prefetched, so that the
+  /// misses of several sums about to be read overlap.
+  void prefetch() const;
 
  private:
   void change(Expr e, std::int64_t sign);

@@ -134,6 +134,12 @@ Expr detail::PoolImpl::intern_sum(std::int64_t c0, const std::uint32_t* w, std::
   return intern_hashed(Kind::kSum, c0, w, len, sum_hash(c0, len, terms_hash));
 }
 
+void detail::PoolImpl::prefetch_sum_slot(std::int64_t c0, std::uint32_t len,
+                                         std::uint64_t terms_hash) const {
+  if (len == 0 || table.empty()) return;  // an integer, or nothing interned yet
+  __builtin_prefetch(&table[sum_hash(c0, len, terms_hash) & (table.size() - 1)]);
+}
+
 Expr detail::PoolImpl::intern_hashed(Kind k, std::int64_t aux, const std::uint32_t* w,
                                      std::uint32_t n, std::uint32_t h) {
   const std::size_t mask = table.size() - 1;

@@ -202,6 +202,8 @@ struct PoolImpl {
   Expr child(Expr e, std::uint32_t i) const { return Expr{payload[nodes[e.id].off + i]}; }
 
   Expr intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
+  /// Prefetches the intern-table slot where intern_sum(c0, w, len, terms_hash) will look first.
+  void prefetch_sum_slot(std::int64_t c0, std::uint32_t len, std::uint64_t terms_hash) const;
   /// intern() with the node's hash already known (hash_node, or sum_hash for a sum).
   Expr intern_hashed(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
                      std::uint32_t h);

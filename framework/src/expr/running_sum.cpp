@@ -96,6 +96,12 @@ bool RunningSum::interned_as_is(Expr e) const {
          words_[0] == e.id;
 }
 
+void RunningSum::prefetch() const {
+  if (cached_ || slow_) return;
+  pool_->impl_->prefetch_sum_slot(constant_, static_cast<std::uint32_t>(words_.size()),
+                                  terms_hash_);
+}
+
 Expr RunningSum::value() {
   if (cached_) return *cached_;
   if (slow_) return *(cached_ = slow_);

@@ -131,6 +131,15 @@ class MemoryStage {
     NodeFlags decided(node.outputs.size());
     for (const InplaceDecision& d : decisions) decided.set(d.output);
 
+    // The sums read below are interned one after the other; their table slots are fetched
+    // together first, so that their cache misses overlap.
+    live_total_.prefetch();
+    for (std::size_t r = 0; r < sums_.size(); ++r) {
+      if (!row_changed_[r]) continue;
+      for (std::size_t c = 0; c < kTagOrder.size(); ++c) {
+        if (nonzero_[r][c] > 0) sums_[r][c].prefetch();
+      }
+    }
     MemoryProfile& p = s_.memory.emplace_back();
     p.already_allocated = live_total_.value();
     p.inputs = bucket(BufferSource::kInput);
