@@ -14,10 +14,6 @@ sdk::StringRef ref(const std::string& s) { return sdk::StringRef(s.data(), s.siz
 sdk::StringRef ref(std::string_view s) { return sdk::StringRef(s.data(), s.size()); }
 }  // namespace
 
-sdk::AttrType attribute_type_of(const onnx::AttributeProto& a) {
-  return static_cast<sdk::AttrType>(attribute_type_number(a));
-}
-
 HostNodeView::HostNodeView(ComputeContext::State& state, ExprBridge& bridge, NodeId node)
     : state_(state), bridge_(bridge), node_(node), entry_(state.graph->node(node)) {}
 
@@ -147,12 +143,13 @@ bool HostNodeView::attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) 
   return true;
 }
 bool HostNodeView::attr_floats(sdk::StringRef name, sdk::Span<float>* out) const noexcept {
-  const onnx::AttributeProto* a = find(name);
-  if (!a) return false;
-  sdk::AttrType t = attribute_type_of(*a);
-  if (t != sdk::AttrType::kFloats && !(t == sdk::AttrType::kNone && a->floats_size() == 0))
-    return false;
-  *out = sdk::Span<float>{a->floats().data(), static_cast<std::size_t>(a->floats_size())};
+  const AttributeKey* key = find_key(name);
+  if (!key) return false;
+  // As for attr_ints, an attribute without any payload reads as an empty list.
+  const auto t = static_cast<sdk::AttrType>(key->type);
+  if (t != sdk::AttrType::kFloats && t != sdk::AttrType::kNone) return false;
+  const onnx::AttributeProto& a = *key->proto;
+  *out = sdk::Span<float>{a.floats().data(), static_cast<std::size_t>(a.floats_size())};
   return true;
 }
 std::uint32_t HostNodeView::attr_strings_count(sdk::StringRef name) const noexcept {

@@ -76,7 +76,4 @@ class HostNodeView final : public sdk::INodeView {
   mutable std::vector<double> tensor_floats_;
 };
 
-/// Type of an attribute, inferred from its payload when the `type` field is unset.
-sdk::AttrType attribute_type_of(const onnx::AttributeProto& a);
-
 }  // namespace cctx

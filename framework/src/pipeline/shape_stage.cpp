@@ -26,9 +26,6 @@ std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size)
 class ShapeStage;
 
 /// The host's IShapeSink for one node: writes straight into the analysis state.
-/// One flag per output of a node (no allocation for the bookkeeping of a node).
-using OutputFlags = NodeFlags;
-
 class HostShapeSink final : public sdk::IShapeSink {
  public:
   HostShapeSink(ShapeStage& stage, ComputeContext::State& s, NodeId n)
@@ -186,7 +183,7 @@ class HostShapeSink final : public sdk::IShapeSink {
   ComputeContext::State& s_;
   NodeId n_;
   const NodeEntry& node_;
-  OutputFlags set_;
+  NodeFlags set_;
   std::string error_;
   std::string message_;
 };
@@ -335,7 +332,7 @@ class ShapeStage {
     record_constant_floats(n);
     bool rule_failed = false;
     std::string rule_error;
-    OutputFlags done(node.outputs.size());
+    NodeFlags done(node.outputs.size());
     if (rules.shape != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostShapeSink sink(*this, s_, n);
@@ -368,7 +365,7 @@ class ShapeStage {
     apply_declarations(n);
   }
 
-  static bool all_done(const NodeEntry& node, const OutputFlags& done) {
+  static bool all_done(const NodeEntry& node, const NodeFlags& done) {
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k] != kNoValue && !done[k]) return false;
     }
@@ -376,7 +373,7 @@ class ShapeStage {
   }
 
   // semantics.md 3.6: schema inference (only without a rule), declared shapes, unknown rank.
-  void fall_back(NodeId n, bool rule_failed, OutputFlags& done) {
+  void fall_back(NodeId n, bool rule_failed, NodeFlags& done) {
     const NodeEntry& node = s_.graph->node(n);
     std::string reasons;
     for (const std::string& step : s_.options.shapes.fallback) {

@@ -254,12 +254,6 @@ inline Status broadcast_all(IShapeSink& sink, const Shape* const* shapes, std::s
 
 /// Multidirectional (numpy) broadcasting of several shapes. Unknown rank in -> unknown rank out.
 inline Status broadcast_shapes(IShapeSink& sink, const std::vector<Shape>& shapes, Shape* out) {
-  constexpr std::size_t kOnStack = 8;
-  if (shapes.size() <= kOnStack) {
-    const Shape* list[kOnStack];
-    for (std::size_t k = 0; k < shapes.size(); ++k) list[k] = &shapes[k];
-    return detail::broadcast_all(sink, list, shapes.size(), out);
-  }
   std::vector<const Shape*> list;
   list.reserve(shapes.size());
   for (const Shape& s : shapes) list.push_back(&s);
