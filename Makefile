@@ -9,7 +9,7 @@ CMAKE_ARGS ?=
 # Everything the build, the tests and the demo need, from Debian's archive.
 DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotobuf-dev \
   protobuf-compiler libonnx-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev \
-  nlohmann-json3-dev libfmt-dev libjemalloc-dev libonnx-testdata binutils pybind11-dev python3-dev \
+  nlohmann-json3-dev libfmt-dev libxml2-dev libjemalloc-dev libonnx-testdata binutils pybind11-dev python3-dev \
   python3-onnx python3-numpy python3-matplotlib python3-pytest zlib1g-dev chromium
 # Only `make fuzz` needs these: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
@@ -17,7 +17,7 @@ FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 ASAN_BUILD   ?= build-asan
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile
+FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
 .PHONY: all deps fuzz-deps configure build test demo bench sanitize fuzz clean format coverage-doc
 
@@ -94,6 +94,7 @@ fuzz: fuzz-deps
 	  [ -f "$$m" ] && cp "$$m" $(FUZZ_BUILD)/corpus/fuzz_model/$$(basename $$(dirname $$m)).onnx; \
 	done; true
 	@cp tests/fuzz/seeds/fuzz_expr/* $(FUZZ_BUILD)/corpus/fuzz_expr/
+	@cp tests/fuzz/seeds/fuzz_writers/* $(FUZZ_BUILD)/corpus/fuzz_writers/
 	@cp config/profiles/*.yaml plugins/example_vendor/declarative.yaml $(FUZZ_BUILD)/corpus/fuzz_profile/
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  echo "== $$t for $(FUZZ_SECONDS) s"; \

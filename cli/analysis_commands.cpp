@@ -10,7 +10,9 @@
 #include "cctx/compute_context.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
+#include "cctx/output_file.hpp"
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 #include "cli_common.hpp"
 
 namespace cctx::cli {
@@ -91,6 +93,16 @@ std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Prof
   return result;
 }
 
+const CLI::Validator& output_file_name() {
+  static const CLI::Validator check(
+      [](const std::string& name) {
+        return name.empty() ? std::string("an empty file name (give the file to write)")
+                            : std::string();
+      },
+      "FILE");
+  return check;
+}
+
 namespace {
 
 std::string origin_of(const ComputeContext& ctx, const std::string& name) {
@@ -144,8 +156,8 @@ void watch_progress(ComputeContext& ctx) {
 
 /// Files `cctx analyze` draws besides its main output.
 struct FigureArgs {
-  std::string plot;        ///< --plot OUT.svg: total_bytes per node, one line per assignment
-  std::string plot_stack;  ///< --plot-stack OUT.svg: memory by source and tag, first assignment
+  std::optional<std::string> plot;        ///< --plot OUT.svg: total_bytes per node and assignment
+  std::optional<std::string> plot_stack;  ///< --plot-stack OUT.svg: by source and tag, first one
 };
 
 // An expression failure deep in the pipeline (a byte size beyond int64, an evaluation that
@@ -166,12 +178,21 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   }
   Profile profile = resolve_profile(args);
   std::vector<Assignment> evaluate = resolve_assignments(args, profile);
-  const bool plotting = !figures.plot.empty() || !figures.plot_stack.empty();
+  const bool plotting = figures.plot || figures.plot_stack;
   if (plotting && evaluate.empty()) {
     throw Error("--plot and --plot-stack draw evaluated bytes: add --eval SYM=V[,V...]",
                 ExitCode::kUsage);
   }
   Model model = Model::load(args.model, profile.limits);
+  // Output files are opened (and refused) before the analysis, and written only after it:
+  // whatever fails on the way, a target keeps its old bytes.
+  std::optional<OutputFile> model_out, plot_out, stack_out;
+  if (args.write_model) {
+    model_out.emplace(*args.write_model);
+    model.check_save_target(*model_out);
+  }
+  if (figures.plot) plot_out.emplace(*figures.plot);
+  if (figures.plot_stack) stack_out.emplace(*figures.plot_stack);
   Host host(profile);
   ComputeContext ctx(host);
   watch_progress(ctx);
@@ -196,15 +217,18 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
       if (!evaluate.empty()) text += "\n" + evaluated_totals_table(ctx, evaluate);
       text += "\n" + peak_summary(ctx, evaluate);
     }
-    if (!figures.plot.empty()) plot = total_bytes_svg(ctx, evaluate);
-    if (!figures.plot_stack.empty()) stack = memory_stack_svg(ctx, evaluate.front());
+    if (plot_out) plot = total_bytes_svg(ctx, evaluate);
+    if (stack_out) stack = memory_stack_svg(ctx, evaluate.front());
   });
-  if (!args.write_model.empty()) {
+  if (model_out) {
     ctx.write_to_model(model);
-    model.save(args.write_model);
+    model.save(*model_out);
   }
-  if (!plot.empty()) write_file_atomically(figures.plot, plot);
-  if (!stack.empty()) write_file_atomically(figures.plot_stack, stack);
+  for (auto [file, svg] : {std::pair{&plot_out, &plot}, std::pair{&stack_out, &stack}}) {
+    if (!*file) continue;
+    (*file)->write(*svg);
+    (*file)->commit();
+  }
   if (json) {
     json->write(write_stdout);
     write_stdout("\n");
@@ -225,7 +249,7 @@ void run_shapes(const AnalysisArgs& args) {
   ComputeContext ctx(host);
   naming_model(args.model, [&] { ctx.compute(model); });
   if (args.format == "json") {
-    write_stdout(shapes_json(ctx, ReportOptions{args.model, {}}).dump(2) + "\n");
+    write_stdout(safe_text::json(shapes_json(ctx, ReportOptions{args.model, {}}), 2) + "\n");
   } else {
     write_stdout(shapes_table(ctx));
     flush_stdout();
@@ -250,11 +274,14 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--bounds", args->bounds,
                   "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable)");
   cmd->add_option("--write-model", args->write_model,
-                  "Write the model with inferred shapes and annotations");
+                  "Write the model with inferred shapes and annotations")
+      ->check(output_file_name());
   cmd->add_option("--plot", figures->plot,
-                  "Write an SVG of total bytes per node, one line per --eval assignment");
+                  "Write an SVG of total bytes per node, one line per --eval assignment")
+      ->check(output_file_name());
   cmd->add_option("--plot-stack", figures->plot_stack,
-                  "Write an SVG of the memory at each node by source and tag (first assignment)");
+                  "Write an SVG of the memory at each node by source and tag (first assignment)")
+      ->check(output_file_name());
   cmd->callback([args, figures] { run_analyze(*args, *figures); });
 }
 

@@ -16,10 +16,13 @@ struct AnalysisArgs {
   std::string model;
   std::string profile;
   std::string format = "table";
-  std::vector<std::string> eval;    ///< SYM=V[,V...]
-  std::vector<std::string> bounds;  ///< SYM=LO:HI
-  std::string write_model;
+  std::vector<std::string> eval;           ///< SYM=V[,V...]
+  std::vector<std::string> bounds;         ///< SYM=LO:HI
+  std::optional<std::string> write_model;  ///< --write-model OUT.onnx
 };
+
+/// CLI11 check of an output file option: an empty name is a usage error, not "no file".
+const CLI::Validator& output_file_name();
 
 /// The profile named by --profile, or the default one; --bounds applied on top.
 Profile resolve_profile(const AnalysisArgs& args);

@@ -4,12 +4,19 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/expr.hpp"
 #include "cctx/large_stack.hpp"
+#include "cctx/safe_text.hpp"
 #include "cli_common.hpp"
+
+namespace {
+/// A message names files, values and nodes of the model: one line, nothing a terminal acts on.
+std::string shown(const char* message) { return cctx::safe_text::terminal(message); }
+}  // namespace
 
 int main(int argc, char** argv) {
   // A plugin is native code in this process: if one crashes, say which one before dying.
@@ -38,16 +45,16 @@ int main(int argc, char** argv) {
     app.exit(e);
     return static_cast<int>(cctx::ExitCode::kUsage);
   } catch (const cctx::Error& e) {
-    std::cerr << "cctx: " << e.what() << "\n";
+    std::cerr << "cctx: " << shown(e.what()) << "\n";
     return static_cast<int>(e.exit_code());
   } catch (const cctx::ExprError& e) {
-    std::cerr << "cctx: " << e.what() << "\n";
+    std::cerr << "cctx: " << shown(e.what()) << "\n";
     return static_cast<int>(cctx::ExitCode::kBadInput);
   } catch (const std::bad_alloc&) {
     std::cerr << "cctx: out of memory\n";
     return static_cast<int>(cctx::ExitCode::kBadInput);
   } catch (const std::exception& e) {
-    std::cerr << "cctx: internal error: " << e.what() << "\n";
+    std::cerr << "cctx: internal error: " << shown(e.what()) << "\n";
     return 1;
   }
 }

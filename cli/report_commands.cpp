@@ -14,6 +14,7 @@
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 #include "cli_common.hpp"
 
 namespace cctx::cli {
@@ -82,7 +83,8 @@ void run_explain(const ExplainArgs& args) {
     throw Error(std::string("--eval: ") + e.what() + "; assign every symbol with --eval SYM=V",
                 ExitCode::kUsage);
   }
-  std::cout << (args.analysis.format == "json" ? doc.dump(2) + "\n" : explain_text(doc));
+  std::cout << (args.analysis.format == "json" ? safe_text::json(doc, 2) + "\n"
+                                               : explain_text(doc));
 }
 
 struct DiffArgs {
@@ -131,7 +133,7 @@ DiffSide load_side(const std::string& path, const std::string& profile_path, con
   ComputeContext ctx(host);
   ctx.compute(model);
   check_assigned_names(ctx, evaluate);
-  const std::string report = json_report(ctx, ReportOptions{path, evaluate}).dump();
+  const std::string report = safe_text::json(json_report(ctx, ReportOptions{path, evaluate}));
   return DiffSide{path + " (profile " + profile.name + ")", nlohmann::json::parse(report)};
 }
 
@@ -174,7 +176,7 @@ void run_diff(const DiffArgs& args) {
     after = load_side(args.inputs[1], p.empty() ? "" : p.back(), args);
   }
   const nlohmann::ordered_json doc = diff_reports(before, after, diff_assignments(args, before));
-  std::cout << (args.format == "json" ? doc.dump(2) + "\n" : diff_text(doc));
+  std::cout << (args.format == "json" ? safe_text::json(doc, 2) + "\n" : diff_text(doc));
 }
 
 }  // namespace

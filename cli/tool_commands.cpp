@@ -3,11 +3,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "cctx/errors.hpp"
 #include "cctx/expr.hpp"
 #include "cctx/host.hpp"
 #include "cctx/limits.hpp"
+#include "cctx/safe_text.hpp"
 #include "cli_common.hpp"
 #include "coverage_table.hpp"
 
@@ -76,7 +78,7 @@ void run_plugins(const PluginsArgs& args) {
     doc.push_back(std::move(j));
   }
   if (args.format == "json") {
-    std::cout << doc.dump(2) << "\n";
+    std::cout << safe_text::json(doc, 2) << "\n";
     return;
   }
   if (args.format == "markdown") {
@@ -86,21 +88,22 @@ void run_plugins(const PluginsArgs& args) {
   if (args.format != "table") {
     throw Error("--format must be table, json or markdown", ExitCode::kUsage);
   }
-  if (doc.empty()) std::cout << "no plugins loaded\n";
+  // Names come from plugins and profiles: shown as a terminal shows text (safe_text.hpp).
+  std::ostringstream out;
+  if (doc.empty()) out << "no plugins loaded\n";
   for (const auto& p : doc) {
     if (p["kind"] == "profile") {
-      std::cout << p["name"].get<std::string>() << "  (declarative ops)  "
-                << p["path"].get<std::string>() << "\n";
+      out << p["name"].get<std::string>() << "  (declarative ops)  " << p["path"].get<std::string>()
+          << "\n";
     } else {
-      std::cout << p["name"].get<std::string>() << " " << p["version"].get<std::string>()
-                << "  (ABI " << p["abi"].get<std::string>() << ")  " << p["path"].get<std::string>()
-                << "\n";
+      out << p["name"].get<std::string>() << " " << p["version"].get<std::string>() << "  (ABI "
+          << p["abi"].get<std::string>() << ")  " << p["path"].get<std::string>() << "\n";
     }
     for (const auto& d : p["domains"]) {
-      std::cout << "  domain " << d["domain"].get<std::string>() << " opsets "
-                << d["min_version"].get<int>() << ".." << d["max_version"].get<int>() << "\n";
+      out << "  domain " << d["domain"].get<std::string>() << " opsets "
+          << d["min_version"].get<int>() << ".." << d["max_version"].get<int>() << "\n";
     }
-    std::cout << "  " << p["ops"].size() << " ops:\n";
+    out << "  " << p["ops"].size() << " ops:\n";
     for (const auto& [op, kinds] : p["ops"].items()) {
       std::string line = "    " + op + ":";
       for (const auto& [kind, versions] : kinds.items()) {
@@ -109,9 +112,10 @@ void run_plugins(const PluginsArgs& args) {
         for (const auto& v : versions) vs += (vs.empty() ? "" : ",") + std::to_string(v.get<int>());
         line += vs;
       }
-      std::cout << line << "\n";
+      out << line << "\n";
     }
   }
+  std::cout << safe_text::terminal(out.str(), safe_text::Lines::kKeep);
 }
 
 struct EvalArgs {
@@ -160,7 +164,7 @@ void run_eval(const EvalArgs& args) {
   }
   try {
     Expr result = values.empty() ? e : pool.substitute(e, values);
-    std::cout << pool.print(result) << "\n";
+    std::cout << safe_text::terminal(pool.print(result)) << "\n";
   } catch (const ExprError& err) {
     throw Error(std::string(err.what()), ExitCode::kBadInput);
   }

@@ -15,15 +15,23 @@
 #include "cctx/large_stack.hpp"
 #include "cctx/model.hpp"
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 
 namespace py = pybind11;
 
 namespace cctx::python {
 namespace {
 
+/// Text from the model as a Python str: names may hold any bytes, and pybind11's own conversion
+/// raises UnicodeDecodeError on a malformed one; invalid bytes become U+FFFD instead.
+py::str py_text(std::string_view s) {
+  const std::string valid = safe_text::utf8(s);
+  return py::str(valid.data(), valid.size());
+}
+
 py::object amount(ExprPool& pool, Expr e) {
   if (auto v = pool.as_int(e)) return py::int_(*v);
-  return py::str(pool.print(e));
+  return py_text(pool.print(e));
 }
 
 py::dict bucket(ExprPool& pool, const Bucket& b) {
@@ -137,12 +145,12 @@ class PyComputeContext {
       if (g.value(v).graph != 0) continue;
       const ValueShape& s = ctx_->shape(v);
       if (!s.known_rank) {
-        d[py::str(g.value(v).name)] = py::none();
+        d[py_text(g.value(v).name)] = py::none();
         continue;
       }
       py::list dims;
       for (Expr e : s.dims) dims.append(amount(ctx_->pool(), e));
-      d[py::str(g.value(v).name)] = dims;
+      d[py_text(g.value(v).name)] = dims;
     }
     return d;
   }
@@ -152,7 +160,7 @@ class PyComputeContext {
     py::dict d;
     const GraphView& g = ctx_->graph();
     for (ValueId v = 0; v < g.values().size(); ++v) {
-      if (g.value(v).graph == 0) d[py::str(g.value(v).name)] = tag_name(ctx_->value_tag(v));
+      if (g.value(v).graph == 0) d[py_text(g.value(v).name)] = tag_name(ctx_->value_tag(v));
     }
     return d;
   }
@@ -187,7 +195,7 @@ class PyComputeContext {
     py::list out;
     for (NodeId n = 0; n < ctx_->node_count(); ++n) {
       py::list names;
-      for (ValueId v : (ctx_.get()->*list)(n)) names.append(ctx_->graph().value(v).name);
+      for (ValueId v : (ctx_.get()->*list)(n)) names.append(py_text(ctx_->graph().value(v).name));
       out.append(names);
     }
     return out;
@@ -214,7 +222,7 @@ class PyComputeContext {
   py::list warnings() const {
     require_computed();
     py::list out;
-    for (const Diagnostic& d : ctx_->diagnostics()) out.append(d.message);
+    for (const Diagnostic& d : ctx_->diagnostics()) out.append(py_text(d.message));
     return out;
   }
 
@@ -282,9 +290,9 @@ PYBIND11_MODULE(_cctx, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      error(e.what());
+      error(safe_text::utf8(e.what()).c_str());
     } catch (const ExprError& e) {
-      error(e.what());
+      error(safe_text::utf8(e.what()).c_str());
     }
   });
 

@@ -494,10 +494,10 @@ TEST_F(BadInput, FailedWriteLeavesTheTargetAlone) {
                        " --write-model " + quoted(model("target.onnx")));
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_EQ(read_file(model("target.onnx")), "keep me");
-  // A target that cannot be replaced (a folder): an error, and no temporary file left.
+  // A target that cannot be replaced (a folder): refused, and no temporary file left.
   std::filesystem::create_directory(model("taken.onnx"));
   r = analyze(model("m.onnx"), "--write-model " + quoted(model("taken.onnx")));
-  expect_error(r, 3, "taken.onnx", "cannot replace");
+  expect_error(r, 3, "taken.onnx", "is a directory");
   for (const auto& e : std::filesystem::directory_iterator(dir_.path())) {
     EXPECT_EQ(e.path().filename().string().find(".cctx-"), std::string::npos) << e.path();
   }

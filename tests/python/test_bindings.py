@@ -1,4 +1,5 @@
 """Unit tests of the cctx Python bindings (run by ctest with PYTHONPATH=build/python)."""
+import json
 import os
 import pathlib
 
@@ -116,3 +117,35 @@ def test_to_json_is_the_analysis_contract():
     doc = json.loads(computed().to_json([{"N": 8}]))
     assert doc["format"] == "cctx.analysis/1"
     assert doc["peak"]["evaluations"][0] == {"assignment": {"N": 8}, "bytes": 576, "node": 1}
+
+
+def hostile_model_bytes() -> bytes:
+    """X -> Relu -> Abs -> Y with a value and a dim_param whose bytes are not UTF-8 (Python's
+    protobuf refuses such strings, so the bytes are patched in: same lengths, same framing)."""
+    x = oh.make_tensor_value_info("X", onnx.TensorProto.FLOAT, ["N", "Qxx"])
+    y = oh.make_tensor_value_info("Y", onnx.TensorProto.FLOAT, ["N", "Qxx"])
+    nodes = [oh.make_node("Relu", ["X"], ["Mxx"], name="Rxx"), oh.make_node("Abs", ["Mxx"], ["Y"])]
+    model = oh.make_model(oh.make_graph(nodes, "g", [x], [y]), opset_imports=[oh.make_opsetid("", 17)])
+    return (model.SerializeToString().replace(b"Mxx", b"M\xff\x1b").replace(b"Qxx", b"Q\xfe\xff")
+            .replace(b"Rxx", b"R\xff\x00"))
+
+
+def test_names_that_are_not_utf8_come_back_with_replacement_characters():
+    ctx = cctx.ComputeContext()
+    ctx.compute(hostile_model_bytes())
+    assert "M\ufffd\x1b" in ctx.shapes
+    assert ctx.shapes["X"] == ["N", "Q\ufffd\ufffd"]
+    assert ctx.release_after[1] == ["M\ufffd\x1b"]
+    assert "M\ufffd\x1b" in ctx.value_tags
+    assert ctx.memory[0]["total_bytes"] == "8*N*`Q\ufffd\ufffd`"
+    report = json.loads(ctx.to_json())
+    assert "M\ufffd\x1b" in report["values"]
+    listing = cctx.pretty_onnx(hostile_model_bytes())
+    assert "M\\xff\\x1b" in listing and "\x1b" not in listing
+
+
+def test_error_messages_that_are_not_utf8_raise_cctx_error():
+    # Relu (the graph's first node) reads a value named b"\xff", which nothing defines.
+    broken = hostile_model_bytes().replace(b"\x0a\x01X", b"\x0a\x01\xff", 1)
+    with pytest.raises(cctx.Error, match="node 'R\ufffd\\\\x00' \\(Relu\\) reads '\ufffd'"):
+        cctx.ComputeContext().compute(broken)

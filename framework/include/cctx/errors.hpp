@@ -16,12 +16,29 @@ enum class ExitCode : int {
   kOutput = 5,    ///< the output (standard output, a file asked for) cannot be written
 };
 
+namespace detail {
+/// `what()` is a C string: a NUL from a model's name would cut the message short, so it is
+/// spelled `\x00` (as the terminal shows it, see safe_text.hpp).
+inline std::string without_nul(const std::string& message) {
+  if (message.find('\0') == std::string::npos) return message;
+  std::string out;
+  for (const char c : message) {
+    if (c == '\0') {
+      out += "\\x00";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace detail
+
 /// Base of every error the framework raises on purpose. `what()` is one line that names the file
 /// (or node) and the problem.
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message, ExitCode code = ExitCode::kBadInput)
-      : std::runtime_error(message), code_(code) {}
+      : std::runtime_error(detail::without_nul(message)), code_(code) {}
   ExitCode exit_code() const noexcept { return code_; }
 
  private:

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cctx/errors.hpp"
+
 namespace cctx {
 
 /// Handle of an interned expression. Valid for the life of the pool that made it.
@@ -67,7 +69,7 @@ class ExprError : public std::runtime_error {
     kOverflow,
   };
   ExprError(Kind kind, const std::string& message, std::size_t offset = 0)
-      : std::runtime_error(message), kind_(kind), offset_(offset) {}
+      : std::runtime_error(detail::without_nul(message)), kind_(kind), offset_(offset) {}
   Kind kind() const noexcept { return kind_; }
   /// Byte offset of a syntax error in the parsed text (0 otherwise).
   std::size_t offset() const noexcept { return offset_; }

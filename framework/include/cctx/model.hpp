@@ -15,6 +15,8 @@ class ModelProto;
 
 namespace cctx {
 
+class OutputFile;
+
 /// Owns one ModelProto and remembers where it came from (for messages).
 class Model {
  public:
@@ -38,15 +40,23 @@ class Model {
   /// The opset version imported for `domain` ("" and "ai.onnx" are the same), or -1.
   std::int64_t opset(std::string_view domain) const;
 
-  /// Serializes to `path` atomically: a temporary file in the target folder renamed into place
-  /// only on success, so a failure never leaves a partial file (and the input may be overwritten).
+  /// Serializes to `path` by the rules of output files (cctx/output_file.hpp): a regular file is
+  /// replaced only on success, so a failure never leaves a partial file (and the input may be
+  /// overwritten). Throws Error naming the path.
   void save(const std::filesystem::path& path) const;
+  /// Serializes into `out` and commits it. A model loaded from a file whose tensors keep their
+  /// data in external files is refused (Error, exit code 3) when `out` is a file in another
+  /// folder: the locations are relative to the model's folder and would lead nowhere.
+  void save(OutputFile& out) const;
+  /// The check of save(OutputFile&) alone, to refuse a target before any work is done.
+  void check_save_target(const OutputFile& out) const;
   std::string serialize() const;
 
  private:
   Model(std::unique_ptr<onnx::ModelProto> proto, std::string source);
   std::unique_ptr<onnx::ModelProto> proto_;
   std::string source_;
+  std::filesystem::path folder_;  ///< the folder of the file it was loaded from; empty otherwise
 };
 
 /// "" for the default ONNX domain spelled either way.

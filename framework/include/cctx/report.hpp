@@ -124,8 +124,4 @@ nlohmann::ordered_json diff_reports(const DiffSide& before, const DiffSide& afte
 /// The diff as text tables.
 std::string diff_text(const nlohmann::ordered_json& diff);
 
-/// Writes `text` to a temporary file next to `path` and renames it into place, so that a
-/// failure never leaves a partial file. Throws Error naming the path.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
-
 }  // namespace cctx

@@ -13,6 +13,8 @@
 #include <system_error>
 
 #include "cctx/errors.hpp"
+#include "cctx/output_file.hpp"
+#include "model/external_data.hpp"
 #include "model/model_checks.hpp"
 
 namespace cctx {
@@ -62,7 +64,10 @@ Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
 Model Model::load(const fs::path& path, const Limits& limits) {
-  return parse(read_file(path, limits), path.string(), limits);
+  Model model = parse(read_file(path, limits), path.string(), limits);
+  std::error_code ec;
+  model.folder_ = fs::absolute(path, ec).parent_path();
+  return model;
 }
 
 Model Model::parse(std::string_view bytes, std::string source, const Limits& limits) {
@@ -105,37 +110,26 @@ std::string Model::serialize() const {
 }
 
 void Model::save(const fs::path& path) const {
-  std::string bytes = serialize();
-  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".cctx-XXXXXX")).string();
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) {
-    throw ModelError(path.string() + ": cannot create a file in " + dir.string() + " (" +
-                     std::strerror(errno) + ")");
+  OutputFile out(path);
+  save(out);
+}
+
+void Model::check_save_target(const OutputFile& out) const {
+  if (folder_.empty() || out.replaced_file().empty()) return;
+  const fs::path written_to = fs::absolute(out.replaced_file()).parent_path();
+  std::error_code ec;
+  if (fs::equivalent(written_to, folder_, ec)) return;
+  if (auto location = detail::first_external_location(*proto_)) {
+    throw ModelError(out.path() + ": the model keeps tensor data in external files ('" + *location +
+                     "', relative to " + folder_.string() +
+                     "); write it into that folder, where the locations stay valid");
   }
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw ModelError(path.string() + ": write failed (" + std::strerror(err) + ")");
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmpl.c_str());
-    throw ModelError(path.string() + ": write failed (" + std::strerror(err) + ")");
-  }
-  ::chmod(tmpl.c_str(), 0644);
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmpl.c_str());
-    throw ModelError(path.string() + ": cannot replace the file (" + std::strerror(err) + ")");
-  }
+}
+
+void Model::save(OutputFile& out) const {
+  check_save_target(out);
+  out.write(serialize());
+  out.commit();
 }
 
 }  // namespace cctx

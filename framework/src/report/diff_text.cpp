@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 #include "report/text_columns.hpp"
 
 namespace cctx {
@@ -12,10 +13,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+/// A field as terminal text: a string from the model (a name, a formula) spelled out, else JSON.
 std::string scalar(const Json& j) {
-  if (j.is_string()) return j.get<std::string>();
+  if (j.is_string()) return safe_text::terminal(j.get<std::string>());
   if (j.is_null()) return "-";
-  return j.dump();
+  return safe_text::json(j);
 }
 
 /// A change with its sign: "+32*N", "-16", "0".
@@ -28,7 +30,8 @@ std::string signed_text(const Json& change) {
 std::string assignment_text(const Json& assignment) {
   std::string out;
   for (const auto& [name, value] : assignment.items()) {
-    out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, value.dump());
+    out += fmt::format("{}{}={}", out.empty() ? "" : ",", safe_text::terminal(name),
+                       safe_text::json(value));
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 #include "report/text_columns.hpp"
 
 namespace cctx {
@@ -12,10 +13,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+/// A field as terminal text: a string from the model (a name, a formula) spelled out, else JSON.
 std::string scalar(const Json& j) {
-  if (j.is_string()) return j.get<std::string>();
+  if (j.is_string()) return safe_text::terminal(j.get<std::string>());
   if (j.is_null()) return "-";
-  return j.dump();
+  return safe_text::json(j);
 }
 
 std::string joined(const Json& list, const char* separator = ", ") {
@@ -52,13 +54,14 @@ std::string live_buffers_text(const Json& doc) {
                                     b["tag"].get<std::string>().empty() ? "-" : scalar(b["tag"])};
     amount_cells(row, b["bytes"]);
     std::string read;
-    for (const Json& k : b["read_by_inputs"]) read += (read.empty() ? "input " : ", ") + k.dump();
+    for (const Json& k : b["read_by_inputs"])
+      read += (read.empty() ? "input " : ", ") + safe_text::json(k);
     row.push_back(read.empty() ? "-" : read);
     row.push_back(scalar(b["created"]));
     std::string last;  // per value of the buffer: the last node reading it
     for (const auto& [value, node] : b["last_read"].items()) {
-      last += fmt::format("{}{}: {}", last.empty() ? "" : ", ", value,
-                          node.is_null() ? "none" : "node " + node.dump());
+      last += fmt::format("{}{}: {}", last.empty() ? "" : ", ", safe_text::terminal(value),
+                          node.is_null() ? "none" : "node " + safe_text::json(node));
     }
     row.push_back(last.empty() ? "-" : last);
     row.push_back(scalar(b["freed"]));

@@ -6,14 +6,13 @@
 #include <numeric>
 
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 #include "report/figure_data.hpp"
 #include "report/html_assets.hpp"
 #include "report/html_table_data.hpp"
 #include "report/svg_plot.hpp"
 
 namespace cctx {
-
-using report_detail::xml_escape;
 
 namespace {
 
@@ -24,7 +23,7 @@ constexpr std::size_t kTopNodes = 10;
 std::string key_value_rows(const std::vector<std::pair<std::string, std::string>>& rows) {
   std::string out = "<table class=\"kv\">\n";
   for (const auto& [key, value] : rows) {
-    out += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", xml_escape(key), value);
+    out += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", safe_text::xml(key), value);
   }
   return out + "</table>\n";
 }
@@ -44,7 +43,7 @@ std::string item_list(const std::vector<std::string>& items) {
 std::string node_name(const ComputeContext& ctx, std::int64_t node) {
   if (node < 0) return "-";
   const NodeEntry& e = ctx.graph().node(static_cast<NodeId>(node));
-  return fmt::format("{} ({})", node, xml_escape(e.op_type));
+  return fmt::format("{} ({})", node, safe_text::xml(e.op_type));
 }
 
 std::string summary_section(const ComputeContext& ctx, const HtmlReportOptions& options) {
@@ -52,8 +51,9 @@ std::string summary_section(const ComputeContext& ctx, const HtmlReportOptions& 
   const onnx::ModelProto& model = g.model().proto();
   std::string opsets;
   for (const auto& op : model.opset_import()) {
-    opsets += fmt::format("{}{} {}", opsets.empty() ? "" : ", ",
-                          xml_escape(op.domain().empty() ? "ai.onnx" : op.domain()), op.version());
+    opsets +=
+        fmt::format("{}{} {}", opsets.empty() ? "" : ", ",
+                    safe_text::xml(op.domain().empty() ? "ai.onnx" : op.domain()), op.version());
   }
   std::size_t inputs = 0, initializers = 0, outputs = 0, intermediates = 0;
   for (const ValueEntry& v : g.values()) {
@@ -71,11 +71,11 @@ std::string summary_section(const ComputeContext& ctx, const HtmlReportOptions& 
   std::string symbols;
   for (const SymbolInfo& s : ctx.pool().symbols()) {
     if (s.kind == SymbolKind::kFresh) continue;
-    symbols += (symbols.empty() ? "" : ", ") + xml_escape(s.name);
+    symbols += (symbols.empty() ? "" : ", ") + safe_text::xml(s.name);
   }
   return "<section id=\"summary\"><h2>Model</h2>\n" +
-         key_value_rows({{"path", "<code>" + xml_escape(options.report.model_path) + "</code>"},
-                         {"graph", xml_escape(model.graph().name())},
+         key_value_rows({{"path", "<code>" + safe_text::xml(options.report.model_path) + "</code>"},
+                         {"graph", safe_text::xml(model.graph().name())},
                          {"opsets", opsets},
                          {"nodes", std::to_string(ctx.node_count())},
                          {"values", fmt::format("{} inputs, {} initializers, {} intermediates, {} "
@@ -89,7 +89,7 @@ std::string peak_section(const ComputeContext& ctx, const std::vector<Assignment
   std::string out = fmt::format(
       "<section id=\"peak\"><h2>Peak</h2>\n<p>Peak total bytes: <span class=\"formula\" "
       "id=\"peak-formula\">{}</span>",
-      xml_escape(ctx.pool().print(ctx.peak_total_bytes())));
+      safe_text::xml(ctx.pool().print(ctx.peak_total_bytes())));
   if (auto n = ctx.peak_node()) {
     out += " at node " + node_name(ctx, *n);
   } else {
@@ -102,7 +102,7 @@ std::string peak_section(const ComputeContext& ctx, const std::vector<Assignment
   for (const Assignment& a : evaluate) {
     const PeakEvaluation e = ctx.evaluate_peak(a);
     out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-                       xml_escape(assignment_label(a)), e.bytes, node_name(ctx, e.node));
+                       safe_text::xml(assignment_label(a)), e.bytes, node_name(ctx, e.node));
   }
   return out + "</table>\n</section>\n";
 }
@@ -126,12 +126,12 @@ std::string top_nodes_section(const ComputeContext& ctx, const std::vector<Assig
       order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
       [&](NodeId a, NodeId b) { return terms[a] != terms[b] ? terms[a] > terms[b] : a < b; });
   out += fmt::format("<p class=\"muted\">Ranked by total + scratch at {}.</p>\n",
-                     xml_escape(assignment_label(evaluate.front())));
+                     safe_text::xml(assignment_label(evaluate.front())));
   out +=
       "<table id=\"top-table\"><tr><th>node</th><th>op</th><th>name</th><th>total</th>"
       "<th>scratch</th>";
   for (const Assignment& a : evaluate)
-    out += "<th>total + scratch @ " + xml_escape(assignment_label(a)) + "</th>";
+    out += "<th>total + scratch @ " + safe_text::xml(assignment_label(a)) + "</th>";
   out += "</tr>\n";
   std::vector<report_detail::AmountEvaluator> evaluators;
   for (const Assignment& a : evaluate) evaluators.emplace_back(pool, a);
@@ -141,9 +141,9 @@ std::string top_nodes_section(const ComputeContext& ctx, const std::vector<Assig
     out += fmt::format(
         "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td><code>{}</code></td>"
         "<td><code>{}</code></td>",
-        n, xml_escape(node.op_type), xml_escape(node.proto->name()),
-        xml_escape(pool.print(ctx.memory(n).total)),
-        xml_escape(pool.print(ctx.node_peak_memory(n))));
+        n, safe_text::xml(node.op_type), safe_text::xml(node.proto->name()),
+        safe_text::xml(pool.print(ctx.memory(n).total)),
+        safe_text::xml(pool.print(ctx.node_peak_memory(n))));
     for (auto& eval : evaluators) {
       out += fmt::format("<td class=\"num\">{}</td>",
                          eval(ctx.memory(n).total) + eval(ctx.node_peak_memory(n)));
@@ -187,16 +187,17 @@ std::string warnings_section(const ComputeContext& ctx) {
   const GraphView& g = ctx.graph();
   std::vector<std::string> warnings, notes, fresh, unknown_rank, unsized;
   for (const Diagnostic& d : ctx.diagnostics()) {
-    (d.severity == Diagnostic::Severity::kNote ? notes : warnings).push_back(xml_escape(d.message));
+    (d.severity == Diagnostic::Severity::kNote ? notes : warnings)
+        .push_back(safe_text::xml(d.message));
   }
   for (const SymbolInfo& s : ctx.pool().symbols()) {
     if (s.kind != SymbolKind::kFresh) continue;
-    fresh.push_back("<code>" + xml_escape(s.name) + "</code>: " + xml_escape(s.origin));
+    fresh.push_back("<code>" + safe_text::xml(s.name) + "</code>: " + safe_text::xml(s.origin));
   }
   for (ValueId v : ctx.unknown_rank_values())
-    unknown_rank.push_back("<code>" + xml_escape(g.value(v).name) + "</code>");
+    unknown_rank.push_back("<code>" + safe_text::xml(g.value(v).name) + "</code>");
   for (ValueId v : ctx.unsized_values())
-    unsized.push_back("<code>" + xml_escape(g.value(v).name) + "</code>");
+    unsized.push_back("<code>" + safe_text::xml(g.value(v).name) + "</code>");
   std::string out = "<section id=\"warnings\"><h2>Warnings</h2>\n";
   const std::pair<const char*, const std::vector<std::string>*> groups[] = {
       {"Warnings (fallbacks, rule errors)", &warnings},
@@ -218,18 +219,18 @@ std::string profile_section(const ComputeContext& ctx, const HtmlReportOptions& 
   const Profile& p = ctx.options();
   std::string bounds;
   for (const auto& [name, i] : p.symbols) {
-    bounds += fmt::format("{}{} in [{}, {}]", bounds.empty() ? "" : ", ", xml_escape(name), i.lo,
-                          i.hi == kPosInf ? std::string("inf") : std::to_string(i.hi));
+    bounds += fmt::format("{}{} in [{}, {}]", bounds.empty() ? "" : ", ", safe_text::xml(name),
+                          i.lo, i.hi == kPosInf ? std::string("inf") : std::to_string(i.hi));
   }
   std::string fallbacks;
   for (const std::string& f : p.shapes.fallback)
-    fallbacks += (fallbacks.empty() ? "" : ", ") + xml_escape(f);
+    fallbacks += (fallbacks.empty() ? "" : ", ") + safe_text::xml(f);
   std::string out =
       "<section id=\"profile\"><h2>Profile and plugins</h2>\n" +
       key_value_rows(
-          {{"profile", xml_escape(p.name)},
+          {{"profile", safe_text::xml(p.name)},
            {"file", p.source.empty() ? "built-in defaults"
-                                     : "<code>" + xml_escape(p.source.string()) + "</code>"},
+                                     : "<code>" + safe_text::xml(p.source.string()) + "</code>"},
            {"symbol bounds", bounds.empty() ? "default [1, inf)" : bounds},
            {"shapes", fmt::format("strict {}, fallback {}", p.shapes.strict, fallbacks)},
            {"in-place",
@@ -242,15 +243,16 @@ std::string profile_section(const ComputeContext& ctx, const HtmlReportOptions& 
   std::vector<std::string> plugins;
   for (const PluginInfo& info : options.plugins) {
     if (info.declared_ops > 0) {
-      plugins.push_back(fmt::format(
-          "<b>{}</b> ({} declarative op{}) <code>{}</code>", xml_escape(info.name),
-          info.declared_ops, info.declared_ops == 1 ? "" : "s", xml_escape(info.path.string())));
+      plugins.push_back(fmt::format("<b>{}</b> ({} declarative op{}) <code>{}</code>",
+                                    safe_text::xml(info.name), info.declared_ops,
+                                    info.declared_ops == 1 ? "" : "s",
+                                    safe_text::xml(info.path.string())));
       continue;
     }
-    plugins.push_back(fmt::format("<b>{}</b> {} (ABI {}.{}{}) <code>{}</code>",
-                                  xml_escape(info.name), xml_escape(info.version), info.abi_major,
-                                  info.abi_minor, info.override_rules ? ", override" : "",
-                                  xml_escape(info.path.string())));
+    plugins.push_back(
+        fmt::format("<b>{}</b> {} (ABI {}.{}{}) <code>{}</code>", safe_text::xml(info.name),
+                    safe_text::xml(info.version), info.abi_major, info.abi_minor,
+                    info.override_rules ? ", override" : "", safe_text::xml(info.path.string())));
   }
   out += plugins.empty() ? "<p>No plugins loaded.</p>\n" : item_list(plugins);
   return out + "</section>\n";
@@ -268,8 +270,8 @@ std::string html_report(const ComputeContext& ctx, const HtmlReportOptions& opti
       "<div id=\"errors\" role=\"alert\"></div>\n"
       "<h1>cctx memory report: {}</h1>\n<p class=\"muted\">Per-node memory of "
       "<code>{}</code> as formulas in the model's symbolic dimensions (cctx {}).</p>\n",
-      xml_escape(graph), report_detail::kHtmlErrorCapture, report_detail::kHtmlStyle,
-      xml_escape(graph), xml_escape(options.report.model_path), CCTX_VERSION);
+      safe_text::xml(graph), report_detail::kHtmlErrorCapture, report_detail::kHtmlStyle,
+      safe_text::xml(graph), safe_text::xml(options.report.model_path), CCTX_VERSION);
   out += summary_section(ctx, options) + peak_section(ctx, evaluate) +
          top_nodes_section(ctx, evaluate) + figures_section(ctx, evaluate) +
          table_section(ctx, evaluate) + warnings_section(ctx) + profile_section(ctx, options);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 #include "report/figure_data.hpp"
 
 namespace cctx::report_detail {
@@ -22,7 +23,8 @@ class StringTable {
  public:
   std::size_t operator()(const std::string& text) {
     auto [it, inserted] = index_.try_emplace(text, strings_.size());
-    if (inserted) strings_.push_back(text);
+    // Shown on the page as text: spelled out as on a terminal (safe_text.hpp).
+    if (inserted) strings_.push_back(safe_text::terminal(text));
     return it->second;
   }
   Json json() const { return strings_; }
@@ -33,7 +35,7 @@ class StringTable {
 };
 
 Json column(const std::string& label, const char* kind, int field) {
-  return {{"label", label}, {"kind", kind}, {"field", field}};
+  return {{"label", safe_text::terminal(label)}, {"kind", kind}, {"field", field}};
 }
 
 }  // namespace
@@ -88,7 +90,7 @@ std::string html_table_data(const ComputeContext& ctx, const std::vector<Assignm
   } else {
     doc["peak_node"] = nullptr;
   }
-  std::string text = doc.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string text = safe_text::json(doc);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 
 namespace cctx {
 
@@ -218,8 +219,8 @@ std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext&
 }
 
 /// A JSON string as nlohmann's dump() writes it. Printable ASCII without quote or backslash is
-/// copied as is; anything else goes through nlohmann's escaping (control characters, UTF-8
-/// checks), so both agree byte for byte.
+/// copied as is; anything else goes through nlohmann's escaping (control characters, and
+/// invalid UTF-8 replaced by U+FFFD: safe_text::json), so both agree byte for byte.
 /// True when `s` can be written between quotes as it is (printable ASCII, no quote, no backslash).
 bool plain_json(std::string_view s) {
   for (const char c : s) {
@@ -234,7 +235,7 @@ void append_quoted(std::string& out, std::string_view s, bool plain) {
     out += s;
     out += '"';
   } else {
-    out += Json(std::string(s)).dump();
+    out += safe_text::json(Json(std::string(s)));
   }
 }
 
@@ -432,7 +433,7 @@ void write_node(PrettyWriter& w, const ComputeContext& ctx, NodeId n) {
 /// `value.dump(2)` as it reads nested `levels` deep in a dump(2) document: every line after the
 /// first indented by 2*levels more spaces (strings never hold a raw newline: dump escapes it).
 void append_nested(std::string& out, const Json& value, int levels) {
-  const std::string text = value.dump(2);
+  const std::string text = safe_text::json(value, 2);
   const std::string pad = "\n" + std::string(static_cast<std::size_t>(2 * levels), ' ');
   std::size_t from = 0;
   for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
@@ -512,21 +513,12 @@ void append_json_report(std::string& out, const ComputeContext& ctx, const Repor
 }
 
 namespace {
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string csv_bucket(ExprPool& pool, const Bucket& bucket) {
   std::string out;
   for (const auto& [tag, amount] : bucket) {
     if (!out.empty()) out += ';';
-    out += std::string(tag_name(tag)) + "=" + pool.print(amount);
+    // As in the text table: a bare "=32" would be a formula to a spreadsheet.
+    out += std::string(tag == Tag::kNone ? "untagged" : tag_name(tag)) + "=" + pool.print(amount);
   }
   return out;
 }
@@ -539,7 +531,7 @@ std::string csv_report(const ComputeContext& ctx, const ReportOptions& options) 
       "initializers,"
       "intermediates,outputs,total_bytes,peak_scratch_bytes";
   for (const Assignment& a : options.evaluate)
-    out += "," + csv_field("total_bytes@" + assignment_label(a));
+    out += "," + safe_text::csv("total_bytes@" + assignment_label(a));
   out += '\n';
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     const NodeEntry& node = ctx.graph().node(n);
@@ -557,7 +549,7 @@ std::string csv_report(const ComputeContext& ctx, const ReportOptions& options) 
                                  pool.print(p.total),
                                  pool.print(ctx.node_peak_memory(n))};
     std::string row;
-    for (const std::string& c : cells) row += (row.empty() ? "" : ",") + csv_field(c);
+    for (const std::string& c : cells) row += (row.empty() ? "" : ",") + safe_text::csv(c);
     for (const Assignment& a : options.evaluate) row += "," + std::to_string(pool.eval(p.total, a));
     out += row + "\n";
   }

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 #include "report/figure_data.hpp"
 #include "report/svg_plot.hpp"
 
@@ -72,7 +73,7 @@ std::string peak_marker(const report_detail::SvgPlot& plot, const ComputeContext
       node, peak.bytes, coord(x), coord(x), coord(plot.plot_top()), coord(top), coord(x),
       coord(top - 2), coord(right_half ? x - 8 : x + 8), coord(plot.plot_top() + 14),
       right_half ? "end" : "start", peak.bytes, node,
-      report_detail::xml_escape(ctx.graph().node(node).op_type));
+      safe_text::xml(ctx.graph().node(node).op_type));
 }
 
 }  // namespace

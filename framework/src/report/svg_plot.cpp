@@ -8,6 +8,8 @@
 #include <cmath>
 #include <utility>
 
+#include "cctx/safe_text.hpp"
+
 namespace cctx::report_detail {
 
 namespace {
@@ -29,33 +31,6 @@ double nice_step(double raw) {
 }
 
 }  // namespace
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string coord(double v) {
   std::string s = fmt::format("{:.2f}", v);
@@ -150,7 +125,7 @@ std::string SvgPlot::x_axis() const {
         "<g class=\"x-tick\" data-node=\"{}\"><line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" "
         "stroke=\"#000\" stroke-opacity=\"0.12\"/><text x=\"{}\" y=\"{}\"{}>{}</text></g>\n",
         node, x, x, coord(top_), coord(plot_bottom() + 4), x, coord(label_y), transform,
-        xml_escape(label));
+        safe_text::xml(label));
   }
   return out + "</g>\n";
 }
@@ -176,7 +151,7 @@ std::string SvgPlot::legend_box(const std::vector<LegendEntry>& legend) const {
                          coord(x + 6), coord(y - 5), e.colour);
     }
     out += fmt::format("<text x=\"{}\" y=\"{}\" dy=\"0.35em\">{}</text>\n", coord(x + 34), coord(y),
-                       xml_escape(e.label));
+                       safe_text::xml(e.label));
   }
   return out + "</g>\n";
 }
@@ -194,12 +169,12 @@ std::string SvgPlot::render(std::string_view kind, std::string_view title,
   const std::string centre = coord(left_ + plot_width_ / 2);
   out += fmt::format(
       "<text class=\"title\" x=\"{}\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">{}</text>\n",
-      centre, xml_escape(title));
+      centre, safe_text::xml(title));
   if (!subtitle.empty()) {
     out += fmt::format(
         "<text class=\"subtitle\" x=\"{}\" y=\"40\" font-size=\"11\" fill=\"#555\" "
         "text-anchor=\"middle\">{}</text>\n",
-        centre, xml_escape(subtitle));
+        centre, safe_text::xml(subtitle));
   }
   out += y_axis() + x_axis() + body;
   out += fmt::format(
@@ -210,12 +185,12 @@ std::string SvgPlot::render(std::string_view kind, std::string_view title,
   out += fmt::format(
       "<text class=\"x-label\" x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{}"
       "</text>\n",
-      centre, coord(height_ - 10), xml_escape(x_label));
+      centre, coord(height_ - 10), safe_text::xml(x_label));
   const std::string y_centre = coord(top_ + plot_height_ / 2);
   out += fmt::format(
       "<text class=\"y-label\" x=\"18\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" "
       "transform=\"rotate(-90 18 {})\">{}</text>\n",
-      y_centre, y_centre, xml_escape(y_label));
+      y_centre, y_centre, safe_text::xml(y_label));
   return out + "</svg>\n";
 }
 

@@ -10,8 +10,6 @@
 
 namespace cctx::report_detail {
 
-/// `text` with the five XML special characters escaped.
-std::string xml_escape(std::string_view text);
 /// A coordinate with two decimals and no trailing zeros ("12.5", "3").
 std::string coord(double v);
 /// A byte count for an axis tick: plain below a million, else "2.5M", "1G", "3T".

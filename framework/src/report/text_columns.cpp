@@ -3,10 +3,16 @@
 
 #include <algorithm>
 
+#include "cctx/safe_text.hpp"
+
 namespace cctx::report_detail {
 
 std::string text_columns(const std::vector<std::string>& headers,
-                         const std::vector<std::vector<std::string>>& rows) {
+                         std::vector<std::vector<std::string>> rows) {
+  // Cells hold model text (names, symbols in formulas): spelled out before they are measured.
+  for (auto& row : rows) {
+    for (std::string& cell : row) cell = safe_text::terminal(cell);
+  }
   std::vector<std::size_t> widths;
   for (const std::string& h : headers) widths.push_back(h.size());
   for (const auto& row : rows) {

@@ -10,6 +10,6 @@ namespace cctx::report_detail {
 /// Columns separated by two spaces, indented by two, dashed rules around the header and at the
 /// end. Every row has as many cells as `headers`.
 std::string text_columns(const std::vector<std::string>& headers,
-                         const std::vector<std::vector<std::string>>& rows);
+                         std::vector<std::vector<std::string>> rows);
 
 }  // namespace cctx::report_detail

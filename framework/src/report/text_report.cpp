@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 
 namespace cctx {
 
@@ -41,7 +42,11 @@ namespace {
 /// Left-aligned columns separated by two spaces, indented by two, with dashed rules above and
 /// below the header and at the end (the seed's table layout).
 std::string render_columns(const std::vector<std::string>& headers,
-                           const std::vector<std::vector<std::string>>& rows) {
+                           std::vector<std::vector<std::string>> rows) {
+  // Cells hold model text (names, symbols in formulas): spelled out before they are measured.
+  for (auto& row : rows) {
+    for (std::string& cell : row) cell = safe_text::terminal(cell);
+  }
   std::vector<std::size_t> widths;
   for (const std::string& h : headers) widths.push_back(h.size());
   for (const auto& row : rows) {
@@ -86,8 +91,8 @@ std::string memory_table(const ComputeContext& ctx) {
 std::string scratch_listing(const ComputeContext& ctx) {
   std::string out = "Per-node peak scratch memory (bytes):\n";
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    out += fmt::format("  node{} {:>8}: {}\n", n, ctx.graph().node(n).op_type,
-                       ctx.pool().print(ctx.node_peak_memory(n)));
+    out += fmt::format("  node{} {:>8}: {}\n", n, safe_text::terminal(ctx.graph().node(n).op_type),
+                       safe_text::terminal(ctx.pool().print(ctx.node_peak_memory(n))));
   }
   return out;
 }
@@ -97,12 +102,13 @@ std::string evaluated_totals_table(const ComputeContext& ctx,
   if (evaluate.empty()) return {};
   // With one symbol the seed's layout: the symbol's name heads the first column.
   const bool single = evaluate.front().size() == 1;
-  std::string label_head = single ? evaluate.front().begin()->first : "assignment";
+  std::string label_head =
+      single ? safe_text::terminal(evaluate.front().begin()->first) : "assignment";
   std::size_t width = std::max<std::size_t>(6, label_head.size());
   std::vector<std::string> labels;
   for (const Assignment& a : evaluate) {
     labels.push_back(single && a.size() == 1 ? std::to_string(a.begin()->second)
-                                             : assignment_label(a));
+                                             : safe_text::terminal(assignment_label(a)));
     width = std::max(width, labels.back().size());
   }
   std::string out = "Evaluated total_bytes per node:\n";
@@ -122,16 +128,19 @@ std::string evaluated_totals_table(const ComputeContext& ctx,
 
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate) {
   ExprPool& pool = ctx.pool();
-  std::string out = "Peak total bytes: " + pool.print(ctx.peak_total_bytes());
+  std::string out = "Peak total bytes: " + safe_text::terminal(pool.print(ctx.peak_total_bytes()));
   if (auto n = ctx.peak_node()) {
-    out += fmt::format(" at node {} ({})", *n, ctx.graph().node(*n).op_type);
+    out += fmt::format(" at node {} ({})", *n, safe_text::terminal(ctx.graph().node(*n).op_type));
   }
   out += '\n';
   for (const Assignment& a : evaluate) {
     PeakEvaluation e = ctx.evaluate_peak(a);
-    out += fmt::format("  {}: {} bytes at node {}", assignment_label(a), e.bytes, e.node);
-    if (e.node >= 0)
-      out += fmt::format(" ({})", ctx.graph().node(static_cast<NodeId>(e.node)).op_type);
+    out += fmt::format("  {}: {} bytes at node {}", safe_text::terminal(assignment_label(a)),
+                       e.bytes, e.node);
+    if (e.node >= 0) {
+      out += fmt::format(
+          " ({})", safe_text::terminal(ctx.graph().node(static_cast<NodeId>(e.node)).op_type));
+    }
     out += '\n';
   }
   return out;
@@ -141,14 +150,15 @@ std::string diagnostics_text(const ComputeContext& ctx) {
   std::string out;
   for (const Diagnostic& d : ctx.diagnostics()) {
     out += d.severity == Diagnostic::Severity::kNote ? "note: " : "warning: ";
-    out += d.message + "\n";
+    out += safe_text::terminal(d.message) + "\n";
   }
   return out;
 }
 
 std::string model_listing(const Model& model) {
   const onnx::ModelProto& m = model.proto();
-  auto type_text = [](const onnx::TypeProto& t) {
+  constexpr auto shown = [](std::string_view text) { return safe_text::terminal(text); };
+  auto type_text = [&](const onnx::TypeProto& t) {
     if (!t.has_tensor_type()) return std::string("?");
     std::string name = onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(t.tensor_type().elem_type()));
@@ -158,7 +168,7 @@ std::string model_listing(const Model& model) {
       for (const auto& d : t.tensor_type().shape().dim()) {
         if (!dims.empty()) dims += ',';
         dims += d.has_dim_value()   ? std::to_string(d.dim_value())
-                : d.has_dim_param() ? d.dim_param()
+                : d.has_dim_param() ? shown(d.dim_param())
                                     : "?";
       }
     }
@@ -166,29 +176,34 @@ std::string model_listing(const Model& model) {
   };
   std::string out;
   for (const auto& op : m.opset_import()) {
-    out += fmt::format("opset: domain='{}' version={}\n", op.domain(), op.version());
+    out += fmt::format("opset: domain='{}' version={}\n", shown(op.domain()), op.version());
   }
   const onnx::GraphProto& g = m.graph();
-  out += fmt::format("graph: name='{}'\n", g.name());
-  for (const auto& in : g.input()) out += "input: " + type_text(in.type()) + " " + in.name() + "\n";
+  out += fmt::format("graph: name='{}'\n", shown(g.name()));
+  for (const auto& in : g.input()) {
+    out += "input: " + type_text(in.type()) + " " + shown(in.name()) + "\n";
+  }
   for (const auto& t : g.initializer()) {
     std::string name =
         onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t.data_type()));
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     std::string dims;
     for (std::int64_t d : t.dims()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-    out += "init: " + name + "[" + dims + "] " + t.name() + "\n";
+    out += "init: " + name + "[" + dims + "] " + shown(t.name()) + "\n";
   }
   for (int k = 0; k < g.node_size(); ++k) {
     const onnx::NodeProto& n = g.node(k);
     std::string inputs, outputs;
-    for (const std::string& s : n.input()) inputs += (inputs.empty() ? "" : ", ") + s;
-    for (const std::string& s : n.output()) outputs += (outputs.empty() ? "" : ", ") + s;
-    std::string op = n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type()
-                                                                   : n.domain() + ":" + n.op_type();
+    for (const std::string& s : n.input()) inputs += (inputs.empty() ? "" : ", ") + shown(s);
+    for (const std::string& s : n.output()) outputs += (outputs.empty() ? "" : ", ") + shown(s);
+    std::string op =
+        shown(n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type()
+                                                            : n.domain() + ":" + n.op_type());
     out += fmt::format("{}: {}({}) -> {}\n", k, op, inputs, outputs);
   }
-  for (const auto& o : g.output()) out += "output: " + type_text(o.type()) + " " + o.name() + "\n";
+  for (const auto& o : g.output()) {
+    out += "output: " + type_text(o.type()) + " " + shown(o.name()) + "\n";
+  }
   return out;
 }
 

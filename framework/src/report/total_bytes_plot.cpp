@@ -5,6 +5,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/report.hpp"
+#include "cctx/safe_text.hpp"
 #include "report/figure_data.hpp"
 #include "report/svg_plot.hpp"
 
@@ -43,7 +44,7 @@ std::string series_svg(const report_detail::SvgPlot& plot, const Series& s,
       "<polyline class=\"series-line\" data-label=\"{0}\" data-nodes=\"{1}\" data-values=\"{2}\" "
       "points=\"{3}\" fill=\"none\" stroke=\"{4}\" stroke-width=\"2\" stroke-linejoin=\"round\"/>\n"
       "<g class=\"markers\" fill=\"{4}\">{5}</g>\n</g>\n",
-      report_detail::xml_escape(s.label), nodes, values, points, colour, markers);
+      safe_text::xml(s.label), nodes, values, points, colour, markers);
 }
 
 }  // namespace

@@ -1,0 +1,161 @@
+// The rules of output targets (see output_file.hpp).
+#include "cctx/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "cctx/errors.hpp"
+
+namespace cctx {
+
+namespace {
+
+std::string reason(int error) { return std::strerror(error); }
+
+/// The file a path leads to, symbolic links resolved (the path itself when it cannot be).
+std::string resolved(const std::string& path) {
+  char buffer[PATH_MAX];
+  if (::realpath(path.c_str(), buffer) == nullptr) return path;
+  return buffer;
+}
+
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+mode_t current_umask() {
+  // umask can only be read by setting it; the value is put back at once.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
+}  // namespace
+
+OutputFile::OutputFile(const std::filesystem::path& path) : shown_(path.string()) {
+  if (shown_.empty()) throw Error("an output file name is empty", ExitCode::kUsage);
+  struct stat st {};
+  if (::stat(shown_.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+      // A device or a pipe is the user's way of saying where the bytes go: written into, and
+      // opened only when the bytes are ready (a FIFO's open waits for its reader).
+      if (::faccessat(AT_FDCWD, shown_.c_str(), W_OK, AT_EACCESS) != 0) {
+        throw Error(shown_ + ": cannot write (" + reason(errno) + ")");
+      }
+      return;  // target_ stays empty: written through
+    }
+    if (!S_ISREG(st.st_mode)) {
+      throw Error(shown_ + ": is " + kind_of(st.st_mode) +
+                  "; cctx writes regular files, character devices and pipes");
+    }
+    if (::faccessat(AT_FDCWD, shown_.c_str(), W_OK, AT_EACCESS) != 0) {
+      throw Error(shown_ + ": cannot write (" + reason(errno) + ")");
+    }
+    target_ = resolved(shown_);
+    replaces_existing_ = true;
+    existing_mode_ = st.st_mode & 07777;
+    existing_uid_ = st.st_uid;
+    existing_gid_ = st.st_gid;
+  } else if (errno == ENOENT) {
+    struct stat link {};
+    if (::lstat(shown_.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      throw Error(shown_ + ": is a symbolic link to a missing file (not written through)");
+    }
+    target_ = shown_;
+  } else {
+    throw Error(shown_ + ": cannot write (" + reason(errno) + ")");
+  }
+  // The temporary file is made only when the bytes are ready (an interrupted analysis leaves
+  // none behind), but whether it can be made is known now.
+  if (::faccessat(AT_FDCWD, folder().c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+    throw Error(shown_ + ": cannot create a file in " + folder() + " (" + reason(errno) + ")");
+  }
+}
+
+std::string OutputFile::folder() const {
+  const std::filesystem::path target(target_);
+  return target.has_parent_path() ? target.parent_path().string() : std::string(".");
+}
+
+void OutputFile::open() {
+  if (target_.empty()) {
+    fd_ = ::open(shown_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd_ < 0) throw Error(shown_ + ": cannot open for writing (" + reason(errno) + ")");
+    return;
+  }
+  temp_ = (std::filesystem::path(folder()) /
+           ("." + std::filesystem::path(target_).filename().string() + ".cctx-XXXXXX"))
+              .string();
+  fd_ = ::mkstemp(temp_.data());
+  if (fd_ < 0) {
+    const int err = errno;
+    temp_.clear();
+    throw Error(shown_ + ": cannot create a file in " + folder() + " (" + reason(err) + ")");
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void OutputFile::fail_writing(int error) const {
+  throw Error(shown_ + ": write failed (" + reason(error) + ")", ExitCode::kOutput);
+}
+
+void OutputFile::write(std::string_view bytes) {
+  if (fd_ < 0) open();
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_writing(errno);
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void OutputFile::commit() {
+  if (fd_ < 0) open();  // nothing was written: an empty file
+  if (temp_.empty()) {  // written through: nothing to rename
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) fail_writing(errno);
+    return;
+  }
+  if (::fsync(fd_) != 0) fail_writing(errno);
+  if (replaces_existing_) {
+    // Owner first: changing it clears set-user-ID bits, which the mode then restores. A process
+    // that may not give the file away (not root) keeps what it can: the group, then nothing.
+    if (::fchown(fd_, existing_uid_, existing_gid_) != 0) {
+      (void)!::fchown(fd_, static_cast<uid_t>(-1), existing_gid_);
+    }
+    if (::fchmod(fd_, existing_mode_) != 0) fail_writing(errno);
+  } else if (::fchmod(fd_, 0666 & ~current_umask()) != 0) {  // as open(O_CREAT) would make it
+    fail_writing(errno);
+  }
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail_writing(errno);
+  if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
+    throw Error(shown_ + ": cannot replace the file (" + reason(errno) + ")", ExitCode::kOutput);
+  }
+  temp_.clear();
+}
+
+void write_output_file(const std::filesystem::path& path, std::string_view bytes) {
+  OutputFile file(path);
+  file.write(bytes);
+  file.commit();
+}
+
+}  // namespace cctx
