@@ -37,7 +37,7 @@ cctx::Host& host() {
   return *instance;
 }
 
-/// Names cut from the input; past its end, short fixed names (so every slot has one).
+/// Names cut from the input, never empty; past its end, short fixed names (so every slot has one).
 class Names {
  public:
   explicit Names(std::string_view bytes) : bytes_(bytes) {}
@@ -48,7 +48,8 @@ class Names {
     bytes_.remove_prefix(1);
     std::string name(bytes_.substr(0, length));
     bytes_.remove_prefix(std::min(length, bytes_.size()));
-    return name;
+    // An empty name is refused (or means "absent") wherever it goes: not what is fuzzed here.
+    return name.empty() ? "e" + std::to_string(count_) : name;
   }
 
  private:
