@@ -1,0 +1,122 @@
+// Hostile input at the edges of what cctx checks, through the real `cctx` binary: a plugin that
+// hands back expression handles naming nothing, `eval` of a division by zero, sizes right at the
+// int64 ceiling, streams beyond limits.file_bytes, and integer overflow inside a node's shapes.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+
+#include "model_builder.hpp"
+#include "test_env.hpp"
+
+namespace cctx {
+namespace {
+
+using test::run_cctx;
+
+std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+void write_file(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
+void save(const test::ModelBuilder& b, const std::filesystem::path& path) {
+  write_file(path, b.build().proto().SerializeAsString());
+}
+
+bool contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+/// Exit code `code`, one line on stderr containing every needle, nothing on stdout.
+void expect_error(const test::RunResult& r, int code, std::initializer_list<std::string> needles) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  for (const std::string& needle : needles) EXPECT_TRUE(contains(r.err, needle)) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+}
+
+class HostileInput : public ::testing::Test {
+ protected:
+  std::filesystem::path path(const std::string& name) const { return dir_ / name; }
+  /// A profile file holding `yaml`, as the option that selects it.
+  std::string profile(const std::string& yaml, const std::string& name = "p.yaml") const {
+    write_file(dir_ / name, yaml);
+    return " --profile " + quoted(dir_ / name);
+  }
+  test::RunResult analyze(const std::string& model, const std::string& extra = "") const {
+    return run_cctx("analyze " + quoted(path(model)) + extra);
+  }
+  test::TempDir dir_;
+};
+
+// ---- handles from plugins ----------------------------------------------------------------------
+
+/// X:float[N,4] -> com.test::<op> 'suspect' -> Y, for the bad_handles fixture's rules.
+void save_suspect(const std::string& op, const std::filesystem::path& path) {
+  test::ModelBuilder b(18);
+  b.opset("com.test", 1);
+  b.input("X", test::kFloat, {"N", 4});
+  b.node(op, {"X"}, {"Y"}, {}, "com.test", "suspect");
+  b.output("Y");
+  save(b, path);
+}
+
+class BadHandles : public HostileInput {
+ protected:
+  std::string plugin_profile(bool strict) const {
+    return profile(std::string("plugins:\n  - name: onnx\n  - path: '") + FIXTURE_BAD_HANDLES +
+                       "'\n" + (strict ? "shapes: {strict: true}\n" : ""),
+                   strict ? "strict.yaml" : "p.yaml");
+  }
+  /// The warning (or strict error) names the node, the plugin and the rule kind.
+  static void expect_named(const std::string& err, const std::string& op, const std::string& where,
+                           const std::string& kind) {
+    EXPECT_TRUE(contains(err, "node 0 'suspect' (com.test:" + op + ")")) << err;
+    EXPECT_TRUE(contains(err, "returned an invalid expression handle 3000000000 through " + where))
+        << err;
+    EXPECT_TRUE(contains(err, kind + " rule bad_handles 0.1 (" + FIXTURE_BAD_HANDLES + ")")) << err;
+    EXPECT_FALSE(contains(err, "fatal signal")) << err;
+  }
+};
+
+TEST_F(BadHandles, ShapeDimThatNamesNoExpressionIsTheRulesError) {
+  save_suspect("BadDim", path("m.onnx"));
+  auto r = analyze("m.onnx", plugin_profile(false));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_named(r.err, "BadDim", "IShapeSink::set_output", "shape");
+  EXPECT_TRUE(contains(r.err, "using the fallbacks")) << r.err;
+  EXPECT_TRUE(contains(r.out, "Peak total bytes")) << r.out;
+
+  auto strict = analyze("m.onnx", plugin_profile(true));
+  expect_error(strict, 4, {"[domain 'com.test', opset 1]"});
+  expect_named(strict.err, "BadDim", "IShapeSink::set_output", "shape");
+}
+
+TEST_F(BadHandles, ExprApiArgumentThatNamesNoExpressionIsTheRulesError) {
+  save_suspect("BadArg", path("m.onnx"));
+  auto r = analyze("m.onnx", plugin_profile(false));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_named(r.err, "BadArg", "ExprApi::binary", "shape");
+  // The harmless handle the rule got back went nowhere: Y comes from the fallbacks.
+  EXPECT_TRUE(contains(r.err, "'Y' get an unknown rank")) << r.err;
+
+  auto strict = analyze("m.onnx", plugin_profile(true));
+  expect_error(strict, 4, {"[domain 'com.test', opset 1]"});
+  expect_named(strict.err, "BadArg", "ExprApi::binary", "shape");
+}
+
+TEST_F(BadHandles, ScratchBytesGivenAsANumberAreTheEstimatorsError) {
+  save_suspect("BadScratch", path("m.onnx"));
+  auto r = analyze("m.onnx", plugin_profile(false));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_named(r.err, "BadScratch", "IScratchSink::set_bytes", "scratch");
+  // The usual fallback of an estimate that cannot be computed: a named unknown, never 0.
+  auto json = analyze("m.onnx", plugin_profile(false) + " --format json");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(contains(json.out, "\"peak_scratch_bytes\": \"scratch_BadScratch_0\"")) << json.out;
+}
+
+}  // namespace
+}  // namespace cctx
