@@ -118,5 +118,49 @@ TEST_F(BadHandles, ScratchBytesGivenAsANumberAreTheEstimatorsError) {
   EXPECT_TRUE(contains(json.out, "\"peak_scratch_bytes\": \"scratch_BadScratch_0\"")) << json.out;
 }
 
+// ---- eval: a divisor of zero -------------------------------------------------------------------
+
+/// `cctx eval ARGS` fails with exactly `message` on stderr, exit 3, nothing on stdout.
+void expect_eval_error(const std::string& args, const std::string& message) {
+  auto r = run_cctx("eval " + args);
+  EXPECT_EQ(r.exit_code, 3) << args << ": " << r.err;
+  EXPECT_EQ(r.err, "cctx: " + message + "\n") << args;
+  EXPECT_TRUE(r.out.empty()) << args << ": " << r.out;
+}
+
+TEST(EvalDivisionByZero, ALiteralZeroDivisorIsAnError) {
+  expect_eval_error("'5//0'", "division by zero in '5//0'");
+  expect_eval_error("'N%0'", "modulo by zero in 'N%0'");
+  expect_eval_error("'CeilToInt(N,0)'", "division by zero in 'CeilToInt(N,0)'");
+  expect_eval_error("'7/:0'", "division by zero in '7/:0'");
+  expect_eval_error("'N//0'", "division by zero in 'N//0'");
+  expect_eval_error("'N//0' N=4", "division by zero in 'N//0'");
+  // A divisor that simplifies to 0 is as much a zero.
+  expect_eval_error("'N%(N-N)'", "modulo by zero in 'N%(N-N)'");
+}
+
+TEST(EvalDivisionByZero, ADivisorThatTheValuesMakeZeroIsAnError) {
+  expect_eval_error("'N//(M-1)' M=1", "division by zero in 'N//0' (after substituting M=1)");
+  expect_eval_error("'N%(M-1)' M=1 N=3", "modulo by zero in '3%0' (after substituting M=1 N=3)");
+  auto fine = run_cctx("eval 'N//(M-1)' M=2");
+  EXPECT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_EQ(fine.out, "N\n");
+}
+
+// A model's dim_param is a name to ONNX: one that divides by zero is kept whole as an opaque
+// symbol, as one that overflows is, with a note; the analysis goes on.
+TEST_F(HostileInput, DimParamThatDividesByZeroIsAnOpaqueSymbol) {
+  test::ModelBuilder b(18);
+  b.input("X", test::kFloat, {"N//0", 4});
+  b.node("Relu", {"X"}, {"Y"});
+  b.output("Y");
+  save(b, path("m.onnx"));
+  auto r = analyze("m.onnx");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "dim_param 'N//0' kept as an opaque symbol (division by zero"))
+      << r.err;
+  EXPECT_TRUE(contains(r.out, "Peak total bytes: 32*`N//0`")) << r.out;
+}
+
 }  // namespace
 }  // namespace cctx
