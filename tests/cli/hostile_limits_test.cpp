@@ -162,5 +162,43 @@ TEST_F(HostileInput, DimParamThatDividesByZeroIsAnOpaqueSymbol) {
   EXPECT_TRUE(contains(r.out, "Peak total bytes: 32*`N//0`")) << r.out;
 }
 
+// ---- byte sizes at the int64 ceiling ----------------------------------------------------------
+
+constexpr int kInt4 = 22;
+
+/// X:<dtype>[dims] -> <op> -> Y.
+void save_single(int dtype, test::ShapeSpec dims, const std::string& op,
+                 const std::filesystem::path& path) {
+  test::ModelBuilder b(18);
+  b.input("X", dtype, std::move(dims));
+  b.node(op, {"X"}, {"Y"});
+  b.output("Y");
+  save(b, path);
+}
+
+// The check counts bytes, not bits: 2^61 one-byte elements are 2^61 bytes, well inside int64.
+TEST_F(HostileInput, ByteSizesUpTo2To63MinusOneAreAnalysed) {
+  save_single(test::kUint8, {std::int64_t{1} << 61}, "Identity", path("u8.onnx"));
+  auto r = analyze("u8.onnx");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Peak total bytes: 2305843009213693952 at node 0")) << r.out;
+  // Sub-byte elements: 2^63 - 1 int4 elements are 2^62 bytes (rounded up), read by Shape.
+  save_single(kInt4, {std::int64_t{0x7fffffffffffffff}}, "Shape", path("i4.onnx"));
+  r = analyze("i4.onnx");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Peak total bytes: 4611686018427387912 at node 0")) << r.out;
+}
+
+TEST_F(HostileInput, ByteSizesAbove2To63MinusOneAreRefused) {
+  save_single(test::kFloat, {std::int64_t{1} << 61}, "Identity", path("f32.onnx"));
+  expect_error(analyze("f32.onnx"), 3,
+               {"f32.onnx: value 'X' has more bytes than a 64-bit size can hold "
+                "(2305843009213693952 elements of 32 bits, more than 2^63 - 1 bytes)"});
+  save_single(test::kUint8, {std::int64_t{1} << 62, 2}, "Identity", path("u8.onnx"));
+  expect_error(analyze("u8.onnx"), 3,
+               {"u8.onnx: value 'X' has more bytes than a 64-bit size can hold (its dims "
+                "multiply past 2^63)"});
+}
+
 }  // namespace
 }  // namespace cctx

@@ -6,16 +6,27 @@
 namespace cctx {
 
 namespace {
-/// Bytes of a tensor of `bits`-bit elements (bits > 0) and dims `dims`.
+/// Bytes of a tensor of `bits`-bit elements (bits > 0) and dims `dims`. A concrete size is
+/// computed as bytes, never as bits or as count + k first: anything up to 2^63 - 1 bytes fits.
 Expr tensor_bytes(ExprPool& pool, std::uint32_t bits, std::span<const Expr> dims) {
   Expr count = pool.product(dims);
   if (bits % 8 == 0) return pool.mul(count, pool.integer(bits / 8));
   if (bits < 8 && 8 % bits == 0) {
-    // Sub-byte types pack per tensor, rounded up.
-    const std::int64_t per_byte = 8 / bits;
-    return pool.floor_div(pool.add(count, pool.integer(per_byte - 1)), pool.integer(per_byte));
+    // Sub-byte types pack per tensor, rounded up: (count + per_byte - 1) // per_byte, which
+    // CeilToInt builds for a symbolic count and folds without the sum for a concrete one.
+    return pool.ceil_div(count, pool.integer(8 / bits));
   }
   // Other widths (plugin-registered): round the bit count up to bytes.
+  if (const std::optional<std::int64_t> n = pool.as_int(count)) {
+    __extension__ typedef unsigned __int128 Wide;
+    const Wide bytes = (static_cast<Wide>(*n) * bits + 7) / 8;
+    if (bytes > static_cast<Wide>(kPosInf)) {
+      throw ExprError(ExprError::Kind::kOverflow, "integer overflow in " + std::to_string(*n) +
+                                                      " elements of " + std::to_string(bits) +
+                                                      " bits");
+    }
+    return pool.integer(static_cast<std::int64_t>(bytes));
+  }
   return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)),
                         pool.integer(8));
 }
