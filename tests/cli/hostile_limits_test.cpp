@@ -3,6 +3,7 @@
 // int64 ceiling, streams beyond limits.file_bytes, and integer overflow inside a node's shapes.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <sys/resource.h>
 
 #include <fstream>
 
@@ -198,6 +199,44 @@ TEST_F(HostileInput, ByteSizesAbove2To63MinusOneAreRefused) {
   expect_error(analyze("u8.onnx"), 3,
                {"u8.onnx: value 'X' has more bytes than a 64-bit size can hold (its dims "
                 "multiply past 2^63)"});
+}
+
+// ---- streams above limits.file_bytes -----------------------------------------------------------
+
+/// Peak RSS in bytes of the largest child process waited for so far (ru_maxrss is in KiB). Each
+/// TEST runs in a process of its own under ctest, so it is the child of that test.
+std::int64_t largest_child_rss() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  return std::int64_t{usage.ru_maxrss} * 1024;
+}
+
+// A device has no size: it is read in pieces up to one byte past the limit and refused, holding
+// no more than the limit (a buffer that doubled held up to three times the limit).
+TEST_F(HostileInput, DeviceAboveTheLimitIsRefusedHoldingAboutTheLimit) {
+  constexpr std::int64_t kLimit = 200'000'000;
+  auto r = run_cctx("analyze /dev/zero" +
+                    profile("limits: {file_bytes: " + std::to_string(kLimit) + "}\n"));
+  expect_error(r, 3, {"/dev/zero: 200000001 bytes or more, above 200000000 (limits.file_bytes)"});
+#ifndef __SANITIZE_ADDRESS__  // ASan's allocator and shadow memory have other sizes
+  EXPECT_LT(largest_child_rss(), kLimit + (std::int64_t{64} << 20));
+#endif
+}
+
+TEST_F(HostileInput, PipeIsReadUpToTheLimit) {
+  const std::string seed = quoted(test::seed_model());
+  auto piped = run_cctx("analyze /dev/stdin --format json", "cat " + seed + " |");
+  auto direct = run_cctx("analyze " + seed + " --format json");
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  // The same analysis; only the model's path differs.
+  std::string expected = direct.out;
+  const std::string path = test::seed_model().string();
+  ASSERT_NE(expected.find(path), std::string::npos);
+  expected.replace(expected.find(path), path.size(), "/dev/stdin");
+  EXPECT_EQ(piped.out, expected);
+  expect_error(run_cctx("analyze /dev/stdin" + profile("limits: {file_bytes: 1000000}\n"),
+                        "head -c 3000000 /dev/zero |"),
+               3, {"/dev/stdin: 1000001 bytes or more, above 1000000 (limits.file_bytes)"});
 }
 
 }  // namespace
