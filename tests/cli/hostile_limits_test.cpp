@@ -239,5 +239,85 @@ TEST_F(HostileInput, PipeIsReadUpToTheLimit) {
                3, {"/dev/stdin: 1000001 bytes or more, above 1000000 (limits.file_bytes)"});
 }
 
+// ---- integer overflow in a node's shapes -------------------------------------------------------
+
+constexpr std::int64_t k2To40 = std::int64_t{1} << 40;
+const std::string kHugeDims = "dims [1099511627776, 1099511627776, 1099511627776]";
+
+// Shapes the rules compute right (2^40 three times) but whose byte size no int64 holds: the
+// error names the node by index and name, its op, the value, its type and its dims.
+TEST_F(HostileInput, ByteSizeOverflowNamesTheNodeAndTheValue) {
+  struct Case {
+    std::string op;
+    std::vector<std::string> inputs;
+    test::ShapeSpec x;
+  };
+  const std::vector<Case> cases = {{"Expand", {"X", "s"}, {1}},
+                                   {"Tile", {"X", "s"}, {1, 1, 1}},
+                                   {"Reshape", {"X", "s"}, {1}},
+                                   {"ConstantOfShape", {"s"}, test::ShapeSpec::unknown()}};
+  for (const Case& c : cases) {
+    test::ModelBuilder b(18);
+    if (c.inputs.size() > 1) b.input("X", test::kFloat, c.x);
+    b.initializer_ints("s", {k2To40, k2To40, k2To40});
+    b.node(c.op, c.inputs, {"Y"}, {}, "", "big");
+    b.output("Y");
+    save(b, path(c.op + ".onnx"));
+    expect_error(
+        analyze(c.op + ".onnx"), 3,
+        {c.op + ".onnx: node 0 'big' (" + c.op +
+         "): integer overflow computing the byte size of 'Y' (float32, " + kHugeDims + ")"});
+  }
+}
+
+// A Loop that runs 2^62 times stacks its scan output 2^62 deep.
+TEST_F(HostileInput, LoopScanOutputOverflowNamesTheLoop) {
+  test::GraphBuilder body;
+  body.input("i", test::kInt64, {}).input("c", test::kBool, {});
+  body.node("Identity", {"c"}, {"c_out"}).output("c_out");
+  body.node("Identity", {"W"}, {"w"}).output("w");
+  test::ModelBuilder b(18);
+  b.input("W", test::kFloat, {16});
+  b.initializer_ints("M", {std::int64_t{1} << 62}, {});
+  b.node("Loop", {"M", ""}, {"Y"}, {test::attr("body", body.graph())}, "", "loop");
+  b.output("Y");
+  save(b, path("loop.onnx"));
+  expect_error(analyze("loop.onnx"), 3,
+               {"loop.onnx: node 0 'loop' (Loop): integer overflow computing the byte size of 'Y' "
+                "(float32, dims [4611686018427387904, 16])"});
+}
+
+// Two values of 2^62 bytes each fit int64 apart, not together: the node where they are both
+// live is named.
+TEST_F(HostileInput, LiveBytesOverflowNamesTheNode) {
+  test::ModelBuilder b(18);
+  b.initializer_ints("s", {std::int64_t{1} << 60});
+  b.node("ConstantOfShape", {"s"}, {"A"}, {}, "", "a");
+  b.node("ConstantOfShape", {"s"}, {"B"}, {}, "", "b");
+  b.node("Add", {"A", "B"}, {"Y"}, {}, "", "add");
+  b.output("Y");
+  save(b, path("sum.onnx"));
+  expect_error(analyze("sum.onnx"), 3,
+               {"sum.onnx: node 1 'b' (ConstantOfShape): integer overflow: the bytes live at this "
+                "node add up to more than 2^63 - 1"});
+}
+
+// Overflow inside a rule (Tile: 2^31 * 2^40) is the engine's error during the rule: a warning
+// against the node that says which product, and the analysis goes on (ExprApi never fails).
+TEST_F(HostileInput, OverflowInsideARuleNamesTheNodeAndTheProduct) {
+  test::ModelBuilder b(18);
+  b.input("X", test::kFloat, {std::int64_t{1} << 31});
+  b.initializer_ints("r", {k2To40});
+  b.node("Tile", {"X", "r"}, {"Y"}, {}, "", "big");
+  b.output("Y");
+  save(b, path("tile.onnx"));
+  auto r = analyze("tile.onnx");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "node 0 'big' (Tile): expression error: integer overflow in "
+                       "'1099511627776*2147483648'"))
+      << r.err;
+}
+
 }  // namespace
 }  // namespace cctx

@@ -30,6 +30,34 @@ Expr tensor_bytes(ExprPool& pool, std::uint32_t bits, std::span<const Expr> dims
   return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)),
                         pool.integer(8));
 }
+
+/// tensor_bytes of value v, whose overflow names the node that makes v (or v itself, a graph
+/// input), v, its type and its dims: a bare "integer overflow" would name none of them.
+Expr value_tensor_bytes(ComputeContext::State& s, ValueId v, std::uint32_t bits) {
+  const ValueShape& shape = s.shapes[v];
+  try {
+    return tensor_bytes(*s.pool, bits, shape.dims);
+  } catch (const ExprError& e) {
+    if (e.kind() != ExprError::Kind::kOverflow) throw;
+    const ValueEntry& entry = s.graph->value(v);
+    const std::string name(entry.name);
+    std::string dims;
+    for (const Expr d : shape.dims) {
+      if (dims.size() > 200) {
+        dims += ", ...";
+        break;
+      }
+      dims += (dims.empty() ? "" : ", ") + s.pool->print(d);
+    }
+    const std::string what = dtype_name(shape.dtype, s.registry.get()) + ", dims [" + dims + "]";
+    throw ExprError(
+        ExprError::Kind::kOverflow,
+        entry.producer != kInvalidId
+            ? describe_node(*s.graph, entry.producer) +
+                  ": integer overflow computing the byte size of '" + name + "' (" + what + ")"
+            : "value '" + name + "': integer overflow computing its byte size (" + what + ")");
+  }
+}
 }  // namespace
 
 std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
@@ -45,7 +73,18 @@ std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
         "byte size of '" + std::string(s.graph->value(v).name) + "' (unknown rank)");
   }
   if (bits == 0) return std::nullopt;
-  return tensor_bytes(pool, bits, shape.dims);
+  return value_tensor_bytes(s, v, bits);
+}
+
+void rethrow_at_node(const ComputeContext::State& s, NodeId n, const ExprError& e,
+                     const std::string& what) {
+  const std::string message = e.what();
+  if (e.kind() != ExprError::Kind::kOverflow || message.starts_with("node ") ||
+      message.starts_with("value '")) {
+    throw e;
+  }
+  throw ExprError(ExprError::Kind::kOverflow,
+                  describe_node(*s.graph, n) + ": integer overflow: " + what);
 }
 
 bool ByteSizes::same_key(std::uint32_t at, std::uint32_t bits,
@@ -85,7 +124,7 @@ std::optional<Expr> ByteSizes::operator()(ValueId v) {
     if (slot.hash == h && same_key(slot.key_at - 1, bits, shape.dims)) return slot.bytes;
   }
   // A new (bits, dims): its product once, then found by its handles.
-  const Expr bytes = tensor_bytes(*s_.pool, bits, shape.dims);
+  const Expr bytes = value_tensor_bytes(s_, v, bits);
   slots_[at] = Slot{h, static_cast<std::uint32_t>(keys_.size() + 1), bytes};
   ++used_;
   keys_.push_back(static_cast<std::uint32_t>(shape.dims.size()));
