@@ -166,7 +166,16 @@ void run_eval(const EvalArgs& args) {
     Expr result = values.empty() ? e : pool.substitute(e, values);
     std::cout << safe_text::terminal(pool.print(result)) << "\n";
   } catch (const ExprError& err) {
-    throw Error(std::string(err.what()), ExitCode::kBadInput);
+    std::string what = err.what();
+    // A divisor that only the values make 0 ('N//(M-1)' M=1): the quoted text is the divided
+    // form the substitution reached, so say which values led there.
+    if (err.kind() == ExprError::Kind::kDivisionByZero ||
+        err.kind() == ExprError::Kind::kModuloByZero) {
+      std::string with;
+      for (const std::string& a : args.assignments) with += (with.empty() ? "" : " ") + a;
+      what += " (after substituting " + with + ")";
+    }
+    throw Error(what, ExitCode::kBadInput);
   }
 }
 

@@ -173,9 +173,9 @@ TEST(ExprPrint, DivisionOperandsAreParenthesisedByRule) {
   EXPECT_EQ(canon(pool, "(x+1)%3"), "(x+1)%3");
   EXPECT_EQ(canon(pool, "x/:y"), "x/:y");
   EXPECT_EQ(canon(pool, "7//y"), "7//y");
-  // A zero divisor is not positive: it is parenthesised and the atom is kept.
-  EXPECT_EQ(canon(pool, "x//0"), "x//(0)");
-  EXPECT_EQ(canon(pool, "(-7)//0"), "(-7)//(0)");
+  // A negative literal numerator is parenthesised; so is a sum (a divisor of 0 is refused).
+  EXPECT_EQ(canon(pool, "(-7)//y"), "(-7)//y");
+  EXPECT_EQ(canon(pool, "x//(y-3)"), "x//(y-3)");
 }
 
 // Rule 6: a division atom is bare only as a whole term with coefficient +1.

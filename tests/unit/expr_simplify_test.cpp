@@ -172,14 +172,42 @@ TEST(ExprSimplify, UnitAndNegativeDivisors) {
   EXPECT_EQ(canon(pool, "(2*x)/:-2"), "-x");
 }
 
-// 4.1/4.2: division by a literal 0 stays (evaluation reports it); rules may make it defined.
-TEST(ExprSimplify, DivisionByZeroIsNotFolded) {
+// 4.2: a divisor that is (or simplifies to) the integer 0 is refused: such an expression is
+// defined nowhere, and no rule makes it defined (`0*(x//0)` is refused too).
+TEST(ExprSimplify, DivisionByZeroIsRefused) {
   ExprPool pool;
-  const Expr e = pool.parse("x//0");
-  EXPECT_FALSE(pool.is_int(e));
-  EXPECT_EQ(canon(pool, "x%0+1"), "x%(0)+1");
-  EXPECT_EQ(canon(pool, "0*(x//0)"), "0");
-  EXPECT_EQ(canon(pool, "7//0"), "7//(0)");
+  const Expr x = pool.symbol("x");
+  const Expr zero = pool.integer(0);
+  auto kind_of = [](auto&& build) {
+    try {
+      build();
+    } catch (const ExprError& e) {
+      return e.kind();
+    }
+    return ExprError::Kind::kSyntax;  // no error
+  };
+  EXPECT_EQ(kind_of([&] { pool.floor_div(x, zero); }), ExprError::Kind::kDivisionByZero);
+  EXPECT_EQ(kind_of([&] { pool.exact_div(x, zero); }), ExprError::Kind::kDivisionByZero);
+  EXPECT_EQ(kind_of([&] { pool.ceil_div(x, zero); }), ExprError::Kind::kDivisionByZero);
+  EXPECT_EQ(kind_of([&] { pool.mod(x, zero); }), ExprError::Kind::kModuloByZero);
+  EXPECT_EQ(kind_of([&] { pool.floor_div(pool.integer(7), pool.sub(x, x)); }),
+            ExprError::Kind::kDivisionByZero);
+  EXPECT_EQ(kind_of([&] { pool.parse("0*(x//0)"); }), ExprError::Kind::kDivisionByZero);
+  try {
+    pool.floor_div(pool.add(x, pool.integer(1)), zero);
+  } catch (const ExprError& e) {
+    EXPECT_STREQ(e.what(), "division by zero in '(x+1)//0'");
+  }
+  try {
+    pool.ceil_div(x, zero);
+  } catch (const ExprError& e) {
+    EXPECT_STREQ(e.what(), "division by zero in 'CeilToInt(x,0)'");
+  }
+  // A divisor that is only sometimes 0 stays: evaluation reports it where it is.
+  EXPECT_EQ(canon(pool, "x//y"), "x//y");
+  // A model's dim_param that divides by zero is kept whole as an opaque symbol, like one that
+  // overflows.
+  EXPECT_TRUE(pool.is_symbol(pool.parse_dim("N//0")));
 }
 
 // 4.3: bounds-aware quotient and remainder.

@@ -117,7 +117,7 @@ Expr detail::PoolImpl::add(Expr a, Expr b) {
   const Node& na = nodes[a.id];
   const Node& nb = nodes[b.id];
   if (na.kind == Kind::kInt) {
-    if (nb.kind == Kind::kInt) return integer(checked_add(na.aux, nb.aux));
+    if (nb.kind == Kind::kInt) return integer(checked_add_shown(na.aux, nb.aux));
     if (na.aux == 0) return b;
   } else if (nb.kind == Kind::kInt && nb.aux == 0) {
     return a;
@@ -133,7 +133,7 @@ Expr detail::PoolImpl::add(Expr a, Expr b) {
 
 Expr detail::PoolImpl::scale(Expr e, std::int64_t k) {
   const Node& n = nodes[e.id];
-  if (n.kind == Kind::kInt) return integer(checked_mul(n.aux, k));
+  if (n.kind == Kind::kInt) return integer(checked_mul_shown(n.aux, k));
   if (k == 0) return integer(0);
   if (k == 1) return e;
   const Expr ke = integer(k);

@@ -14,6 +14,8 @@ __extension__ typedef __int128 Int128;
 __extension__ typedef unsigned __int128 UInt128;
 
 [[noreturn]] void throw_overflow(const std::string& context);
+/// "integer overflow in '1099511627776*1099511627776'": the operands say which value it was.
+[[noreturn]] void throw_overflow(std::int64_t a, char op, std::int64_t b);
 
 inline std::int64_t checked_add(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
@@ -28,6 +30,19 @@ inline std::int64_t checked_sub(std::int64_t a, std::int64_t b) {
 inline std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) throw_overflow("");
+  return r;
+}
+// The same, naming the operands: for folding two integers, where a rule's product of concrete
+// dims overflows. (Keeping the operands for the message costs registers on the hot paths of the
+// others: the running sums' merges, the polynomial products.)
+inline std::int64_t checked_add_shown(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow(a, '+', b);
+  return r;
+}
+inline std::int64_t checked_mul_shown(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw_overflow(a, '*', b);
   return r;
 }
 inline std::optional<std::int64_t> try_add(std::int64_t a, std::int64_t b) {

@@ -1,6 +1,7 @@
 // Floor division, exact division and modulo (4.2, 4.3). Every rewrite is an integer identity that
 // holds wherever the original is defined; anything else stays an atom. A rule that would
-// overflow is skipped rather than reported: the atom is always a valid answer.
+// overflow is skipped rather than reported: the atom is always a valid answer. A divisor that is
+// the integer 0 is refused (ExprError): such an expression is defined nowhere.
 #include <algorithm>
 
 #include "expr/pool_impl.hpp"
@@ -26,6 +27,18 @@ bool detail::PoolImpl::pass_limit(int pass) {
     warn("expression rewrite stopped after 16 passes; the result may not be fully simplified");
   }
   return true;
+}
+
+void detail::PoolImpl::throw_zero_divisor(const char* op, Expr a) {
+  // The numerator as it would print inside the operation: bare when it is a plain operand.
+  const bool bare = kind(a) == Kind::kSym || (is_int(a) && int_value(a) >= 0);
+  const std::string num = bare ? print(a) : "(" + print(a) + ")";
+  const std::string text =
+      std::string_view(op) == "CeilToInt" ? "CeilToInt(" + print(a) + ",0)" : num + op + "0";
+  const bool modulo = std::string_view(op) == "%";
+  throw ExprError(
+      modulo ? ExprError::Kind::kModuloByZero : ExprError::Kind::kDivisionByZero,
+      std::string(modulo ? "modulo" : "division") + " by zero in '" + quote_text(text) + "'");
 }
 
 Expr detail::PoolImpl::division_atom(Kind k, Expr a, Expr b) {
@@ -122,7 +135,7 @@ std::optional<std::int64_t> ratio(const Poly& a, const Poly& b) {
 Expr detail::PoolImpl::floor_div(Expr a, Expr b, int pass) {
   if (is_int(b)) {
     const std::int64_t d = int_value(b);
-    if (d == 0) return division_atom(Kind::kFloorDiv, a, b);
+    if (d == 0) throw_zero_divisor("//", a);
     if (is_int(a)) {
       const std::int64_t v = int_value(a);
       if (v == kNegInf && d == -1) throw_overflow("'" + std::to_string(v) + "//-1'");
@@ -248,7 +261,7 @@ Expr detail::PoolImpl::floor_div_pos(Expr a, std::int64_t d, int pass) {
 Expr detail::PoolImpl::exact_div(Expr a, Expr b, int pass) {
   if (is_int(b)) {
     const std::int64_t d = int_value(b);
-    if (d == 0) return division_atom(Kind::kExactDiv, a, b);
+    if (d == 0) throw_zero_divisor("/:", a);
     if (is_int(a)) {
       const std::int64_t v = int_value(a);
       if (v == kNegInf && d == -1) throw_overflow("'" + std::to_string(v) + "/:-1'");
@@ -319,7 +332,7 @@ Expr detail::PoolImpl::exact_div(Expr a, Expr b, int pass) {
 Expr detail::PoolImpl::mod(Expr a, Expr b, int pass) {
   if (is_int(b)) {
     const std::int64_t d = int_value(b);
-    if (d == 0) return division_atom(Kind::kMod, a, b);
+    if (d == 0) throw_zero_divisor("%", a);
     if (is_int(a)) return integer(floor_mod_int(int_value(a), d));
     if (d == 1 || d == -1) return integer(0);
   } else if (is_int_value(a, 0)) {
@@ -414,7 +427,8 @@ Expr detail::PoolImpl::mod_pos(Expr a, std::int64_t d, int pass) {
 Expr detail::PoolImpl::ceil_div(Expr a, Expr b) {
   if (is_int(b)) {
     const std::int64_t n = int_value(b);
-    if (is_int(a) && n != 0) {
+    if (n == 0) throw_zero_divisor("CeilToInt", a);
+    if (is_int(a)) {
       const std::int64_t v = int_value(a);
       if (v == kNegInf && n == -1) throw_overflow("'CeilToInt(" + std::to_string(v) + ",-1)'");
       std::int64_t q = v / n;

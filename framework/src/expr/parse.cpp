@@ -358,6 +358,13 @@ Expr detail::PoolImpl::parse(std::string_view src) {
       vals[i] = r;
     }
   } catch (const ExprError& e) {
+    // A zero divisor is a property of the text as written (`5//0`, `N%(N-N)`): name the text.
+    if (e.kind() == ExprError::Kind::kDivisionByZero) {
+      throw ExprError(e.kind(), "division by zero in '" + quote_text(src) + "'");
+    }
+    if (e.kind() == ExprError::Kind::kModuloByZero) {
+      throw ExprError(e.kind(), "modulo by zero in '" + quote_text(src) + "'");
+    }
     throw ExprError(e.kind(),
                     std::string(e.what()) + " while simplifying '" + quote_text(src) + "'");
   }

@@ -14,6 +14,11 @@ void throw_overflow(const std::string& context) {
                                                               : "integer overflow in " + context);
 }
 
+void throw_overflow(std::int64_t a, char op, std::int64_t b) {
+  const std::string rhs = b < 0 ? "(" + std::to_string(b) + ")" : std::to_string(b);
+  throw_overflow("'" + std::to_string(a) + op + rhs + "'");
+}
+
 bool is_identifier(std::string_view s) {
   if (s.empty()) return false;
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };

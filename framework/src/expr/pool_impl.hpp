@@ -283,6 +283,8 @@ struct PoolImpl {
   Expr mod(Expr a, Expr b, int pass = 0);
   Expr ceil_div(Expr a, Expr b);
   Expr division_atom(Kind k, Expr a, Expr b);
+  /// Throws the ExprError of `a op 0` (op "//", "/:", "%" or "CeilToInt").
+  [[noreturn]] void throw_zero_divisor(const char* op, Expr a);
   Expr floor_div_pos(Expr a, std::int64_t d, int pass);
   Expr mod_pos(Expr a, std::int64_t d, int pass);
   bool pass_limit(int pass);

@@ -38,16 +38,30 @@ std::string read_file(const fs::path& path, const Limits& limits) {
   };
   // Checked before reading: the whole file is held in memory twice (bytes and parsed proto).
   const auto limit = static_cast<std::uintmax_t>(std::min(limits.file_bytes, kMaxFileBytes));
+  // A pipe or a device (/dev/zero) has no size to check first: it is read up to one byte past
+  // the limit.
+  std::uintmax_t expected = limit + 1;
   if (fs::is_regular_file(st)) {
     const std::uintmax_t size = fs::file_size(path, ec);
     if (!ec && size > limit) throw too_big(size);
+    if (!ec) expected = size;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
-  // Read in chunks up to the limit: a pipe or a device (/dev/zero) has no size to check first.
+  // Room for all of it up front, so that appending never reallocates: a string that doubles
+  // holds the old and the new buffer at once, three times the limit when a stream is refused.
+  // Pages of the reserve are only backed once written.
   std::string bytes;
+  bytes.reserve(static_cast<std::size_t>(expected));
   char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+  for (;;) {
+    // Never past limit + 1 bytes: a regular file that grows while read is refused the same way.
+    const std::uintmax_t room = limit + 1 - bytes.size();
+    if (!in.read(chunk,
+                 static_cast<std::streamsize>(std::min<std::uintmax_t>(sizeof chunk, room))) &&
+        in.gcount() == 0) {
+      break;
+    }
     bytes.append(chunk, static_cast<std::size_t>(in.gcount()));
     if (bytes.size() > limit) throw too_big(bytes.size());
   }

@@ -123,12 +123,22 @@ class Checker {
     if (!overflow && __builtin_mul_overflow(elements, v, &elements)) overflow = true;
   }
 
+  // The size in bytes, ceil(elements * bits / 8), must fit int64 (elements*bits need not: a
+  // 2^61-byte uint8 tensor is fine, and so is a 2^62-byte int4 one). A type whose width is
+  // unknown here (a plugin's) counts a byte per element; the pipeline checks its real width.
   void check_bytes(std::int64_t elements, bool overflow, std::int32_t dtype,
                    const std::string& what) const {
-    const std::int64_t bits = std::max<std::int64_t>(dtype_bits(dtype, nullptr), 8);
-    std::int64_t total = 0;
-    if (overflow || __builtin_mul_overflow(elements, bits, &total)) {
+    if (overflow) {
       fail(what + " has more bytes than a 64-bit size can hold (its dims multiply past 2^63)");
+    }
+    const std::uint32_t known_bits = dtype_bits(dtype, nullptr);
+    __extension__ typedef unsigned __int128 Wide;
+    const auto bits = static_cast<Wide>(known_bits == 0 ? 8 : known_bits);
+    // At most (2^63 - 1) * 128 + 7: no overflow in 128 bits.
+    const Wide bytes = (static_cast<Wide>(elements) * bits + 7) / 8;
+    if (bytes > static_cast<Wide>(std::numeric_limits<std::int64_t>::max())) {
+      fail(what + " has more bytes than a 64-bit size can hold (" + std::to_string(elements) +
+           " elements of " + std::to_string(known_bits) + " bits, more than 2^63 - 1 bytes)");
     }
   }
 

@@ -175,6 +175,12 @@ class ByteSizes {
   std::size_t used_ = 0;
 };
 
+/// Rethrows `e`, an ExprError raised while accounting for node n, as one that names the node:
+/// an integer overflow becomes "node 3 'b' (ConstantOfShape): integer overflow: <what>", unless
+/// it already names a node (a value's byte size does); any other error is rethrown as it is.
+[[noreturn]] void rethrow_at_node(const ComputeContext::State& s, NodeId n, const ExprError& e,
+                                  const std::string& what);
+
 /// Working memory of node n's bodies (body_memory.cpp): the largest body's peak of its own
 /// intermediate values; integer 0 for a node without bodies.
 Expr body_working_bytes(ComputeContext::State& s, NodeId n);

@@ -1,5 +1,6 @@
 #include "pipeline/expr_bridge.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace cctx {
@@ -17,7 +18,12 @@ std::uint32_t api_integer(void* p, std::int64_t value) noexcept {
 }
 
 std::uint32_t api_binary(void* p, sdk::ExprOp op, std::uint32_t a, std::uint32_t b) noexcept {
-  ExprPool& pool = self(p).pool();
+  ExprBridge& bridge = self(p);
+  // Either handle is invalid exactly when the larger one is: one compare for both.
+  if (const std::uint32_t top = std::max(a, b); !bridge.valid(top)) {
+    return bridge.reject(top, "ExprApi::binary");
+  }
+  ExprPool& pool = bridge.pool();
   try {
     Expr x{a}, y{b};
     switch (op) {
@@ -49,10 +55,14 @@ std::uint32_t api_binary(void* p, sdk::ExprOp op, std::uint32_t a, std::uint32_t
 
 std::uint32_t api_nary(void* p, sdk::ExprOp op, const std::uint32_t* args,
                        std::uint32_t count) noexcept {
-  ExprPool& pool = self(p).pool();
+  ExprBridge& bridge = self(p);
+  ExprPool& pool = bridge.pool();
   try {
     std::vector<Expr> exprs(count);
-    for (std::uint32_t k = 0; k < count; ++k) exprs[k] = Expr{args[k]};
+    for (std::uint32_t k = 0; k < count; ++k) {
+      if (!bridge.valid(args[k])) return bridge.reject(args[k], "ExprApi::nary");
+      exprs[k] = Expr{args[k]};
+    }
     switch (op) {
       case sdk::ExprOp::kAdd:
         return pool.sum(exprs).id;
@@ -73,6 +83,10 @@ std::uint32_t api_nary(void* p, sdk::ExprOp op, const std::uint32_t* args,
 }
 
 std::int32_t api_as_int(void* p, std::uint32_t e, std::int64_t* out) noexcept {
+  if (!self(p).valid(e)) {
+    self(p).reject(e, "ExprApi::as_int");
+    return 0;
+  }
   std::optional<std::int64_t> v = self(p).pool().as_int(Expr{e});
   if (!v) return 0;
   *out = *v;
@@ -80,6 +94,10 @@ std::int32_t api_as_int(void* p, std::uint32_t e, std::int64_t* out) noexcept {
 }
 
 sdk::DimRelation api_compare(void* p, std::uint32_t a, std::uint32_t b) noexcept {
+  if (const std::uint32_t top = std::max(a, b); !self(p).valid(top)) {
+    self(p).reject(top, "ExprApi::compare");
+    return sdk::DimRelation::kUnknown;
+  }
   try {
     switch (self(p).pool().compare(Expr{a}, Expr{b})) {
       case Relation::kEq:
@@ -103,6 +121,10 @@ sdk::DimRelation api_compare(void* p, std::uint32_t a, std::uint32_t b) noexcept
 }
 
 std::size_t api_print(void* p, std::uint32_t e, char* buffer, std::size_t capacity) noexcept {
+  if (!self(p).valid(e)) {
+    self(p).reject(e, "ExprApi::print");
+    return 0;
+  }
   try {
     const std::string& text = self(p).pool().print(Expr{e});
     std::memcpy(buffer, text.data(), std::min(capacity, text.size()));
@@ -121,6 +143,12 @@ std::uint32_t api_parse(void* p, const char* text, std::size_t size) noexcept {
 }
 
 void api_bounds(void* p, std::uint32_t e, std::int64_t* lo, std::int64_t* hi) noexcept {
+  if (!self(p).valid(e)) {
+    self(p).reject(e, "ExprApi::bounds");
+    *lo = kNegInf;
+    *hi = kPosInf;
+    return;
+  }
   try {
     Interval i = self(p).pool().interval(Expr{e});
     *lo = i.lo;
@@ -144,6 +172,25 @@ ExprBridge::ExprBridge(ExprPool& pool) : pool_(&pool) {
   api_.print = &api_print;
   api_.parse = &api_parse;
   api_.bounds = &api_bounds;
+}
+
+std::string invalid_handle_error(const InvalidHandle& bad) {
+  return "returned an invalid expression handle " + std::to_string(bad.handle) + " through " +
+         bad.where;
+}
+
+bool ExprBridge::recount(std::uint32_t handle) {
+  known_count_ = pool_->node_count();
+  return handle < known_count_;
+}
+
+std::uint32_t ExprBridge::reject(std::uint32_t handle, const char* where) {
+  if (!invalid_) invalid_ = InvalidHandle{handle, where};
+  try {
+    return pool_->integer(1).id;
+  } catch (...) {
+    return 0;  // unreachable in practice: small integers do not fail
+  }
 }
 
 Expr ExprBridge::recover(const std::exception& e) {

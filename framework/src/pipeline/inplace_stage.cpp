@@ -121,11 +121,18 @@ class InplaceStage {
     if (rules.inplace != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostInplaceSink sink(d);
+      const std::string_view origin =
+          rules.entries[static_cast<std::size_t>(RuleKind::kInplace)]->origin;
       sdk::Status status;
       {
-        RunningRule running(rules.entries[static_cast<std::size_t>(RuleKind::kInplace)]->origin,
-                            "in-place", node.domain, node.op_type);
+        RunningRule running(origin, "in-place", node.domain, node.op_type);
         status = rules.inplace->declare(view, sink);
+      }
+      // A policy hands no handle back through its sink, only to ExprApi.
+      if (bridge_.has_invalid()) {
+        status = sdk::Status::kInternal;
+        d.error =
+            invalid_handle_error(bridge_.take_invalid()) + "; in-place rule " + std::string(origin);
       }
       if (status != sdk::Status::kOk) {
         s_.warn(n, describe_node(*s_.graph, n) + ": in-place policy failed: " +

@@ -43,9 +43,22 @@ class MemoryStage {
     for (std::size_t b = 0; b < buffers; ++b) source_[b] = s_.buffers[b].source;
 
     const GraphEntry& main = g.main();
-    for (ValueId v : main.initializers) seed(v);
-    for (ValueId v : main.inputs) seed(v);
-    for (NodeId n = 0; n < count; ++n) step(n);
+    try {
+      for (ValueId v : main.initializers) seed(v);
+      for (ValueId v : main.inputs) seed(v);
+    } catch (const ExprError& e) {
+      if (e.kind() != ExprError::Kind::kOverflow) throw;
+      throw ExprError(e.kind(),
+                      "integer overflow: the graph's inputs and initializers add up to more "
+                      "than 2^63 - 1 bytes");
+    }
+    for (NodeId n = 0; n < count; ++n) {
+      try {
+        step(n);
+      } catch (const ExprError& e) {
+        rethrow_at_node(s_, n, e, "the bytes live at this node add up to more than 2^63 - 1");
+      }
+    }
   }
 
  private:

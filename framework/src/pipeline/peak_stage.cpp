@@ -80,7 +80,13 @@ void run_peak_stage(ComputeContext::State& s) {
   // Expression handles are dense: a bit per handle finds the distinct terms without hashing.
   std::vector<bool> seen;
   for (NodeId n = 0; n < count; ++n) {
-    const Expr term = pool.add(s.memory[n].total, s.scratch[n]);
+    Expr term;
+    try {
+      term = pool.add(s.memory[n].total, s.scratch[n]);
+    } catch (const ExprError& e) {
+      rethrow_at_node(s, n, e,
+                      "the bytes live at this node and its scratch add up to more than 2^63 - 1");
+    }
     s.node_terms[n] = term;
     if (term.id >= seen.size()) seen.resize(std::max<std::size_t>(2 * term.id, 1024), false);
     if (!seen[term.id]) {

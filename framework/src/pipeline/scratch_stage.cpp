@@ -11,8 +11,15 @@ namespace {
 
 class HostScratchSink final : public sdk::IScratchSink {
  public:
+  explicit HostScratchSink(ExprBridge& bridge) : bridge_(bridge) {}
   using sdk::IScratchSink::set_bytes;
   sdk::Status set_bytes(std::uint32_t bytes) noexcept override {
+    // A plain number of bytes (set_bytes(4096u)) is not a handle: refused when it names no
+    // expression (it fails the call, ExprBridge), never dereferenced.
+    if (!bridge_.valid(bytes)) {
+      bridge_.reject(bytes, "IScratchSink::set_bytes");
+      return sdk::Status::kInvalidArgument;
+    }
     bytes_ = Expr{bytes};
     set_ = true;
     return sdk::Status::kOk;
@@ -27,12 +34,56 @@ class HostScratchSink final : public sdk::IScratchSink {
   bool set() const { return set_; }
   Expr bytes() const { return bytes_; }
   const std::string& error() const { return error_; }
+  void set_error(std::string error) { error_ = std::move(error); }
 
  private:
+  ExprBridge& bridge_;
   Expr bytes_;
   bool set_ = false;
   std::string error_;
 };
+
+/// s.scratch[n]: the working memory of n's bodies plus its estimator's bytes.
+void node_scratch(ComputeContext::State& s, ExprBridge& bridge, NodeId n) {
+  // A control-flow node also needs the working memory of its bodies while they run.
+  if (!s.graph->node(n).bodies.empty()) s.scratch[n] = body_working_bytes(s, n);
+  const sdk::IScratchEstimator* estimator = s.rules_of(n).scratch;
+  if (estimator == nullptr) return;
+  HostNodeView view(s, bridge, n);
+  HostScratchSink sink(bridge);
+  const std::string_view origin =
+      s.rules_of(n).entries[static_cast<std::size_t>(RuleKind::kScratch)]->origin;
+  sdk::Status status;
+  {
+    const NodeEntry& node = s.graph->node(n);
+    RunningRule running(origin, "scratch", node.domain, node.op_type);
+    status = estimator->estimate(view, sink);
+  }
+  const InvalidHandle invalid = bridge.has_invalid() ? bridge.take_invalid() : InvalidHandle{};
+  for (const std::string& e : bridge.take_errors()) {
+    s.warn(n, describe_node(*s.graph, n) + ": expression error in scratch estimate: " + e);
+  }
+  if (invalid) {
+    // The plugin broke the boundary's contract: whatever it returned, the estimate is unknown,
+    // and the warning names the plugin.
+    status = sdk::Status::kInternal;
+    sink.set_error(invalid_handle_error(invalid) + "; scratch rule " + std::string(origin));
+  }
+  if (status == sdk::Status::kOk && sink.set()) {
+    s.scratch[n] = s.pool->add(s.scratch[n], sink.bytes());
+    return;
+  }
+  // Never a silent 0: an estimate that cannot be computed is a named unknown.
+  const NodeEntry& node = s.graph->node(n);
+  const std::string name =
+      "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
+  s.scratch[n] = s.pool->add(
+      s.scratch[n], s.pool->fresh_symbol(name, Interval{0, kPosInf},
+                                         "scratch estimate of " + describe_node(*s.graph, n)));
+  s.warn(n, describe_node(*s.graph, n) + ": scratch estimate unavailable (" +
+                (sink.error().empty() ? std::string("no reason given") : sink.error()) +
+                "); reported as " + name);
+}
 
 }  // namespace
 
@@ -43,37 +94,13 @@ void run_scratch_stage(ComputeContext::State& s) {
   if (!s.options.scratch.enabled) return;
   ExprBridge bridge(*s.pool);
   for (NodeId n = 0; n < count; ++n) {
-    // A control-flow node also needs the working memory of its bodies while they run.
-    if (!s.graph->node(n).bodies.empty()) s.scratch[n] = body_working_bytes(s, n);
-    const sdk::IScratchEstimator* estimator = s.rules_of(n).scratch;
-    if (estimator == nullptr) continue;
-    HostNodeView view(s, bridge, n);
-    HostScratchSink sink;
-    sdk::Status status;
-    {
-      const NodeEntry& node = s.graph->node(n);
-      RunningRule running(
-          s.rules_of(n).entries[static_cast<std::size_t>(RuleKind::kScratch)]->origin, "scratch",
-          node.domain, node.op_type);
-      status = estimator->estimate(view, sink);
+    try {
+      node_scratch(s, bridge, n);
+    } catch (const ExprError& e) {
+      rethrow_at_node(s, n, e,
+                      "its scratch bytes (estimate and bodies' working memory) add up to more "
+                      "than 2^63 - 1");
     }
-    for (const std::string& e : bridge.take_errors()) {
-      s.warn(n, describe_node(*s.graph, n) + ": expression error in scratch estimate: " + e);
-    }
-    if (status == sdk::Status::kOk && sink.set()) {
-      s.scratch[n] = s.pool->add(s.scratch[n], sink.bytes());
-      continue;
-    }
-    // Never a silent 0: an estimate that cannot be computed is a named unknown.
-    const NodeEntry& node = s.graph->node(n);
-    const std::string name =
-        "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
-    s.scratch[n] = s.pool->add(
-        s.scratch[n], s.pool->fresh_symbol(name, Interval{0, kPosInf},
-                                           "scratch estimate of " + describe_node(*s.graph, n)));
-    s.warn(n, describe_node(*s.graph, n) + ": scratch estimate unavailable (" +
-                  (sink.error().empty() ? std::string("no reason given") : sink.error()) +
-                  "); reported as " + name);
   }
 }
 

@@ -1,6 +1,7 @@
 // Stage 1: symbolic shape inference (semantics.md 3, expressions.md 7-8).
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "cctx/crash_report.hpp"
@@ -25,11 +26,17 @@ std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size)
 
 class ShapeStage;
 
-/// The host's IShapeSink for one node: writes straight into the analysis state.
+/// The host's IShapeSink for one node: writes straight into the analysis state. Every handle is
+/// checked before it is stored: an invalid one is refused and fails the rule call (ExprBridge).
 class HostShapeSink final : public sdk::IShapeSink {
  public:
-  HostShapeSink(ShapeStage& stage, ComputeContext::State& s, NodeId n)
-      : stage_(stage), s_(s), n_(n), node_(s.graph->node(n)), set_(node_.outputs.size()) {}
+  HostShapeSink(ShapeStage& stage, ExprBridge& bridge, ComputeContext::State& s, NodeId n)
+      : stage_(stage),
+        bridge_(bridge),
+        s_(s),
+        n_(n),
+        node_(s.graph->node(n)),
+        set_(node_.outputs.size()) {}
 
   sdk::Status set_output(std::uint32_t out, sdk::ValueKind kind, std::int32_t dtype,
                          std::int32_t rank, const std::uint32_t* dims) noexcept override {
@@ -46,7 +53,14 @@ class HostShapeSink final : public sdk::IShapeSink {
       if (rank >= 0) {
         shape.known_rank = true;
         shape.dims.reserve(static_cast<std::size_t>(rank));
-        for (std::int32_t k = 0; k < rank; ++k) shape.dims.push_back(Expr{dims[k]});
+        // Some handle is invalid exactly when the largest one is: one check after the copy (none
+        // for a scalar, whose empty dims are valid even in an empty pool).
+        std::uint32_t top = 0;
+        for (std::int32_t k = 0; k < rank; ++k) {
+          top = std::max(top, dims[k]);
+          shape.dims.push_back(Expr{dims[k]});
+        }
+        if (rank > 0 && !bridge_.valid(top)) return refuse(top, "IShapeSink::set_output");
       }
       s_.shapes[v] = std::move(shape);
       set_.set(out);
@@ -64,6 +78,11 @@ class HostShapeSink final : public sdk::IShapeSink {
       }
       ValueId v = node_.outputs[out];
       if (v == kNoValue || count > kMaxValueElements) return sdk::Status::kOk;
+      // No handle at all is valid even in an empty pool (a scalar of a model without dims).
+      if (count > 0) {
+        const std::uint32_t top = *std::max_element(values, values + count);
+        if (!bridge_.valid(top)) return refuse(top, "IShapeSink::set_output_value");
+      }
       ValueShape& shape = s_.shapes[v];
       shape.has_value = true;
       shape.value.resize(count);
@@ -80,6 +99,14 @@ class HostShapeSink final : public sdk::IShapeSink {
       sdk::Status status;
       ValueShape* shape = sequence_output(out, "set_output_elements", &status);
       if (shape == nullptr) return status;
+      std::size_t dim_count = 0;
+      for (std::uint32_t k = 0; k < count; ++k) {
+        if (ranks[k] > 0) dim_count += static_cast<std::size_t>(ranks[k]);
+      }
+      if (dim_count > 0) {
+        const std::uint32_t top = *std::max_element(dims, dims + dim_count);
+        if (!bridge_.valid(top)) return refuse(top, "IShapeSink::set_output_elements");
+      }
       std::vector<ElementShape> elements(count);
       std::size_t next = 0;
       for (std::uint32_t k = 0; k < count; ++k) {
@@ -98,6 +125,7 @@ class HostShapeSink final : public sdk::IShapeSink {
   sdk::Status set_output_length(std::uint32_t out, std::uint32_t length) noexcept override {
     try {
       sdk::Status status;
+      if (!bridge_.valid(length)) return refuse(length, "IShapeSink::set_output_length");
       ValueShape* shape = sequence_output(out, "set_output_length", &status);
       if (shape == nullptr) return status;
       set_sequence_length(*s_.pool, Expr{length}, kMaxTrackedPositions, *shape);
@@ -139,6 +167,11 @@ class HostShapeSink final : public sdk::IShapeSink {
 
   sdk::Status constraint(sdk::ConstraintKind kind, std::uint32_t a, std::uint32_t b,
                          std::uint32_t c) noexcept override {
+    // `c` means something for kOneOf only; elsewhere whatever the plugin passed is not read.
+    if (kind != sdk::ConstraintKind::kOneOf && !bridge_.valid(c)) c = 0;
+    if (const std::uint32_t top = std::max({a, b, c}); !bridge_.valid(top)) {
+      return refuse(top, "IShapeSink::constraint");
+    }
     try {
       s_.constraints.push_back(
           Constraint{static_cast<Constraint::Kind>(kind), Expr{a}, Expr{b}, Expr{c}, n_});
@@ -172,6 +205,12 @@ class HostShapeSink final : public sdk::IShapeSink {
   bool output_set(std::size_t k) const { return set_[k]; }
 
  private:
+  /// An invalid handle: nothing is stored, and the rule call fails whatever it returns.
+  sdk::Status refuse(std::uint32_t handle, const char* where) {
+    bridge_.reject(handle, where);
+    return sdk::Status::kInvalidArgument;
+  }
+
   sdk::Status fail_bad_output(std::uint32_t out) {
     // Built before the StringRef: argument evaluation order would otherwise be unspecified.
     message_ = "output index " + std::to_string(out) + " out of range (node has " +
@@ -180,6 +219,7 @@ class HostShapeSink final : public sdk::IShapeSink {
   }
 
   ShapeStage& stage_;
+  ExprBridge& bridge_;
   ComputeContext::State& s_;
   NodeId n_;
   const NodeEntry& node_;
@@ -231,6 +271,14 @@ class ShapeStage {
       if (b.attribute == attr) body = b.graph;
     }
     if (body == kInvalidId) return sdk::Status::kInvalidArgument;
+    // The body's rules run inside this node's rule call: each of them must see only its own
+    // invalid handles, and this call its own once the body is done.
+    const InvalidHandle outer = bridge_.take_invalid();
+    struct Restore {
+      ExprBridge& bridge;
+      InvalidHandle outer;
+      ~Restore() { bridge.restore_invalid(outer); }
+    } restore{bridge_, outer};
     const GraphEntry& ge = s_.graph->graphs()[body];
     seed_graph(body);
     for (std::size_t k = 0; k < ge.inputs.size() && k < count; ++k) {
@@ -335,13 +383,18 @@ class ShapeStage {
     NodeFlags done(node.outputs.size());
     if (rules.shape != nullptr) {
       HostNodeView view(s_, bridge_, n);
-      HostShapeSink sink(*this, s_, n);
+      HostShapeSink sink(*this, bridge_, s_, n);
+      const std::string_view origin =
+          rules.entries[static_cast<std::size_t>(RuleKind::kShape)]->origin;
       sdk::Status status;
       {
-        RunningRule running(rules.entries[static_cast<std::size_t>(RuleKind::kShape)]->origin,
-                            "shape", node.domain, node.op_type);
+        RunningRule running(origin, "shape", node.domain, node.op_type);
         status = rules.shape->infer(view, sink);
       }
+      // Taken after every rule call, so that each one starts clear (infer_body keeps the
+      // enclosing call's apart while a body runs).
+      const InvalidHandle invalid =
+          bridge_.has_invalid() ? bridge_.take_invalid() : InvalidHandle{};
       if (parked_) {
         AnalysisError e = *parked_;
         parked_.reset();
@@ -350,15 +403,22 @@ class ShapeStage {
       for (const std::string& e : bridge_.take_errors()) {
         s_.warn(n, describe_node(*s_.graph, n) + ": expression error: " + e);
       }
-      if (status == sdk::Status::kOk) {
+      if (status == sdk::Status::kOk && !invalid) {
         for (std::size_t k = 0; k < node.outputs.size(); ++k) done.set(k, sink.output_set(k));
       } else {
         rule_failed = true;
-        rule_error = sink.error().empty() ? "shape rule failed" : sink.error();
-        if (s_.options.shapes.strict) throw AnalysisError(identify(n) + ": " + rule_error);
-        s_.warn(n, describe_node(*s_.graph, n) + ": " + rule_error + " (shape rule " +
-                       rules.entries[static_cast<std::size_t>(RuleKind::kShape)]->origin +
-                       "); using the fallbacks");
+        const std::string by = " (shape rule " + std::string(origin) + ")";
+        if (invalid) {
+          rule_error = invalid_handle_error(invalid);
+        } else {
+          rule_error = sink.error().empty() ? "shape rule failed" : sink.error();
+        }
+        // The warning names the plugin; a strict error does too when the plugin broke the
+        // boundary's contract rather than refused a model.
+        if (s_.options.shapes.strict) {
+          throw AnalysisError(identify(n) + ": " + rule_error + (invalid ? by : std::string()));
+        }
+        s_.warn(n, describe_node(*s_.graph, n) + ": " + rule_error + by + "; using the fallbacks");
       }
     }
     if (!all_done(node, done)) fall_back(n, rule_failed, done);
@@ -538,6 +598,15 @@ class ShapeStage {
 sdk::Status HostShapeSink::infer_body(sdk::StringRef attr, std::uint32_t input_count,
                                       const sdk::ValueDesc* inputs,
                                       sdk::IBodyOutputs& outputs) noexcept {
+  for (std::uint32_t k = 0; k < input_count; ++k) {
+    const sdk::ValueDesc& d = inputs[k];
+    for (std::int32_t a = 0; a < d.rank; ++a) {
+      if (!bridge_.valid(d.dims[a])) return refuse(d.dims[a], "IShapeSink::infer_body");
+    }
+    for (std::int32_t a = 0; a < d.value_size; ++a) {
+      if (!bridge_.valid(d.values[a])) return refuse(d.values[a], "IShapeSink::infer_body");
+    }
+  }
   try {
     sdk::Status st = stage_.infer_body(n_, text(attr), input_count, inputs, outputs);
     if (st != sdk::Status::kOk) {

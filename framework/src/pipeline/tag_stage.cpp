@@ -188,13 +188,18 @@ class TagStage {
     if (rules.tag != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostTagSink sink(*this, n);
+      const std::string_view origin =
+          rules.entries[static_cast<std::size_t>(RuleKind::kTagRule)]->origin;
       sdk::Status status;
       {
-        RunningRule running(rules.entries[static_cast<std::size_t>(RuleKind::kTagRule)]->origin,
-                            "tag", node.domain, node.op_type);
+        RunningRule running(origin, "tag", node.domain, node.op_type);
         status = rules.tag->apply(view, sink);
       }
-      if (status != sdk::Status::kOk) {
+      // A tag rule hands no handle back through its sink, only to ExprApi.
+      if (bridge_.has_invalid()) {
+        report_rule_error(
+            n, invalid_handle_error(bridge_.take_invalid()) + "; tag rule " + std::string(origin));
+      } else if (status != sdk::Status::kOk) {
         report_rule_error(n, sink.error());
       }
     }

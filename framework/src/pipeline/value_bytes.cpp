@@ -6,18 +6,57 @@
 namespace cctx {
 
 namespace {
-/// Bytes of a tensor of `bits`-bit elements (bits > 0) and dims `dims`.
+/// Bytes of a tensor of `bits`-bit elements (bits > 0) and dims `dims`. A concrete size is
+/// computed as bytes, never as bits or as count + k first: anything up to 2^63 - 1 bytes fits.
 Expr tensor_bytes(ExprPool& pool, std::uint32_t bits, std::span<const Expr> dims) {
   Expr count = pool.product(dims);
   if (bits % 8 == 0) return pool.mul(count, pool.integer(bits / 8));
   if (bits < 8 && 8 % bits == 0) {
-    // Sub-byte types pack per tensor, rounded up.
-    const std::int64_t per_byte = 8 / bits;
-    return pool.floor_div(pool.add(count, pool.integer(per_byte - 1)), pool.integer(per_byte));
+    // Sub-byte types pack per tensor, rounded up: (count + per_byte - 1) // per_byte, which
+    // CeilToInt builds for a symbolic count and folds without the sum for a concrete one.
+    return pool.ceil_div(count, pool.integer(8 / bits));
   }
   // Other widths (plugin-registered): round the bit count up to bytes.
+  if (const std::optional<std::int64_t> n = pool.as_int(count)) {
+    __extension__ typedef unsigned __int128 Wide;
+    const Wide bytes = (static_cast<Wide>(*n) * bits + 7) / 8;
+    if (bytes > static_cast<Wide>(kPosInf)) {
+      throw ExprError(ExprError::Kind::kOverflow, "integer overflow in " + std::to_string(*n) +
+                                                      " elements of " + std::to_string(bits) +
+                                                      " bits");
+    }
+    return pool.integer(static_cast<std::int64_t>(bytes));
+  }
   return pool.floor_div(pool.add(pool.mul(count, pool.integer(bits)), pool.integer(7)),
                         pool.integer(8));
+}
+
+/// tensor_bytes of value v, whose overflow names the node that makes v (or v itself, a graph
+/// input), v, its type and its dims: a bare "integer overflow" would name none of them.
+Expr value_tensor_bytes(ComputeContext::State& s, ValueId v, std::uint32_t bits) {
+  const ValueShape& shape = s.shapes[v];
+  try {
+    return tensor_bytes(*s.pool, bits, shape.dims);
+  } catch (const ExprError& e) {
+    if (e.kind() != ExprError::Kind::kOverflow) throw;
+    const ValueEntry& entry = s.graph->value(v);
+    const std::string name(entry.name);
+    std::string dims;
+    for (const Expr d : shape.dims) {
+      if (dims.size() > 200) {
+        dims += ", ...";
+        break;
+      }
+      dims += (dims.empty() ? "" : ", ") + s.pool->print(d);
+    }
+    const std::string what = dtype_name(shape.dtype, s.registry.get()) + ", dims [" + dims + "]";
+    throw ExprError(
+        ExprError::Kind::kOverflow,
+        entry.producer != kInvalidId
+            ? describe_node(*s.graph, entry.producer) +
+                  ": integer overflow computing the byte size of '" + name + "' (" + what + ")"
+            : "value '" + name + "': integer overflow computing its byte size (" + what + ")");
+  }
 }
 }  // namespace
 
@@ -34,7 +73,18 @@ std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
         "byte size of '" + std::string(s.graph->value(v).name) + "' (unknown rank)");
   }
   if (bits == 0) return std::nullopt;
-  return tensor_bytes(pool, bits, shape.dims);
+  return value_tensor_bytes(s, v, bits);
+}
+
+void rethrow_at_node(const ComputeContext::State& s, NodeId n, const ExprError& e,
+                     const std::string& what) {
+  const std::string message = e.what();
+  if (e.kind() != ExprError::Kind::kOverflow || message.starts_with("node ") ||
+      message.starts_with("value '")) {
+    throw e;
+  }
+  throw ExprError(ExprError::Kind::kOverflow,
+                  describe_node(*s.graph, n) + ": integer overflow: " + what);
 }
 
 bool ByteSizes::same_key(std::uint32_t at, std::uint32_t bits,
@@ -74,7 +124,7 @@ std::optional<Expr> ByteSizes::operator()(ValueId v) {
     if (slot.hash == h && same_key(slot.key_at - 1, bits, shape.dims)) return slot.bytes;
   }
   // A new (bits, dims): its product once, then found by its handles.
-  const Expr bytes = tensor_bytes(*s_.pool, bits, shape.dims);
+  const Expr bytes = value_tensor_bytes(s_, v, bits);
   slots_[at] = Slot{h, static_cast<std::uint32_t>(keys_.size() + 1), bytes};
   ++used_;
   keys_.push_back(static_cast<std::uint32_t>(shape.dims.size()));

@@ -34,8 +34,11 @@ enum class ExprOp : std::int32_t {
 enum class DimRelation : std::int32_t { kEq, kLt, kLe, kGt, kGe, kNe, kUnknown };
 
 /// Host function table. Owned by the host, valid while the rule that received it runs. Functions
-/// never fail: an arithmetic error (int64 overflow, a size cap) yields a fresh symbol and a
-/// diagnostic recorded by the host against the node being analysed.
+/// never fail: an arithmetic error (int64 overflow, a size cap, a divisor of 0) yields a fresh
+/// symbol and a diagnostic recorded by the host against the node being analysed. A handle that
+/// names no expression of the host is never followed: the function returns a harmless value (the
+/// integer 1, "not an integer", kUnknown, unbounded) and the rule call that passed it fails,
+/// whatever it returns ("returned an invalid expression handle ...").
 struct ExprApi {
   std::uint32_t struct_size;  ///< sizeof(ExprApi) as the host compiled it
   void* pool;                 ///< opaque host state, passed back to every function

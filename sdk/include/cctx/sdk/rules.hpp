@@ -191,7 +191,9 @@ class CCTX_SDK_VISIBLE IInplacePolicy {
 /// Where a scratch estimator writes the working bytes of a node.
 class CCTX_SDK_VISIBLE IScratchSink {
  public:
-  /// Working memory beyond inputs and outputs, in bytes (an expression handle).
+  /// Working memory beyond inputs and outputs, in bytes (an expression handle, not a number of
+  /// bytes: `set_bytes(node.constant(4096))`). A handle that names no expression is refused
+  /// and fails the estimate.
   virtual Status set_bytes(std::uint32_t bytes) noexcept = 0;
   /// The estimate cannot be computed (missing attribute, unknown rank): the host reports the
   /// symbol `scratch_<Op>_<node>` instead of a silent 0.
