@@ -1,0 +1,113 @@
+// If (the control-flow family): both branches are inferred, a decided condition selects one, and
+// otherwise each output merges the branches' kinds, types, values and dims, a dim that differs
+// becoming their max or a fresh symbol (plugin option `if_merge`, read by register_control_flow).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "body_values.hpp"
+#include "control_flow_rules.hpp"
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+namespace {
+
+// ---- If -----------------------------------------------------------------------------------------
+
+/// How an If output dim that differs between the branches is represented (plugin option
+/// `if_merge`): `max` is an evaluable upper bound, right for memory; `fresh` a new symbol.
+enum class IfMerge { kMax, kFresh };
+
+/// 1 when the condition is provably true, 0 when provably false, -1 when undecided.
+int decided_branch(const INodeView& node) {
+  std::vector<Dim> cond;
+  if (!input_values(node, 0, &cond) || cond.size() != 1) return -1;
+  const Dim zero = cond[0].lift(0);
+  if (cond[0].provably_eq(zero)) return 0;
+  if (cond[0].provably_ne(zero)) return 1;
+  return -1;
+}
+
+Dim merge_branch_dims(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint32_t axis,
+                      Dim a, Dim b, IfMerge mode) {
+  if (a.provably_eq(b)) return a;
+  Dim merged = max(a, b);
+  if (mode == IfMerge::kFresh) {
+    std::int64_t alo, ahi, blo, bhi;
+    a.bounds(&alo, &ahi);
+    b.bounds(&blo, &bhi);
+    merged = fresh(node, out, o, axis, std::max<std::int64_t>(0, std::min(alo, blo)),
+                   std::max(ahi, bhi));
+  }
+  out.constraint(ConstraintKind::kOneOf, merged.handle(), a.handle(), b.handle());
+  return merged;
+}
+
+Status merge_branches(const INodeView& node, IShapeSink& out, std::uint32_t o, const BodyValue& a,
+                      const BodyValue& b, IfMerge mode, BodyValue* merged) {
+  if (a.kind != b.kind && a.kind != ValueKind::kUnknown && b.kind != ValueKind::kUnknown) {
+    return fail(out, "output " + std::to_string(o) + " has different kinds in the two branches");
+  }
+  if (a.dtype != b.dtype && a.dtype != dtype::kUndefined && b.dtype != dtype::kUndefined) {
+    return fail(out,
+                "output " + std::to_string(o) + " has different element types in the two branches");
+  }
+  merged->kind = a.kind != ValueKind::kUnknown ? a.kind : b.kind;
+  merged->dtype = a.dtype != dtype::kUndefined ? a.dtype : b.dtype;
+  merged->has_value = same_values(a, b);
+  if (merged->has_value) merged->value = a.value;
+  merged->has_length = a.has_length && b.has_length && a.length.provably_eq(b.length) &&
+                       same_shape(a.shape, b.shape);
+  if (merged->has_length) merged->length = a.length;
+  if (!a.shape.known || !b.shape.known || a.shape.rank() != b.shape.rank()) {
+    merged->shape = Shape::unknown();
+    return Status::kOk;
+  }
+  merged->shape = Shape::of({});
+  for (std::size_t k = 0; k < a.shape.rank(); ++k) {
+    merged->shape.dims.push_back(merge_branch_dims(node, out, o, static_cast<std::uint32_t>(k),
+                                                   a.shape.dims[k], b.shape.dims[k], mode));
+  }
+  return Status::kOk;
+}
+
+Status if_op(const INodeView& node, IShapeSink& out, IfMerge mode) {
+  Status st;
+  if (!require_inputs(node, out, 1, &st)) return st;
+  // Both branches are inferred even when the condition is decided: their nodes need shapes too.
+  std::vector<BodyValue> then_out, else_out;
+  if (Status s = infer_body(node, out, "then_branch", {}, &then_out); s != Status::kOk) return s;
+  if (Status s = infer_body(node, out, "else_branch", {}, &else_out); s != Status::kOk) return s;
+  if (then_out.size() != else_out.size() || then_out.size() < node.output_count()) {
+    return fail(out, "the branches have " + std::to_string(then_out.size()) + " and " +
+                         std::to_string(else_out.size()) + " outputs for " +
+                         std::to_string(node.output_count()) + " node outputs");
+  }
+  const int branch = decided_branch(node);
+  for (std::uint32_t o = 0; o < node.output_count(); ++o) {
+    if (!node.has_output(o)) continue;
+    BodyValue result;
+    if (branch >= 0) {
+      result = branch == 1 ? then_out[o] : else_out[o];
+    } else if (Status s = merge_branches(node, out, o, then_out[o], else_out[o], mode, &result);
+               s != Status::kOk) {
+      return s;
+    }
+    if (Status s = set_body_value(out, o, result); s != Status::kOk) return s;
+  }
+  return Status::kOk;
+}
+
+Status if_max(const INodeView& node, IShapeSink& out) { return if_op(node, out, IfMerge::kMax); }
+Status if_fresh(const INodeView& node, IShapeSink& out) {
+  return if_op(node, out, IfMerge::kFresh);
+}
+
+}  // namespace
+
+constinit const FnShapeRule kIfMax{&if_max};
+constinit const FnShapeRule kIfFresh{&if_fresh};
+
+}  // namespace cctx::opsets::onnx

@@ -1,0 +1,176 @@
+// The sliding window that convolutions (conv.cpp) and pools (pool.cpp) share: its attributes
+// (kernel, strides, dilations, pads, auto_pad, ceil_mode, as each operator version defines them)
+// and the output size of a window over an input dim (expressions.md, Symbolic shape inference
+// rules). The shape rules and the im2col / col2im scratch estimators (semantics.md, Peak scratch
+// memory) both recompute output dims through it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rule_kit.hpp"
+
+namespace cctx::opsets::onnx {
+
+// ---- window attributes -------------------------------------------------------------------------
+
+enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+
+/// Which optional window attributes an operator version defines (older versions ignore them).
+struct WindowTraits {
+  bool dilations = true;
+  bool ceil_mode = false;
+  bool auto_pad = true;
+};
+
+/// The sliding-window attributes of one node, per spatial axis.
+struct Window {
+  std::vector<Dim> kernel;  ///< empty when unknown (no kernel_shape, weight shape unknown)
+  std::vector<std::int64_t> strides, dilations;
+  std::vector<std::int64_t> pads;  ///< begin values, then end values
+  AutoPad auto_pad = AutoPad::kNotSet;
+  bool ceil_mode = false;
+
+  std::size_t spatial() const { return strides.size(); }
+  std::int64_t pad_begin(std::size_t i) const { return pads[i]; }
+  std::int64_t pad_end(std::size_t i) const { return pads[i + spatial()]; }
+  bool kernel_known() const { return !kernel.empty(); }
+};
+
+/// Reads an INTS attribute of `n` values (absent: `n` copies of `fill`).
+inline bool ints_attr(const INodeView& node, const char* name, std::size_t n, std::int64_t fill,
+                      std::vector<std::int64_t>* values, std::string* error) {
+  if (!attr_ints_vec(node, name, values)) {
+    values->assign(n, fill);
+    return true;
+  }
+  if (values->size() == n) return true;
+  *error = "attribute '" + std::string(name) + "' has " + std::to_string(values->size()) +
+           " values, expected " + std::to_string(n);
+  return false;
+}
+
+inline bool parse_auto_pad(const INodeView& node, AutoPad* mode, std::string* error) {
+  const std::string text = attr_string_or(node, "auto_pad", "NOTSET");
+  if (text == "NOTSET") {
+    *mode = AutoPad::kNotSet;
+  } else if (text == "SAME_UPPER") {
+    *mode = AutoPad::kSameUpper;
+  } else if (text == "SAME_LOWER") {
+    *mode = AutoPad::kSameLower;
+  } else if (text == "VALID") {
+    *mode = AutoPad::kValid;
+  } else {
+    *error = "unknown auto_pad '" + text + "'";
+    return false;
+  }
+  return true;
+}
+
+/// Kernel dims from `kernel_shape`, else from the weight's dims [2:] (`weight` may be unknown).
+inline bool read_kernel(const INodeView& node, std::size_t spatial, const Shape& weight,
+                        std::vector<Dim>* kernel, std::string* error) {
+  std::vector<std::int64_t> attr;
+  if (attr_ints_vec(node, "kernel_shape", &attr)) {
+    if (attr.size() != spatial) {
+      *error = "attribute 'kernel_shape' has " + std::to_string(attr.size()) +
+               " values, expected " + std::to_string(spatial);
+      return false;
+    }
+    for (std::int64_t k : attr) {
+      if (k < 1) {
+        *error = "kernel_shape value " + std::to_string(k) + " is not positive";
+        return false;
+      }
+      kernel->push_back(node.constant(k));
+    }
+    return true;
+  }
+  if (!weight.known) return true;  // unknown kernel
+  if (weight.rank() != spatial + 2) {
+    *error = "weight has rank " + std::to_string(weight.rank()) + ", expected " +
+             std::to_string(spatial + 2);
+    return false;
+  }
+  kernel->assign(weight.dims.begin() + 2, weight.dims.end());
+  return true;
+}
+
+inline bool read_window(const INodeView& node, std::size_t spatial, const Shape& weight,
+                        WindowTraits traits, Window* w, std::string* error) {
+  if (!read_kernel(node, spatial, weight, &w->kernel, error)) return false;
+  if (!ints_attr(node, "strides", spatial, 1, &w->strides, error)) return false;
+  if (traits.dilations) {
+    if (!ints_attr(node, "dilations", spatial, 1, &w->dilations, error)) return false;
+  } else {
+    w->dilations.assign(spatial, 1);
+  }
+  for (std::size_t i = 0; i < spatial; ++i) {
+    if (w->strides[i] < 1 || w->dilations[i] < 1) {
+      *error = "strides and dilations must be positive (axis " + std::to_string(i + 2) +
+               ": stride " + std::to_string(w->strides[i]) + ", dilation " +
+               std::to_string(w->dilations[i]) + ")";
+      return false;
+    }
+  }
+  if (traits.auto_pad && !parse_auto_pad(node, &w->auto_pad, error)) return false;
+  if (w->auto_pad == AutoPad::kNotSet) {
+    if (!ints_attr(node, "pads", 2 * spatial, 0, &w->pads, error)) return false;
+  } else {
+    w->pads.assign(2 * spatial, 0);  // computed from the mode, never read
+  }
+  w->ceil_mode = traits.ceil_mode && node.attr_int_or("ceil_mode", 0) != 0;
+  return true;
+}
+
+/// Spatial output size of a sliding window over input size x (expressions.md, Symbolic shape
+/// inference rules). For SAME_* the kernel is not needed; otherwise the caller has checked
+/// `w.kernel_known()`.
+inline Dim window_output(const Window& w, std::size_t i, Dim x) {
+  const std::int64_t s = w.strides[i];
+  if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower) {
+    return ceil_div(x, s);
+  }
+  const Dim eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+  if (w.auto_pad == AutoPad::kValid) return floor_div(x - eff, s) + 1;
+  const std::int64_t pb = w.pad_begin(i), pe = w.pad_end(i);
+  if (!w.ceil_mode) return floor_div(x + pb + pe - eff, s) + 1;
+  // ceil_mode: the last window must start inside the input or the left padding.
+  return min(ceil_div(x + pb + pe - eff, s) + 1, floor_div(x + pb - 1, s) + 1);
+}
+
+/// Output spatial dims of X (rank >= 3) under `w`; fresh dims of output `o` where the kernel is
+/// unknown. Fails when a dim is provably not positive.
+inline bool spatial_outputs(const INodeView& node, IShapeSink* out, std::uint32_t o,
+                            const Window& w, const Shape& x, std::vector<Dim>* dims,
+                            std::string* error) {
+  const bool same = w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower;
+  for (std::size_t i = 0; i < w.spatial(); ++i) {
+    if (!same && !w.kernel_known()) {
+      if (out == nullptr) {
+        *error = "kernel size unknown";
+        return false;
+      }
+      dims->push_back(fresh(node, *out, o, i + 2));
+      continue;
+    }
+    Dim d = window_output(w, i, x.dims[i + 2]);
+    if (d.lift(0).provably_ge(d)) {
+      *error = "output size " + to_string(d) + " of spatial axis " + std::to_string(i + 2) +
+               " is not positive (input " + to_string(x.dims[i + 2]) + ")";
+      return false;
+    }
+    dims->push_back(d);
+  }
+  return true;
+}
+
+inline bool require_spatial_input(const Shape& x, std::string* error) {
+  if (x.rank() >= 3) return true;
+  *error = "input X has rank " + std::to_string(x.rank()) + ", expected N, C and spatial dims";
+  return false;
+}
+
+}  // namespace cctx::opsets::onnx
