@@ -244,6 +244,8 @@ class ComputeContext {
   ExprPool& pool() const;
   const GraphView& graph() const;
   const RuleRegistry& registry() const;
+  /// The rules bound to node n's operator kind (resolved once per kind, right after the graph).
+  const ResolvedRules& rules(NodeId n) const;
 
   // ---- per value (ValueId from graph()) --------------------------------------------------------
   const ValueShape& shape(ValueId v) const;

@@ -47,6 +47,9 @@ struct ResolvedRules {
   const sdk::IInplacePolicy* inplace = nullptr;
   const sdk::IScratchEstimator* scratch = nullptr;
   const RuleEntry* entries[kRuleKindCount] = {};  ///< for origins in messages
+
+  /// The entry of `kind`'s rule (its origin names the plugin in messages), or nullptr.
+  const RuleEntry* entry(RuleKind kind) const { return entries[static_cast<std::size_t>(kind)]; }
 };
 
 struct DomainRange {

@@ -16,6 +16,7 @@
 #include "cctx/model.hpp"
 #include "cctx/profile.hpp"
 #include "cctx/registry.hpp"
+#include "pipeline/rule_bindings.hpp"
 
 namespace cctx {
 
@@ -69,15 +70,13 @@ struct ComputeContext::State {
   std::unique_ptr<Model> inlined;
   std::unique_ptr<ExprPool> pool;
   std::unique_ptr<GraphView> graph;
+  /// The binding step, right after the graph view: every kind's rules (read through rules_of).
+  RuleBindings rules;
 
   // ---- stage 1: shapes (per ValueId) -----------------------------------------------------------
   std::vector<ValueShape> shapes;
   /// Small constant floating tensors (initializers, Constant outputs): Resize scales, ...
   std::unordered_map<ValueId, std::vector<double>> float_values;
-  /// Per NodeEntry::kind (nodes of one operator share their rules), resolved by the shape stage
-  /// when it meets the first node of the kind; read through rules_of().
-  std::vector<ResolvedRules> rules;
-  std::vector<bool> rules_resolved;
   std::vector<Constraint> constraints;
   std::vector<ValueId> unknown_rank_values;
   /// Producer-named fresh dims by name, so that re-inferring a body reuses them.
@@ -134,7 +133,7 @@ struct ComputeContext::State {
     diagnostics.push_back(Diagnostic{Diagnostic::Severity::kNote, node, std::move(message)});
   }
   Expr zero() { return pool->integer(0); }
-  const ResolvedRules& rules_of(NodeId n) const { return rules[graph->node(n).kind]; }
+  const ResolvedRules& rules_of(NodeId n) const { return rules.of(graph->node(n)); }
 };
 
 // The stages, in pipeline order. Each one reads only what earlier stages stored.

@@ -58,6 +58,7 @@ void ComputeContext::compute(const Model& model) {
       s.model = s.inlined.get();
     }
     s.graph = std::make_unique<GraphView>(*s.model);
+    s.rules.bind(*s.graph, *s.registry);
   });
   for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
   timed("shapes", [&] { run_shape_stage(s); });
@@ -73,6 +74,7 @@ void ComputeContext::compute(const Model& model) {
 const Profile& ComputeContext::options() const { return state_->options; }
 ExprPool& ComputeContext::pool() const { return *state_->pool; }
 const RuleRegistry& ComputeContext::registry() const { return *state_->registry; }
+const ResolvedRules& ComputeContext::rules(NodeId n) const { return state_->rules_of(n); }
 
 const GraphView& ComputeContext::graph() const {
   if (!state_->graph) throw Error("ComputeContext: compute() has not run", ExitCode::kUsage);

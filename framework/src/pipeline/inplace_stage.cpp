@@ -121,8 +121,7 @@ class InplaceStage {
     if (rules.inplace != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostInplaceSink sink(d);
-      const std::string_view origin =
-          rules.entries[static_cast<std::size_t>(RuleKind::kInplace)]->origin;
+      const std::string_view origin = rules.entry(RuleKind::kInplace)->origin;
       sdk::Status status;
       {
         RunningRule running(origin, "in-place", node.domain, node.op_type);

@@ -51,8 +51,7 @@ void node_scratch(ComputeContext::State& s, ExprBridge& bridge, NodeId n) {
   if (estimator == nullptr) return;
   HostNodeView view(s, bridge, n);
   HostScratchSink sink(bridge);
-  const std::string_view origin =
-      s.rules_of(n).entries[static_cast<std::size_t>(RuleKind::kScratch)]->origin;
+  const std::string_view origin = s.rules_of(n).entry(RuleKind::kScratch)->origin;
   sdk::Status status;
   {
     const NodeEntry& node = s.graph->node(n);

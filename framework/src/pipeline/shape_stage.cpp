@@ -234,8 +234,6 @@ class ShapeStage {
 
   void run() {
     s_.shapes.assign(s_.graph->values().size(), ValueShape{});
-    s_.rules.assign(s_.graph->op_kind_count(), ResolvedRules{});
-    s_.rules_resolved.assign(s_.graph->op_kind_count(), false);
     seed_graph(0);
     infer_graph(0);
     for (ValueId v = 0; v < s_.shapes.size(); ++v) {
@@ -358,15 +356,6 @@ class ShapeStage {
     s_.shapes[v] = std::move(shape);
   }
 
-  const ResolvedRules& resolve(NodeId n) {
-    const NodeEntry& node = s_.graph->node(n);
-    if (!s_.rules_resolved[node.kind]) {
-      s_.rules[node.kind] = s_.registry->resolve(node.domain, node.op_type, node.opset);
-      s_.rules_resolved[node.kind] = true;
-    }
-    return s_.rules[node.kind];
-  }
-
   std::string identify(NodeId n) const {
     const NodeEntry& node = s_.graph->node(n);
     return describe_node(*s_.graph, n) + " [domain '" +
@@ -376,7 +365,7 @@ class ShapeStage {
 
   void infer_node(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
-    const ResolvedRules& rules = resolve(n);
+    const ResolvedRules& rules = s_.rules_of(n);
     record_constant_floats(n);
     bool rule_failed = false;
     std::string rule_error;
@@ -384,8 +373,7 @@ class ShapeStage {
     if (rules.shape != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostShapeSink sink(*this, bridge_, s_, n);
-      const std::string_view origin =
-          rules.entries[static_cast<std::size_t>(RuleKind::kShape)]->origin;
+      const std::string_view origin = rules.entry(RuleKind::kShape)->origin;
       sdk::Status status;
       {
         RunningRule running(origin, "shape", node.domain, node.op_type);

@@ -188,8 +188,7 @@ class TagStage {
     if (rules.tag != nullptr) {
       HostNodeView view(s_, bridge_, n);
       HostTagSink sink(*this, n);
-      const std::string_view origin =
-          rules.entries[static_cast<std::size_t>(RuleKind::kTagRule)]->origin;
+      const std::string_view origin = rules.entry(RuleKind::kTagRule)->origin;
       sdk::Status status;
       {
         RunningRule running(origin, "tag", node.domain, node.op_type);

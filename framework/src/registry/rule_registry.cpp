@@ -93,7 +93,7 @@ ResolvedRules RuleRegistry::resolve(std::string_view domain, std::string_view op
   r.tag = static_cast<const sdk::ITagRule*>(rule(RuleKind::kTagRule));
   r.inplace = static_cast<const sdk::IInplacePolicy*>(rule(RuleKind::kInplace));
   r.scratch = static_cast<const sdk::IScratchEstimator*>(rule(RuleKind::kScratch));
-  if (const RuleEntry* e = r.entries[static_cast<std::size_t>(RuleKind::kTagTraits)]) {
+  if (const RuleEntry* e = r.entry(RuleKind::kTagTraits)) {
     r.traits = e->traits.get();
   }
   return r;

@@ -105,7 +105,7 @@ std::vector<InplaceRefusal> inplace_refusals(const ComputeContext& ctx,
   std::vector<bool> decided(node.outputs.size(), false);
   for (const InplaceDecision& d : ctx.inplace(n)) decided[d.output] = true;
   const Profile& options = ctx.options();
-  const ResolvedRules rules = ctx.registry().resolve(node.domain, node.op_type, node.opset);
+  const ResolvedRules& rules = ctx.rules(n);
   const bool structural = options.inplace.fallback == InplaceFallback::kStructural;
   RefusalCheck check(ctx, timeline, n);
   std::vector<InplaceRefusal> out;

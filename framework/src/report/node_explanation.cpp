@@ -24,7 +24,6 @@ class Explainer {
       : ctx_(ctx), g_(ctx.graph()), pool_(ctx.pool()), n_(n), evaluate_(evaluate), timeline_(ctx) {}
 
   Json run() {
-    const NodeEntry& node = g_.node(n_);
     const MemoryProfile& p = ctx_.memory(n_);
     Json doc;
     doc["format"] = "cctx.explain/1";
@@ -42,8 +41,8 @@ class Explainer {
     doc["inplace"] = inplace();
     doc["release_after"] = names(ctx_.release_after(n_));
     doc["not_used_after"] = names(ctx_.not_used_after(n_));
-    const ResolvedRules rules = ctx_.registry().resolve(node.domain, node.op_type, node.opset);
-    const RuleEntry* estimator = rules.entries[static_cast<std::size_t>(RuleKind::kScratch)];
+    const ResolvedRules& rules = ctx_.rules(n_);
+    const RuleEntry* estimator = rules.entry(RuleKind::kScratch);
     doc["scratch"] = {
         {"bytes", amount(ctx_.node_peak_memory(n_))},
         {"estimator", estimator != nullptr ? Json(estimator->origin) : Json(nullptr)}};
@@ -176,8 +175,8 @@ class Explainer {
 
   Json inplace() {
     const NodeEntry& node = g_.node(n_);
-    const ResolvedRules rules = ctx_.registry().resolve(node.domain, node.op_type, node.opset);
-    const RuleEntry* policy = rules.entries[static_cast<std::size_t>(RuleKind::kInplace)];
+    const ResolvedRules& rules = ctx_.rules(n_);
+    const RuleEntry* policy = rules.entry(RuleKind::kInplace);
     const Profile& options = ctx_.options();
     Json j;
     j["enabled"] = options.inplace.enabled;
