@@ -1,6 +1,6 @@
-// The graph view (semantics.md, "Graph"): topological order, attributes indexed with their nodes,
-// kinds shared by the nodes of one operator, cycles and undefined inputs, body scoping, and the
-// name table.
+// The graph view (semantics.md, "Shapes"; architecture.md, "Data flow"): topological order,
+// attributes indexed with their nodes, kinds shared by the nodes of one operator, cycles and
+// undefined inputs, body scoping, and the name table.
 #include <gtest/gtest.h>
 
 #include "cctx/errors.hpp"

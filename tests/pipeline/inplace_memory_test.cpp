@@ -1,5 +1,5 @@
-// The in-place and memory stages (semantics.md, "In-place reuse" and "Memory profile"), and the
-// memory profile's packed bucket.
+// The in-place and memory stages (semantics.md, "In-place reuse" and "Per-node memory profile"),
+// and the memory profile's packed bucket.
 #include <gtest/gtest.h>
 
 #include <array>

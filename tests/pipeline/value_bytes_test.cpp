@@ -1,4 +1,4 @@
-// Byte sizes of values (semantics.md, "Byte sizes"): sub-byte, wide and unsized types.
+// Byte sizes of values (semantics.md, "Element sizes"): sub-byte, wide and unsized types.
 #include <gtest/gtest.h>
 
 #include "pipeline/analysis_state.hpp"

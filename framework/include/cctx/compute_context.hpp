@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "cctx/dtypes.hpp"
 #include "cctx/expr.hpp"
 #include "cctx/graph.hpp"
 #include "cctx/model.hpp"
@@ -216,11 +217,6 @@ struct PeakEvaluation {
   std::int64_t bytes = 0;
   std::int64_t node = -1;  ///< lowest node index attaining the max
 };
-
-/// Element size in bits of an ONNX type code (semantics.md 4); 0 for unsized types.
-std::uint32_t dtype_bits(std::int32_t code, const RuleRegistry* registry = nullptr);
-/// "float32", "int64", ... ("undefined" for 0; "type<code>" for unknown codes).
-std::string dtype_name(std::int32_t code, const RuleRegistry* registry = nullptr);
 
 class ComputeContext {
  public:

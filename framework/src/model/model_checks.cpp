@@ -10,7 +10,7 @@
 #include <set>
 #include <vector>
 
-#include "cctx/compute_context.hpp"
+#include "cctx/dtypes.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
 

@@ -1,5 +1,9 @@
-// Element sizes and names of ONNX element types (semantics.md 4).
-#include "cctx/compute_context.hpp"
+// Element sizes and names of ONNX element types (semantics.md, "Element sizes").
+#include "cctx/dtypes.hpp"
+
+#include <iterator>
+
+#include "cctx/registry.hpp"
 
 namespace cctx {
 
