@@ -9,6 +9,7 @@
 #include <set>
 
 #include "chain_model.hpp"
+#include "model_builder.hpp"
 #include "png_image.hpp"
 #include "report_files.hpp"
 #include "test_env.hpp"
@@ -140,6 +141,33 @@ TEST_F(ReportBrowser, LargeModelPageShowsOnePage) {
       between(between(b.dom, "<table id=\"node-table\">", "</table>"), "<tbody>", "</tbody>");
   EXPECT_EQ(count(body, "<tr"), 100u) << "one page of rows, not " << nodes;
   EXPECT_NE(b.dom.find("(" + nodes + " of " + nodes + " nodes)"), std::string::npos);
+}
+
+// Names from the model are data on the page, whatever bytes they hold: a markup name stays
+// text (no element, no script run), terminal escapes and bidi overrides are spelled out, and the
+// table script still renders every row (README, "Text from the model").
+TEST_F(ReportBrowser, HostileNamesStayText) {
+  const std::string markup = "<img src=x onerror=\"document.title='owned'\">";
+  test::ModelBuilder b(18);
+  b.input("X\x1b]0;t\x07", test::kFloat, {"N", 4});
+  b.node("Relu", {"X\x1b]0;t\x07"}, {markup}, {}, "",
+         "abc\xe2\x80\xae"
+         "cba");
+  b.node("Abs", {markup}, {"bad\xff"}, {}, "", markup);
+  b.output("bad\xff", test::kFloat, {"N", 4});
+  test::write_file(dir / "hostile.onnx", b.build().proto().SerializeAsString());
+  const auto page = write_report(dir, dir / "hostile.onnx", "--eval N=3");
+  const Browser browser = load(dir, page);
+  ASSERT_EQ(browser.exit_code, 0);
+  expect_no_script_error(browser);
+  EXPECT_EQ(browser.dom.find("<img"), std::string::npos) << "a name became an element";
+  EXPECT_EQ(browser.dom.find("<title>owned</title>"), std::string::npos) << "a name ran a script";
+  EXPECT_NE(browser.dom.find("<title>cctx report: "), std::string::npos);
+  const std::string body =
+      between(between(browser.dom, "<table id=\"node-table\">", "</table>"), "<tbody>", "</tbody>");
+  EXPECT_EQ(count(body, "<tr"), 2u) << body;
+  EXPECT_NE(body.find("&lt;img src=x"), std::string::npos) << body;
+  EXPECT_NE(body.find("abc\\u202ecba"), std::string::npos) << body;
 }
 
 }  // namespace
