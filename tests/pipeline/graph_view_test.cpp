@@ -4,7 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "cctx/errors.hpp"
-#include "cctx/name_table.hpp"
+#include "model/graph_index.hpp"
+#include "model/name_table.hpp"
 #include "stage_test_support.hpp"
 
 namespace cctx {
@@ -37,11 +38,11 @@ TEST(Graph, AttributesFollowTheirNodesWhenTheGraphIsSorted) {
   auto a = test::analyze(b);
   const GraphView& g = a.ctx->graph();
   ASSERT_EQ(g.node(2).op_type, "Concat");
-  ASSERT_EQ(g.attributes(2).size(), 1u);
-  EXPECT_TRUE(g.attributes(2)[0].named("axis"));
-  EXPECT_EQ(g.attributes(2)[0].type, AttributeKey::kInt);
-  EXPECT_EQ(g.attributes(2)[0].int_value, 1);
-  EXPECT_TRUE(g.attributes(g.node(0).op_type == "Relu" ? 0 : 1).empty());
+  ASSERT_EQ(g.index().attributes(2).size(), 1u);
+  EXPECT_TRUE(g.index().attributes(2)[0].named("axis"));
+  EXPECT_EQ(g.index().attributes(2)[0].type, AttributeKey::kInt);
+  EXPECT_EQ(g.index().attributes(2)[0].int_value, 1);
+  EXPECT_TRUE(g.index().attributes(g.node(0).op_type == "Relu" ? 0 : 1).empty());
   EXPECT_EQ(a.dims("B"), (Dims{"N", "3"}));
   EXPECT_EQ(a.dims("C"), (Dims{"N", "6"}));
 }
@@ -61,7 +62,7 @@ TEST(Graph, LongAttributeNamesAreComparedWhole) {
   b.output("Y", kFloat, {"N"});
   auto a = test::analyze(b);
   const GraphView& g = a.ctx->graph();
-  const auto keys = g.attributes(0);
+  const auto keys = g.index().attributes(0);
   ASSERT_EQ(keys.size(), 4u);
   EXPECT_TRUE(keys[0].named(stem + "bbbb"));
   EXPECT_FALSE(keys[0].named(stem + "cccc"));
@@ -70,7 +71,7 @@ TEST(Graph, LongAttributeNamesAreComparedWhole) {
   EXPECT_EQ(keys[1].int_value, 2);
   // Short integer lists are copied next to the keys; long ones stay in the proto.
   ASSERT_TRUE(keys[2].ints_inline);
-  const auto few = g.attribute_ints(keys[2]);
+  const auto few = g.index().attribute_ints(keys[2]);
   EXPECT_EQ(std::vector<std::int64_t>(few.begin(), few.end()),
             (std::vector<std::int64_t>{4, -1, 7}));
   EXPECT_EQ(keys[3].type, AttributeKey::kInts);

@@ -10,8 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "cctx/name_table.hpp"
-
 namespace onnx {
 class AttributeProto;
 class GraphProto;
@@ -70,35 +68,6 @@ struct NodeEntry {
   std::vector<ValueId> captures;
 };
 
-/// A node attribute as the graph view indexes it. Rules ask for attributes by name, many of them
-/// absent; through the proto each question followed three pointers (the node's attribute list,
-/// the attribute, its name), each a cache miss by the time the shape stage reaches the node: a
-/// tenth of that stage on a large graph. The keys of a node sit side by side in one array.
-struct AttributeKey {
-  static constexpr std::size_t kPrefix = 19;
-  /// Integer lists up to this long are copied next to the keys (GraphView::attribute_ints).
-  static constexpr std::size_t kInlineInts = 16;
-  // AttributeProto::AttributeType numbers (sdk::AttrType uses the same).
-  static constexpr std::uint8_t kUndefined = 0, kInt = 2, kInts = 7;
-
-  const onnx::AttributeProto* proto = nullptr;
-  std::int64_t int_value = 0;  ///< the value of an INT attribute
-  std::uint32_t name_size = 0;
-  std::uint32_t ints_at = 0;  ///< an INTS attribute's inline values (when ints_inline)
-  std::uint16_t ints_count = 0;
-  bool ints_inline = false;
-  std::uint8_t type = kUndefined;  ///< attribute_type_number(*proto)
-  /// The name's first kPrefix bytes, zero-padded: the whole name when it is no longer.
-  char prefix[kPrefix] = {};
-
-  /// Whether the attribute is named `name` (the proto's name is read only for long names).
-  bool named(std::string_view name) const;
-};
-
-/// An attribute's type as an AttributeProto::AttributeType number: the declared one, else the
-/// one its payload implies (a float before an integer, ...), 0 when it has none.
-std::uint8_t attribute_type_number(const onnx::AttributeProto& a);
-
 struct GraphEntry {
   const onnx::GraphProto* proto = nullptr;
   NodeId owner = kInvalidId;  ///< node holding this body; kInvalidId for the main graph
@@ -117,6 +86,9 @@ class GraphView {
   /// Throws ModelError on a cycle (naming a node on it), a read of an undefined name, or a node
   /// without op_type.
   explicit GraphView(const Model& model);
+  ~GraphView();
+  GraphView(const GraphView&) = delete;
+  GraphView& operator=(const GraphView&) = delete;
 
   const Model& model() const { return *model_; }
   const GraphEntry& main() const { return graphs_[0]; }
@@ -127,16 +99,11 @@ class GraphView {
   const ValueEntry& value(ValueId id) const { return values_[id]; }
   std::size_t main_node_count() const { return graphs_[0].nodes.size(); }
   /// Number of distinct NodeEntry::kind ids (0 .. op_kind_count() - 1).
-  std::size_t op_kind_count() const { return op_kinds_.size(); }
-  /// Node n's attributes, in the proto's order.
-  std::span<const AttributeKey> attributes(NodeId n) const {
-    return {attributes_.data() + attribute_range_[n].begin,
-            attributes_.data() + attribute_range_[n].end};
-  }
-  /// The values of an INTS attribute whose key has ints_inline.
-  std::span<const std::int64_t> attribute_ints(const AttributeKey& key) const {
-    return {attribute_ints_.data() + key.ints_at, key.ints_count};
-  }
+  std::size_t op_kind_count() const;
+  /// The name tables and the attribute index: the layouts that make the view fast, private to
+  /// the framework (model/graph_index.hpp).
+  struct Index;
+  const Index& index() const { return *index_; }
   /// Looks a name up in the main graph's scope.
   ValueId find(std::string_view name) const;
   /// Warnings found while building (a name produced twice, ...).
@@ -153,27 +120,12 @@ class GraphView {
   void collect_captures(NodeId n);
   std::uint32_t op_kind(std::string_view domain, std::string_view op_type, std::int64_t opset);
 
-  struct OpKind {
-    std::string_view domain;
-    std::string_view op_type;  ///< its first node's string, which every node of the kind views
-    std::int64_t opset;
-    std::uint32_t next;  ///< next kind with the same op_type, kInvalidId at the end
-  };
-
   const Model* model_;
   std::vector<GraphEntry> graphs_;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;
   std::vector<std::unique_ptr<ValueId[]>> io_blocks_;  ///< what NodeEntry::inputs/outputs view
-  struct Range {
-    std::uint32_t begin, end;
-  };
-  std::vector<AttributeKey> attributes_;      ///< every node's, in the order the nodes were read
-  std::vector<Range> attribute_range_;        ///< per node: where its keys are in attributes_
-  std::vector<std::int64_t> attribute_ints_;  ///< short INTS attributes' values
-  NameTable main_scope_;
-  NameTable kinds_by_op_type_;  ///< op_type -> first OpKind of that op_type
-  std::vector<OpKind> op_kinds_;
+  std::unique_ptr<Index> index_;
   std::vector<std::string> warnings_;
 };
 

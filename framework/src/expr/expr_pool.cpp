@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "expr/pool_impl.hpp"
+#include "util/prefetch.hpp"
 
 namespace cctx {
 
@@ -217,13 +218,13 @@ std::size_t ExprPool::node_count() const { return impl_->nodes.size(); }
 void ExprPool::reserve(std::size_t expressions) { impl_->reserve(expressions); }
 
 void ExprPool::prefetch_node(Expr e) const {
-  if (e.id < impl_->nodes.size()) __builtin_prefetch(&impl_->nodes[e.id]);
+  if (e.id < impl_->nodes.size()) prefetch_for_read(&impl_->nodes[e.id]);
 }
 
 void ExprPool::prefetch_terms(Expr e) const {
   if (e.id >= impl_->nodes.size()) return;
   const detail::Node& n = impl_->nodes[e.id];
-  if (n.len > 0) __builtin_prefetch(impl_->payload.data() + n.off);
+  if (n.len > 0) prefetch_for_read(impl_->payload.data() + n.off);
 }
 
 const ExprLimits& ExprPool::limits() const { return impl_->limits; }

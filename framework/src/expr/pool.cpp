@@ -3,8 +3,9 @@
 #include <cstring>
 #include <string>
 
-#include "cctx/hash_mix.hpp"
 #include "expr/pool_impl.hpp"
+#include "util/hash_mix.hpp"
+#include "util/prefetch.hpp"
 
 namespace cctx {
 namespace detail {
@@ -142,7 +143,7 @@ Expr detail::PoolImpl::intern_sum(std::int64_t c0, const std::uint32_t* w, std::
 void detail::PoolImpl::prefetch_sum_slot(std::int64_t c0, std::uint32_t len,
                                          std::uint64_t terms_hash) const {
   if (len == 0 || table.empty()) return;  // an integer, or nothing interned yet
-  __builtin_prefetch(&table[sum_hash(c0, len, terms_hash) & (table.size() - 1)]);
+  prefetch_for_read(&table[sum_hash(c0, len, terms_hash) & (table.size() - 1)]);
 }
 
 Expr detail::PoolImpl::intern_hashed(Kind k, std::int64_t aux, const std::uint32_t* w,

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cctx/expr.hpp"
-#include "cctx/hash_mix.hpp"
+#include "util/hash_mix.hpp"
 #include "expr/checked.hpp"
 
 namespace cctx {

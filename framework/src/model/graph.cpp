@@ -10,6 +10,7 @@
 #include "cctx/limits.hpp"
 #include "cctx/model.hpp"
 #include "model/body_checks.hpp"
+#include "model/graph_index.hpp"
 
 namespace cctx {
 
@@ -81,16 +82,16 @@ static_assert(kNoValue == NameTable::kAbsent);
 /// An input the first pass of build_graph left for the second (never in a finished view).
 constexpr ValueId kUnbound = kNoValue - 1;
 
-GraphView::GraphView(const Model& model) : model_(&model) {
+GraphView::GraphView(const Model& model) : model_(&model), index_(std::make_unique<Index>()) {
   const onnx::GraphProto& g = model.proto().graph();
   // The value arrays and the main scope's table are sized by build_graph's first look at the
   // nodes; these only need the node count.
   nodes_.reserve(static_cast<std::size_t>(g.node_size()));
-  attribute_range_.reserve(static_cast<std::size_t>(g.node_size()));
-  attributes_.reserve(static_cast<std::size_t>(g.node_size()));
+  index_->attribute_range.reserve(static_cast<std::size_t>(g.node_size()));
+  index_->attribute_keys.reserve(static_cast<std::size_t>(g.node_size()));
   Scope main;
   build_graph(g, kInvalidId, kInvalidId, "", &main, 0, "");
-  main_scope_ = std::move(main.names);
+  index_->main_scope = std::move(main.names);
   std::vector<std::uint32_t> position(nodes_.size(), 0xffffffffU);
   for (GraphId gid = 0; gid < graphs_.size(); ++gid) sort_graph(gid, position);
   for (NodeId n = 0; n < nodes_.size(); ++n) {
@@ -109,22 +110,26 @@ GraphView::GraphView(const Model& model) : model_(&model) {
   }
 }
 
-ValueId GraphView::find(std::string_view name) const { return main_scope_.find(name); }
+GraphView::~GraphView() = default;
+
+ValueId GraphView::find(std::string_view name) const { return index_->main_scope.find(name); }
+
+std::size_t GraphView::op_kind_count() const { return index_->op_kinds.size(); }
 
 std::uint32_t GraphView::op_kind(std::string_view domain, std::string_view op_type,
                                  std::int64_t opset) {
   const std::uint64_t h = NameTable::hash(op_type);
-  const std::uint32_t first = kinds_by_op_type_.find(op_type, h);
-  for (std::uint32_t k = first; k != kInvalidId; k = op_kinds_[k].next) {
-    if (op_kinds_[k].opset == opset && op_kinds_[k].domain == domain) return k;
+  const std::uint32_t first = index_->kinds_by_op_type.find(op_type, h);
+  for (std::uint32_t k = first; k != kInvalidId; k = index_->op_kinds[k].next) {
+    if (index_->op_kinds[k].opset == opset && index_->op_kinds[k].domain == domain) return k;
   }
-  const auto id = static_cast<std::uint32_t>(op_kinds_.size());
+  const auto id = static_cast<std::uint32_t>(index_->op_kinds.size());
   if (first == kInvalidId) {
-    kinds_by_op_type_.try_emplace(op_type, h, id);
-    op_kinds_.push_back(OpKind{domain, op_type, opset, kInvalidId});
+    index_->kinds_by_op_type.try_emplace(op_type, h, id);
+    index_->op_kinds.push_back(Index::OpKind{domain, op_type, opset, kInvalidId});
   } else {  // linked in after the op_type's first kind, which the table points at
-    op_kinds_.push_back(OpKind{domain, op_type, opset, op_kinds_[first].next});
-    op_kinds_[first].next = id;
+    index_->op_kinds.push_back(Index::OpKind{domain, op_type, opset, index_->op_kinds[first].next});
+    index_->op_kinds[first].next = id;
   }
   return id;
 }
@@ -228,8 +233,8 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
     n.kind = op_kind(n.domain, n.op_type, n.opset);
     // Every node of a kind views the same strings, its first node's: rules compare op types at
     // every node, and one copy stays in cache where each node's own string would be a miss.
-    n.op_type = op_kinds_[n.kind].op_type;
-    n.domain = op_kinds_[n.kind].domain;
+    n.op_type = index_->op_kinds[n.kind].op_type;
+    n.domain = index_->op_kinds[n.kind].domain;
     if (n.op_type.empty()) {
       throw ModelError(model_->source() + ": node " + std::to_string(k) +
                        (np.name().empty() ? "" : " '" + np.name() + "'") + " has no op_type");
@@ -276,13 +281,14 @@ GraphId GraphView::build_graph(const onnx::GraphProto& g, GraphId parent, NodeId
       *inputs++ = !in.empty() && id == kNoValue ? kUnbound : id;
     }
     if (!all_bound) unbound.emplace_back(nid, inputs - np.input_size());
-    const auto first_key = static_cast<std::uint32_t>(attributes_.size());
+    const auto first_key = static_cast<std::uint32_t>(index_->attribute_keys.size());
     bool bodies = false;
     for (const onnx::AttributeProto& a : np.attribute()) {
-      attributes_.push_back(key_of(a, attribute_ints_));
+      index_->attribute_keys.push_back(key_of(a, index_->inline_ints));
       bodies = bodies || holds_graphs(a);
     }
-    attribute_range_.push_back(Range{first_key, static_cast<std::uint32_t>(attributes_.size())});
+    index_->attribute_range.push_back(
+        Index::Range{first_key, static_cast<std::uint32_t>(index_->attribute_keys.size())});
     if (bodies) with_bodies.push_back(nid);
   }
   for (const onnx::ValueInfoProto& vi : g.value_info()) {
@@ -471,13 +477,13 @@ void GraphView::sort_graph(GraphId gid, std::vector<std::uint32_t>& position) {
     for (NodeId n = 0; n < nodes_.size(); ++n) new_id[n] = n;
     for (std::uint32_t k = 0; k < count; ++k) new_id[ge.nodes[k]] = k;
     std::vector<NodeEntry> renumbered(nodes_.size());
-    std::vector<Range> ranges(nodes_.size());
+    std::vector<Index::Range> ranges(nodes_.size());
     for (NodeId n = 0; n < nodes_.size(); ++n) {
       renumbered[new_id[n]] = std::move(nodes_[n]);
-      ranges[new_id[n]] = attribute_range_[n];
+      ranges[new_id[n]] = index_->attribute_range[n];
     }
     nodes_ = std::move(renumbered);
-    attribute_range_ = std::move(ranges);
+    index_->attribute_range = std::move(ranges);
     for (ValueEntry& v : values_) {
       if (v.producer != kInvalidId) v.producer = new_id[v.producer];
     }

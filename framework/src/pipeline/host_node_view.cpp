@@ -92,7 +92,7 @@ bool HostNodeView::input_is_constant(std::uint32_t i) const noexcept {
 
 const AttributeKey* HostNodeView::find_key(sdk::StringRef name) const noexcept {
   const std::string_view wanted(name.size == 0 ? "" : name.data, name.size);
-  for (const AttributeKey& key : state_.graph->attributes(node_)) {
+  for (const AttributeKey& key : state_.graph->index().attributes(node_)) {
     if (key.named(wanted)) return &key;
   }
   return nullptr;
@@ -131,7 +131,7 @@ bool HostNodeView::attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) 
   const AttributeKey* key = find_key(name);
   if (!key) return false;
   if (key->ints_inline) {  // short lists (perm, axes, pads) from the graph view's copy
-    const std::span<const std::int64_t> ints = state_.graph->attribute_ints(*key);
+    const std::span<const std::int64_t> ints = state_.graph->index().attribute_ints(*key);
     *out = sdk::Span<std::int64_t>{ints.data(), ints.size()};
     return true;
   }

@@ -4,6 +4,7 @@
 #include <cctx/sdk/node_view.hpp>
 #include <vector>
 
+#include "model/graph_index.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
 

@@ -1,5 +1,5 @@
 // Byte sizes of values (semantics.md 4).
-#include "cctx/hash_mix.hpp"
+#include "util/hash_mix.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/shape_types.hpp"
 

@@ -12,7 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "cctx/hash_mix.hpp"
+#include "util/hash_mix.hpp"
+#include "util/prefetch.hpp"
 
 namespace cctx {
 
@@ -71,7 +72,7 @@ class NameTable {
   /// keys hash them ahead and prefetch, so that the probes, each a likely cache miss in a table
   /// of millions of names, overlap instead of running one after the other.
   void prefetch(std::uint64_t h) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+    if (!slots_.empty()) prefetch_for_read(&slots_[h & mask_]);
   }
 
   Id find(std::string_view key) const { return find(key, hash(key)); }
