@@ -17,19 +17,10 @@
 namespace cctx {
 namespace {
 
+using test::quoted;
+using test::read_file;
 using test::run_cctx;
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-void write_file(const std::filesystem::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out << bytes;
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using test::write_file;
 
 void save(const onnx::ModelProto& proto, const std::filesystem::path& path) {
   write_file(path, proto.SerializeAsString());

@@ -11,20 +11,12 @@
 namespace cctx {
 namespace {
 
+using test::quoted;
+using test::read_file;
 using test::run_cctx;
+using test::write_file;
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 std::string seed() { return quoted(test::seed_model()); }
-
-void write_file(const std::filesystem::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out << bytes;
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 /// One line on stderr naming `needle`, no stack trace.
 void expect_one_line_error(const test::RunResult& r, const std::string& needle) {

@@ -13,17 +13,13 @@
 namespace cctx {
 namespace {
 
+using test::quoted;
 using test::run_cctx;
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+using test::write_file;
 
 std::filesystem::path example_dir() { return test::source_dir() / "plugins/example_vendor"; }
 std::string example_model() { return quoted(example_dir() / "declarative_model.onnx"); }
 std::string example_profile() { return quoted(example_dir() / "declarative.yaml"); }
-
-void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-}
 
 void expect_one_line_error(const test::RunResult& r, const std::string& expected) {
   EXPECT_EQ(r.exit_code, 3) << r.err;

@@ -13,14 +13,9 @@
 namespace cctx {
 namespace {
 
+using test::quoted;
 using test::run_cctx;
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-void write_file(const std::filesystem::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out << bytes;
-}
+using test::write_file;
 
 void save(const test::ModelBuilder& b, const std::filesystem::path& path) {
   write_file(path, b.build().proto().SerializeAsString());

@@ -15,6 +15,8 @@
 namespace cctx {
 namespace {
 
+using test::quoted;
+using test::read_file;
 using test::run_cctx;
 
 const std::string kTitle = "\x1b]0;pwned\x07";         // an OSC sequence: retitles the terminal
@@ -32,13 +34,6 @@ const std::string kFormula = "=cmd|' /C calc'!A0";
 const std::string kMarkup = "<b a=\"x\">&amp;'</b>";
 const std::string kOpType = "Op\x1b[31m";  // an unknown op whose type has an ESC
 const std::string kDomain = "com.evil\x1b";
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 /// X[N, <clear>] -> Relu -> Abs -> Neg -> <unknown op> -> Sigmoid -> Y, named with every hostile
 /// string at once (nodes, values, graph, the unknown op's type and domain). The unknown op's

@@ -21,18 +21,10 @@
 namespace cctx {
 namespace {
 
+using test::quoted;
+using test::read_file;
 using test::run_cctx;
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_file(const std::filesystem::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary) << bytes;
-}
+using test::write_file;
 
 struct stat stat_of(const std::filesystem::path& p) {
   struct stat st {};

@@ -11,7 +11,7 @@
 namespace cctx {
 namespace {
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+using test::quoted;
 
 /// X -> com.test::Foo -> Y, with the profile that loads `plugin` after the ai.onnx one.
 test::RunResult analyze_with(const char* plugin, const test::TempDir& dir) {

@@ -6,18 +6,6 @@
 
 namespace cctx::test {
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
 std::size_t count(std::string_view text, std::string_view needle) {
   std::size_t n = 0;
   for (auto at = text.find(needle); at != std::string_view::npos;

@@ -7,12 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "test_env.hpp"  // quoted, read_file, write_file
+
 namespace cctx::test {
 
-/// `p` in single quotes for the shell command of run_cctx.
-std::string quoted(const std::filesystem::path& p);
-std::string read_file(const std::filesystem::path& p);
-void write_file(const std::filesystem::path& p, const std::string& text);
 /// Non-overlapping occurrences of `needle` in `text`.
 std::size_t count(std::string_view text, std::string_view needle);
 /// The value of every `attribute="..."` in `text`, in order.

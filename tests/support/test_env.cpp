@@ -7,6 +7,18 @@
 
 namespace cctx::test {
 
+std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
 RunResult run_cctx(const std::string& args, const std::string& prefix) {
   TempDir dir;
   const std::string out = (dir / "out").string(), err = (dir / "err").string();

@@ -45,6 +45,13 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+/// `p` in single quotes for the shell command of run_cctx.
+std::string quoted(const std::filesystem::path& p);
+/// The whole file as bytes ("" when it cannot be read).
+std::string read_file(const std::filesystem::path& p);
+/// Replaces the file with `bytes`.
+void write_file(const std::filesystem::path& p, const std::string& bytes);
+
 /// Result of running the real `cctx` binary.
 struct RunResult {
   int exit_code = -1;
