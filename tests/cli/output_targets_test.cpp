@@ -241,5 +241,24 @@ TEST_F(OutputTargets, ExternalDataStaysWithItsFolder) {
   EXPECT_TRUE(std::filesystem::exists(dir_ / "model" / "annotated.onnx"));
 }
 
+TEST_F(OutputTargets, StandardStreamPathsWriteThroughTheStream) {
+  // run_cctx sends standard output to a regular file: the model must go into that stream, in
+  // order before the table, not replace the file (which would orphan the stream) nor be written
+  // at offset 0 over what the stream holds.
+  auto plain = run_cctx("analyze " + quoted(test::seed_model()) + " --write-model " +
+                        quoted(dir_ / "m.onnx"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const std::string model = read_file(dir_ / "m.onnx");
+  for (const char* stream : {"/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"}) {
+    auto r = run_cctx("analyze " + quoted(test::seed_model()) + " --write-model " + stream);
+    ASSERT_EQ(r.exit_code, 0) << stream << ": " << r.err;
+    EXPECT_EQ(r.out, model + plain.out) << stream;
+  }
+  auto closed = run_cctx("analyze " + quoted(test::seed_model()) + " --write-model /dev/fd/9");
+  EXPECT_EQ(closed.exit_code, 3) << closed.err;
+  EXPECT_NE(closed.err.find("/dev/fd/9: cannot write (Bad file descriptor)"), std::string::npos)
+      << closed.err;
+}
+
 }  // namespace
 }  // namespace cctx

@@ -6,8 +6,9 @@
 //   keeps its mode and, where the process may set it, its owner and group;
 // - a symbolic link: followed; the regular file it leads to is replaced the same way (the link
 //   stays a link); a link to nothing is refused;
-// - a character device or a FIFO (/dev/null, /dev/stdout, a named pipe): written through, in
-//   place, never replaced;
+// - a character device or a FIFO (/dev/null, a named pipe): written through, in place, never
+//   replaced; a path naming one of the process's descriptors (/dev/stdout, /dev/fd/N,
+//   /proc/self/fd/N) is written through that descriptor, whatever it leads to;
 // - a directory, a block device, a socket: refused.
 #pragma once
 
@@ -49,6 +50,7 @@ class OutputFile {
   std::string target_;  ///< the file replaced on commit (symbolic links resolved)
   std::string temp_;    ///< the temporary file; empty when written through
   int fd_ = -1;
+  int stream_ = -1;  ///< the descriptor a path like /dev/stdout names, written through
   bool replaces_existing_ = false;
   unsigned existing_mode_ = 0;
   unsigned existing_uid_ = 0, existing_gid_ = 0;

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,6 +33,26 @@ const char* kind_of(mode_t mode) {
   return "not a regular file";
 }
 
+/// The descriptor a path names in this process (/dev/stdout, /dev/stderr, /dev/fd/N,
+/// /proc/self/fd/N), or -1. Such a path means "this stream": written through a duplicate of the
+/// descriptor, so the bytes go in order with the process's own writes to it, even when the shell
+/// redirected the stream to a regular file (reopening the path would write at offset 0, and
+/// replacing the file would orphan the stream).
+int descriptor_named(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
+    int fd = 0;
+    for (std::size_t k = prefix.size(); k < path.size(); ++k) {
+      if (path[k] < '0' || path[k] > '9' || fd > 1000000) return -1;
+      fd = fd * 10 + (path[k] - '0');
+    }
+    return fd;
+  }
+  return -1;
+}
+
 mode_t current_umask() {
   // umask can only be read by setting it; the value is put back at once.
   const mode_t mask = ::umask(0);
@@ -43,6 +64,11 @@ mode_t current_umask() {
 
 OutputFile::OutputFile(const std::filesystem::path& path) : shown_(path.string()) {
   if (shown_.empty()) throw Error("an output file name is empty", ExitCode::kUsage);
+  if (const int fd = descriptor_named(shown_); fd >= 0) {
+    if (::fcntl(fd, F_GETFD) < 0) throw Error(shown_ + ": cannot write (" + reason(errno) + ")");
+    stream_ = fd;
+    return;  // target_ stays empty: written through
+  }
   struct stat st {};
   if (::stat(shown_.c_str(), &st) == 0) {
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
@@ -87,6 +113,13 @@ std::string OutputFile::folder() const {
 }
 
 void OutputFile::open() {
+  if (stream_ >= 0) {
+    // Standard output's own buffer goes first, so that the bytes keep the order they were made in.
+    if (stream_ == 1) std::fflush(stdout);
+    fd_ = ::fcntl(stream_, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) throw Error(shown_ + ": cannot write (" + reason(errno) + ")");
+    return;
+  }
   if (target_.empty()) {
     fd_ = ::open(shown_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd_ < 0) throw Error(shown_ + ": cannot open for writing (" + reason(errno) + ")");
