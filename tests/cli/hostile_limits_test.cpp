@@ -200,7 +200,7 @@ TEST_F(HostileInput, ByteSizesAbove2To63MinusOneAreRefused) {
 
 /// Peak RSS in bytes of the largest child process waited for so far (ru_maxrss is in KiB). Each
 /// TEST runs in a process of its own under ctest, so it is the child of that test.
-std::int64_t largest_child_rss() {
+[[maybe_unused]] std::int64_t largest_child_rss() {  // unused under ASan
   struct rusage usage {};
   ::getrusage(RUSAGE_CHILDREN, &usage);
   return std::int64_t{usage.ru_maxrss} * 1024;

@@ -80,6 +80,7 @@ TEST_F(ProfileTest, EmptyFileGivesDefaults) {
   EXPECT_FALSE(p.inplace.allow_input_overwrite);
   EXPECT_EQ(p.inplace.fallback, InplaceFallback::kNone);
   EXPECT_TRUE(p.memory.enabled);
+  EXPECT_EQ(p.memory.buffer_plan, "seed");
   EXPECT_TRUE(p.scratch.enabled);
   EXPECT_TRUE(p.report.evaluate.empty());
   EXPECT_EQ(p.expressions.max_weight, 512u);
@@ -251,6 +252,13 @@ TEST_F(ProfileTest, YamlOneOneBooleanWordsAreNotBooleans) {
 TEST_F(ProfileTest, MissingValueIsReportedAtItsKey) {
   EXPECT_EQ(error_in("profile: x\ndecision_log:\nmemory: {}\n"),
             "2:1: 'decision_log' must be a boolean (true/false), got nothing");
+}
+
+TEST_F(ProfileTest, BufferPlanIsOneOfThePlanners) {
+  EXPECT_EQ(load_profile(write("p.yaml", "memory: {buffer_plan: seed}\n")).memory.buffer_plan,
+            "seed");
+  EXPECT_EQ(error_in("memory: {buffer_plan: arena}\n"),
+            "1:23: 'memory.buffer_plan' must be one of: seed; got 'arena'");
 }
 
 TEST_F(ProfileTest, FloatIsNotAnInteger) {

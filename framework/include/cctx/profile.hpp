@@ -48,6 +48,8 @@ struct Profile {
   } inplace;
   struct Memory {
     bool enabled = true;
+    /// The buffer planner (lifetimes, in-place reuse, buffers): "seed", the seed's accounting.
+    std::string buffer_plan = "seed";
   } memory;
   struct Scratch {
     bool enabled = true;

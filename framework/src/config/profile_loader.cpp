@@ -41,6 +41,8 @@ constexpr std::string_view kShapeFallbacks[] = {"onnx_schema", "declared", "unkn
 constexpr std::string_view kEnabledKeys[] = {"enabled"};
 constexpr std::string_view kInplaceKeys[] = {"enabled", "allow_input_overwrite", "fallback"};
 constexpr std::string_view kInplaceFallbacks[] = {"none", "structural"};
+constexpr std::string_view kMemoryKeys[] = {"enabled", "buffer_plan"};
+constexpr std::string_view kBufferPlans[] = {"seed"};  // pipeline/buffer_plan.cpp makes them
 constexpr std::string_view kReportKeys[] = {"evaluate"};
 constexpr std::string_view kExpressionKeys[] = {"max_weight", "max_terms", "max_degree",
                                                 "max_args"};
@@ -263,7 +265,13 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
   } else if (key == "inplace") {
     apply_inplace(value, profile.inplace);
   } else if (key == "memory") {
-    profile.memory.enabled = read_enabled(value, "memory", profile.memory.enabled);
+    for (const Entry& e : check_.entries(value, "memory", kMemoryKeys)) {
+      if (e.key == "enabled") {
+        profile.memory.enabled = check_.boolean(e.value);
+      } else {
+        profile.memory.buffer_plan = std::string(check_.one_of(e.value, kBufferPlans));
+      }
+    }
   } else if (key == "scratch") {
     profile.scratch.enabled = read_enabled(value, "scratch", profile.scratch.enabled);
   } else if (key == "report") {

@@ -16,51 +16,10 @@
 #include "cctx/model.hpp"
 #include "cctx/profile.hpp"
 #include "cctx/registry.hpp"
+#include "pipeline/buffer_plan.hpp"
 #include "pipeline/rule_bindings.hpp"
 
 namespace cctx {
-
-/// Tracked buffer (semantics.md 8.2), created by the in-place stage, used by the memory stage.
-enum class BufferSource : std::uint8_t { kInput, kInitializer, kIntermediate };
-
-/// A list per node of the main graph (values, in-place decisions), filled in node order into one
-/// array: a million-node graph makes no allocation per node, and a list is read as a span.
-template <class Item>
-class NodeLists {
- public:
-  /// Empties every list; `count` lists are expected.
-  void reset(std::size_t count) {
-    ends_.clear();
-    ends_.reserve(count);
-    items_.clear();
-  }
-  /// Appends an item to node n's list. n never decreases from one call to the next.
-  void push(NodeId n, const Item& item) {
-    close_before(n);
-    items_.push_back(item);
-  }
-  /// Ends filling: the nodes after the last push, up to `count`, get empty lists.
-  void finish(std::size_t count) { close_before(count); }
-
-  std::size_t size() const { return ends_.size(); }
-  std::span<const Item> operator[](NodeId n) const {
-    const std::uint32_t begin = n == 0 ? 0 : ends_[n - 1];
-    return std::span<const Item>(items_.data() + begin, ends_[n] - begin);
-  }
-  /// operator[] that throws std::out_of_range past the last list.
-  std::span<const Item> at(NodeId n) const {
-    if (n >= ends_.size()) throw std::out_of_range("NodeLists::at");
-    return (*this)[n];
-  }
-
- private:
-  void close_before(std::size_t n) {
-    while (ends_.size() < n) ends_.push_back(static_cast<std::uint32_t>(items_.size()));
-  }
-  std::vector<std::uint32_t> ends_;  ///< per node: one past its last entry in items_
-  std::vector<Item> items_;
-};
-using NodeValueLists = NodeLists<ValueId>;
 
 struct ComputeContext::State {
   std::shared_ptr<const RuleRegistry> registry;
@@ -87,26 +46,8 @@ struct ComputeContext::State {
   std::vector<Tag> node_tags;   ///< per NodeId
   std::vector<bool> sticky;     ///< per NodeId: the node tag was set by a tag rule
 
-  // ---- stage 3: lifetimes (main graph) ---------------------------------------------------------
-  std::vector<std::uint32_t>
-      last_use;  ///< per ValueId: last main node referencing it, or kInvalidId
-  NodeValueLists release_after;
-  NodeValueLists not_used_after;
-  NodeValueLists release_after_shape_tag;
-
-  // ---- stage 4: in-place -----------------------------------------------------------------------
-  NodeLists<InplaceDecision> inplace;
-  /// Own byte size of each value (nullopt: unsized), computed once and reused by stages 4-5.
-  std::vector<std::optional<Expr>> bytes;
-  std::vector<ValueId> unsized_values;
-  /// Buffer of each main-graph value (kInvalidId: untracked), and each buffer's size and initial
-  /// source. The memory stage simulates their liveness with running sums.
-  struct BufferInfo {
-    Expr size;
-    BufferSource source;
-  };
-  std::vector<std::uint32_t> buffer_of;
-  std::vector<BufferInfo> buffers;
+  // ---- stages 3-4: the buffer plan (pipeline/buffer_plan.hpp) -------------------------------
+  BufferPlan plan;
 
   // ---- stage 5: memory -------------------------------------------------------------------------
   std::vector<MemoryProfile> memory;
@@ -136,7 +77,8 @@ struct ComputeContext::State {
   const ResolvedRules& rules_of(NodeId n) const { return rules.of(graph->node(n)); }
 };
 
-// The stages, in pipeline order. Each one reads only what earlier stages stored.
+// The stages, in pipeline order. Each one reads only what earlier stages stored. The buffer plan
+// (lifetimes, in-place decisions, buffers) comes from the profile's BufferPlanner.
 void run_shape_stage(ComputeContext::State& s);
 void run_tag_stage(ComputeContext::State& s);
 void run_lifetime_stage(ComputeContext::State& s);

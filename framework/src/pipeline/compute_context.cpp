@@ -63,8 +63,10 @@ void ComputeContext::compute(const Model& model) {
   for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
   timed("shapes", [&] { run_shape_stage(s); });
   timed("tags", [&] { run_tag_stage(s); });
-  timed("lifetimes", [&] { run_lifetime_stage(s); });
-  timed("inplace", [&] { run_inplace_stage(s); });
+  // Lifetimes, in-place decisions and buffers: the profile's buffer planner ("lifetimes" and
+  // "inplace" for the seed's).
+  make_buffer_planner(s.options.memory.buffer_plan)
+      ->plan(s, [&](const char* step, const std::function<void()>& run) { timed(step, run); });
   timed("memory", [&] { run_memory_stage(s); });
   timed("scratch", [&] { run_scratch_stage(s); });
   timed("peak", [&] { run_peak_stage(s); });
@@ -84,19 +86,22 @@ const GraphView& ComputeContext::graph() const {
 const ValueShape& ComputeContext::shape(ValueId v) const { return state_->shapes.at(v); }
 Tag ComputeContext::value_tag(ValueId v) const { return state_->value_tags.at(v); }
 std::optional<Expr> ComputeContext::value_bytes(ValueId v) const {
-  if (v < state_->bytes.size() && state_->graph->value(v).graph == 0) return state_->bytes[v];
+  if (v < state_->plan.bytes.size() && state_->graph->value(v).graph == 0)
+    return state_->plan.bytes[v];
   return compute_value_bytes(*state_, v);
 }
 
 std::size_t ComputeContext::node_count() const { return state_->memory.size(); }
 Tag ComputeContext::node_tag(NodeId n) const { return state_->node_tags.at(n); }
-ValueIds ComputeContext::release_after(NodeId n) const { return state_->release_after.at(n); }
-ValueIds ComputeContext::not_used_after(NodeId n) const { return state_->not_used_after.at(n); }
+ValueIds ComputeContext::release_after(NodeId n) const { return state_->plan.release_after.at(n); }
+ValueIds ComputeContext::not_used_after(NodeId n) const {
+  return state_->plan.not_used_after.at(n);
+}
 ValueIds ComputeContext::release_after_shape_tag(NodeId n) const {
-  return state_->release_after_shape_tag.at(n);
+  return state_->plan.release_after_shape_tag.at(n);
 }
 std::span<const InplaceDecision> ComputeContext::inplace(NodeId n) const {
-  return state_->inplace.at(n);
+  return state_->plan.inplace.at(n);
 }
 const MemoryProfile& ComputeContext::memory(NodeId n) const { return state_->memory.at(n); }
 Expr ComputeContext::node_peak_memory(NodeId n) const { return state_->scratch.at(n); }
@@ -125,7 +130,7 @@ const std::vector<ValueId>& ComputeContext::unknown_rank_values() const {
   return state_->unknown_rank_values;
 }
 const std::vector<ValueId>& ComputeContext::unsized_values() const {
-  return state_->unsized_values;
+  return state_->plan.unsized_values;
 }
 const std::vector<DecisionEvent>& ComputeContext::events() const { return state_->events; }
 void ComputeContext::clear_events() { state_->events.clear(); }

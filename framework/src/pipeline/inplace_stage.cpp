@@ -62,28 +62,28 @@ class InplaceStage {
   void run() {
     const GraphView& g = *s_.graph;
     const std::size_t count = g.main_node_count();
-    s_.inplace.reset(count);
-    s_.bytes.assign(g.values().size(), std::nullopt);
-    s_.buffer_of.assign(g.values().size(), kInvalidId);
-    s_.buffers.clear();
+    s_.plan.inplace.reset(count);
+    s_.plan.bytes.assign(g.values().size(), std::nullopt);
+    s_.plan.buffer_of.assign(g.values().size(), kInvalidId);
+    s_.plan.buffers.clear();
     ByteSizes byte_size(s_);
     for (ValueId v = 0; v < g.values().size(); ++v) {
       if (g.value(v).graph != 0) continue;
-      s_.bytes[v] = byte_size(v);
-      if (!s_.bytes[v]) s_.unsized_values.push_back(v);
+      s_.plan.bytes[v] = byte_size(v);
+      if (!s_.plan.bytes[v]) s_.plan.unsized_values.push_back(v);
     }
     seed_buffers();
     for (NodeId n = 0; n < count; ++n) plan(n);
-    s_.inplace.finish(count);
+    s_.plan.inplace.finish(count);
   }
 
  private:
   std::uint32_t new_buffer(ValueId v, BufferSource source, NodeId at) {
-    const auto id = static_cast<std::uint32_t>(s_.buffers.size());
-    s_.buffers.push_back({*s_.bytes[v], source});
+    const auto id = static_cast<std::uint32_t>(s_.plan.buffers.size());
+    s_.plan.buffers.push_back({*s_.plan.bytes[v], source});
     last_.push_back(at);
     protected_.push_back(false);
-    s_.buffer_of[v] = id;
+    s_.plan.buffer_of[v] = id;
     join(id, v, at);
     return id;
   }
@@ -91,8 +91,8 @@ class InplaceStage {
   // A value joins buffer b: the buffer lives until its last member's last use, and is protected
   // while it holds a graph output, an initializer, or a graph input that may not be overwritten.
   void join(std::uint32_t b, ValueId v, NodeId at) {
-    s_.buffer_of[v] = b;
-    const std::uint32_t last = s_.last_use[v] == kInvalidId ? at : s_.last_use[v];
+    s_.plan.buffer_of[v] = b;
+    const std::uint32_t last = s_.plan.last_use[v] == kInvalidId ? at : s_.plan.last_use[v];
     if (last > last_[b]) last_[b] = last;
     const ValueEntry& e = s_.graph->value(v);
     const bool overwrite = s_.options.inplace.allow_input_overwrite;
@@ -102,10 +102,11 @@ class InplaceStage {
   void seed_buffers() {
     const GraphEntry& main = s_.graph->main();
     for (ValueId v : main.initializers) {
-      if (s_.bytes[v]) new_buffer(v, BufferSource::kInitializer, 0);
+      if (s_.plan.bytes[v]) new_buffer(v, BufferSource::kInitializer, 0);
     }
     for (ValueId v : main.inputs) {
-      if (s_.bytes[v] && s_.buffer_of[v] == kInvalidId) new_buffer(v, BufferSource::kInput, 0);
+      if (s_.plan.bytes[v] && s_.plan.buffer_of[v] == kInvalidId)
+        new_buffer(v, BufferSource::kInput, 0);
     }
   }
 
@@ -155,16 +156,16 @@ class InplaceStage {
     if (o >= node.outputs.size() || k >= node.inputs.size()) return false;
     const ValueId out = node.outputs[o], in = node.inputs[k];
     if (out == kNoValue || in == kNoValue || out == in) return false;
-    if (!s_.bytes[out] || !s_.bytes[in]) return false;
-    const std::uint32_t b = s_.buffer_of[in];
+    if (!s_.plan.bytes[out] || !s_.plan.bytes[in]) return false;
+    const std::uint32_t b = s_.plan.buffer_of[in];
     if (b == kInvalidId) return false;
     int reads_of_buffer = 0;
     for (ValueId v : node.inputs) {
-      if (v != kNoValue && s_.buffer_of[v] == b) ++reads_of_buffer;
+      if (v != kNoValue && s_.plan.buffer_of[v] == b) ++reads_of_buffer;
     }
     if (reads_of_buffer != 1) return false;
     for (ValueId v : node.captures) {
-      if (s_.buffer_of[v] == b) return false;
+      if (s_.plan.buffer_of[v] == b) return false;
     }
     return !protected_[b] && last_[b] <= n;
   }
@@ -177,7 +178,7 @@ class InplaceStage {
         s_.shapes[in].dtype != 0) {
       return ReuseKind::kEqual;
     }
-    const Expr in_bytes = *s_.bytes[in], out_bytes = *s_.bytes[out];
+    const Expr in_bytes = *s_.plan.bytes[in], out_bytes = *s_.plan.bytes[out];
     if (in_bytes == out_bytes) return ReuseKind::kEqual;
     if (s_.pool->prove_ge(in_bytes, out_bytes)) return ReuseKind::kGreater;
     return std::nullopt;
@@ -192,7 +193,7 @@ class InplaceStage {
                                   (node.op_type == "Squeeze" || node.op_type == "Unsqueeze");
     NodeFlags served(node.outputs.size()), claimed(node.inputs.size()),
         untracked(node.outputs.size());
-    std::vector<InplaceDecision>& decisions = decisions_;  // copied to s_.inplace once sorted
+    std::vector<InplaceDecision>& decisions = decisions_;  // copied to s_.plan.inplace once sorted
     decisions.clear();
 
     for (auto [o, k] : d.aliases) {
@@ -201,7 +202,7 @@ class InplaceStage {
       if (out == kNoValue || in == kNoValue || out == in) continue;
       served.set(o);
       claimed.set(k);
-      if (!s_.bytes[in] || s_.buffer_of[in] == kInvalidId || !s_.bytes[out]) {
+      if (!s_.plan.bytes[in] || s_.plan.buffer_of[in] == kInvalidId || !s_.plan.bytes[out]) {
         untracked.set(o);  // a view of something not tracked is not tracked either
         continue;
       }
@@ -224,20 +225,21 @@ class InplaceStage {
     // Buffer transitions: decided outputs join their input's buffer; other sized outputs that
     // live past this node get a new buffer.
     for (const InplaceDecision& dec : decisions) {
-      join(s_.buffer_of[node.inputs[dec.input]], node.outputs[dec.output], n);
+      join(s_.plan.buffer_of[node.inputs[dec.input]], node.outputs[dec.output], n);
     }
     for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId out = node.outputs[o];
-      if (out == kNoValue || served[o] || untracked[o] || !s_.bytes[out]) continue;
-      if (s_.buffer_of[out] != kInvalidId) continue;  // produced twice: the first definition counts
+      if (out == kNoValue || served[o] || untracked[o] || !s_.plan.bytes[out]) continue;
+      if (s_.plan.buffer_of[out] != kInvalidId)
+        continue;  // produced twice: the first definition counts
       const bool lives_on = s_.graph->value(out).is_output() ||
-                            (s_.last_use[out] != kInvalidId && s_.last_use[out] > n);
+                            (s_.plan.last_use[out] != kInvalidId && s_.plan.last_use[out] > n);
       if (lives_on) new_buffer(out, BufferSource::kIntermediate, n);
     }
     std::sort(
         decisions.begin(), decisions.end(),
         [](const InplaceDecision& a, const InplaceDecision& b) { return a.output < b.output; });
-    for (const InplaceDecision& dec : decisions) s_.inplace.push(n, dec);
+    for (const InplaceDecision& dec : decisions) s_.plan.inplace.push(n, dec);
     if (s_.options.decision_log) {
       for (const InplaceDecision& dec : decisions) {
         pending_.push_back(DecisionEvent{"inplace", static_cast<std::int64_t>(n),
@@ -268,15 +270,15 @@ void run_inplace_stage(ComputeContext::State& s) {
   stage.run();
   // Decision log order (semantics.md 11.3): releases, then in-place, then shape-tag releases.
   if (s.options.decision_log) {
-    for (NodeId n = 0; n < s.release_after.size(); ++n) {
-      for (ValueId v : s.release_after[n]) {
+    for (NodeId n = 0; n < s.plan.release_after.size(); ++n) {
+      for (ValueId v : s.plan.release_after[n]) {
         s.events.push_back(DecisionEvent{"release", static_cast<std::int64_t>(n),
                                          std::string(s.graph->value(v).name), -1, -1, "", ""});
       }
     }
     for (DecisionEvent& e : stage.take_events()) s.events.push_back(std::move(e));
-    for (NodeId n = 0; n < s.release_after_shape_tag.size(); ++n) {
-      for (ValueId v : s.release_after_shape_tag[n]) {
+    for (NodeId n = 0; n < s.plan.release_after_shape_tag.size(); ++n) {
+      for (ValueId v : s.plan.release_after_shape_tag[n]) {
         s.events.push_back(DecisionEvent{"release_shape_tag", static_cast<std::int64_t>(n),
                                          std::string(s.graph->value(v).name), -1, -1, "", ""});
       }

@@ -24,37 +24,37 @@ void run_lifetime_stage(ComputeContext::State& s) {
   const GraphView& g = *s.graph;
   const std::size_t count = g.main_node_count();
   const std::size_t values = g.values().size();
-  s.last_use.assign(values, kInvalidId);
-  s.release_after.reset(count);
-  s.not_used_after.reset(count);
-  s.release_after_shape_tag.reset(count);
+  s.plan.last_use.assign(values, kInvalidId);
+  s.plan.release_after.reset(count);
+  s.plan.not_used_after.reset(count);
+  s.plan.release_after_shape_tag.reset(count);
 
   std::vector<std::uint32_t> seen_at(values, kInvalidId);
   for (NodeId n = 0; n < count; ++n) {
-    for_each_referenced(g.node(n), seen_at, n, [&](ValueId v) { s.last_use[v] = n; });
+    for_each_referenced(g.node(n), seen_at, n, [&](ValueId v) { s.plan.last_use[v] = n; });
   }
   const bool overwrite_inputs = s.options.inplace.allow_input_overwrite;
   std::fill(seen_at.begin(), seen_at.end(), kInvalidId);
   for (NodeId n = 0; n < count; ++n) {
     for_each_referenced(g.node(n), seen_at, n, [&](ValueId v) {
-      if (s.last_use[v] != n) return;
+      if (s.plan.last_use[v] != n) return;
       const ValueEntry& e = g.value(v);
       if (e.graph == 0 && (e.is_input() || e.is_initializer())) {
-        s.not_used_after.push(n, v);
+        s.plan.not_used_after.push(n, v);
         return;
       }
       const bool keep = e.is_initializer() || e.is_output() || (e.is_input() && !overwrite_inputs);
       if (keep) return;
       // Main-graph nodes are NodeIds 0..count-1, so a producer before n is a main-graph node.
       if (e.producer != kInvalidId && e.producer < n) {
-        s.release_after.push(n, v);
-        if (s.value_tags[v] == Tag::kShape) s.release_after_shape_tag.push(n, v);
+        s.plan.release_after.push(n, v);
+        if (s.value_tags[v] == Tag::kShape) s.plan.release_after_shape_tag.push(n, v);
       }
     });
   }
-  s.release_after.finish(count);
-  s.not_used_after.finish(count);
-  s.release_after_shape_tag.finish(count);
+  s.plan.release_after.finish(count);
+  s.plan.not_used_after.finish(count);
+  s.plan.release_after_shape_tag.finish(count);
 }
 
 }  // namespace cctx

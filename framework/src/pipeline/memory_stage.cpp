@@ -36,11 +36,11 @@ class MemoryStage {
     // About one new sum per node (the live total changes at almost every node); room for a
     // quarter more spares the pool's arrays a copy near the end.
     pool_.reserve(count + count / 4);
-    const std::size_t buffers = s_.buffers.size();
+    const std::size_t buffers = s_.plan.buffers.size();
     members_.assign(buffers, 0);
     tag_.assign(buffers, Tag::kNone);
     source_.resize(buffers);
-    for (std::size_t b = 0; b < buffers; ++b) source_[b] = s_.buffers[b].source;
+    for (std::size_t b = 0; b < buffers; ++b) source_[b] = s_.plan.buffers[b].source;
 
     const GraphEntry& main = g.main();
     try {
@@ -80,7 +80,7 @@ class MemoryStage {
   }
 
   void account(std::uint32_t b, bool add) {
-    const Expr size = s_.buffers[b].size;
+    const Expr size = s_.plan.buffers[b].size;
     const std::size_t r = row(source_[b]), c = column(tag_[b]);
     row_changed_[r] = true;
     if (add) {
@@ -95,7 +95,7 @@ class MemoryStage {
   }
 
   void seed(ValueId v) {
-    const std::uint32_t b = s_.buffer_of[v];
+    const std::uint32_t b = s_.plan.buffer_of[v];
     if (b == kInvalidId || members_[b] != 0) return;  // untracked, or an initializer also an input
     tag_[b] = s_.value_tags[v];
     members_[b] = 1;
@@ -113,7 +113,7 @@ class MemoryStage {
   }
 
   void leave(ValueId v) {
-    const std::uint32_t b = s_.buffer_of[v];
+    const std::uint32_t b = s_.plan.buffer_of[v];
     if (b == kInvalidId || members_[b] == 0) return;
     if (--members_[b] == 0) account(b, false);
   }
@@ -140,7 +140,7 @@ class MemoryStage {
 
   void step(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
-    const std::span<const InplaceDecision> decisions = s_.inplace[n];
+    const std::span<const InplaceDecision> decisions = s_.plan.inplace[n];
     NodeFlags decided(node.outputs.size());
     for (const InplaceDecision& d : decisions) decided.set(d.output);
 
@@ -164,8 +164,8 @@ class MemoryStage {
     Expr allocation = pool_.integer(0);
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
-      if (v == kNoValue || decided[o] || !s_.bytes[v]) continue;
-      const Expr bytes = *s_.bytes[v];
+      if (v == kNoValue || decided[o] || !s_.plan.bytes[v]) continue;
+      const Expr bytes = *s_.plan.bytes[v];
       allocation = pool_.add(allocation, bytes);
       if (is_zero(bytes)) continue;
       const std::size_t c = column(s_.value_tags[v]);
@@ -184,31 +184,31 @@ class MemoryStage {
     // Transition (8.3 step 5).
     for (const InplaceDecision& d : decisions) {
       const ValueId out = node.outputs[d.output];
-      join(s_.buffer_of[out], out);
+      join(s_.plan.buffer_of[out], out);
     }
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
-      if (v == kNoValue || decided[o] || s_.buffer_of[v] == kInvalidId) continue;
-      const std::uint32_t b = s_.buffer_of[v];
+      if (v == kNoValue || decided[o] || s_.plan.buffer_of[v] == kInvalidId) continue;
+      const std::uint32_t b = s_.plan.buffer_of[v];
       if (members_[b] != 0) continue;  // produced twice: already live
       tag_[b] = s_.value_tags[v];
       members_[b] = 1;
       account(b, true);
     }
-    for (ValueId v : s_.release_after[n]) leave(v);
+    for (ValueId v : s_.plan.release_after[n]) leave(v);
     for (const InplaceDecision& d : decisions) {
       const ValueId in = node.inputs[d.input];
       const ValueEntry& e = s_.graph->value(in);
       if (d.mode == ReuseMode::kMayReuse && e.is_input() && !e.is_initializer()) {
         // An overwritten graph input leaves its buffer, which now holds an intermediate.
-        set_source(s_.buffer_of[in], BufferSource::kIntermediate);
+        set_source(s_.plan.buffer_of[in], BufferSource::kIntermediate);
         leave(in);
       }
     }
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
       if (v == kNoValue || !decided[o]) continue;
-      if (!s_.graph->value(v).is_output() && s_.last_use[v] == kInvalidId)
+      if (!s_.graph->value(v).is_output() && s_.plan.last_use[v] == kInvalidId)
         leave(v);  // nobody reads it
     }
   }

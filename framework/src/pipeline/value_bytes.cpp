@@ -1,7 +1,7 @@
 // Byte sizes of values (semantics.md 4).
-#include "util/hash_mix.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/shape_types.hpp"
+#include "util/hash_mix.hpp"
 
 namespace cctx {
 

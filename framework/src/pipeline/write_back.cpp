@@ -107,23 +107,23 @@ void ComputeContext::write_to_model(Model& model) const {
   for (NodeId n = 0; n < g.main_node_count(); ++n) {
     onnx::NodeProto* node = main->mutable_node(static_cast<int>(g.node(n).proto_index));
     std::string reuse;
-    for (const InplaceDecision& d : s.inplace[n]) {
+    for (const InplaceDecision& d : s.plan.inplace[n]) {
       if (!reuse.empty()) reuse += ';';
       reuse += std::to_string(d.output) + ":" + std::to_string(d.input) + ":" +
                (d.kind == ReuseKind::kEqual ? "equal" : "greater");
     }
     if (!reuse.empty()) set_metadata(*node, kNodeMetadataField, "cctx.inplace_reuse", reuse);
-    if (!s.release_after[n].empty()) {
+    if (!s.plan.release_after[n].empty()) {
       set_metadata(*node, kNodeMetadataField, "cctx.release_after",
-                   join_names(g, s.release_after[n]));
+                   join_names(g, s.plan.release_after[n]));
     }
-    if (!s.not_used_after[n].empty()) {
+    if (!s.plan.not_used_after[n].empty()) {
       set_metadata(*node, kNodeMetadataField, "cctx.not_used_after",
-                   join_names(g, s.not_used_after[n]));
+                   join_names(g, s.plan.not_used_after[n]));
     }
-    if (!s.release_after_shape_tag[n].empty()) {
+    if (!s.plan.release_after_shape_tag[n].empty()) {
       set_metadata(*node, kNodeMetadataField, "cctx.release_after_shape_tag",
-                   join_names(g, s.release_after_shape_tag[n]));
+                   join_names(g, s.plan.release_after_shape_tag[n]));
     }
     auto scratch = pool.as_int(s.scratch[n]);
     if (!scratch || *scratch != 0) {

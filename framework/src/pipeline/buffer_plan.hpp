@@ -1,0 +1,67 @@
+// The buffer plan (architecture.md, "The buffer plan"): which buffer holds each value of the main
+// graph, which outputs take over an input's buffer, and when each buffer is released. The memory
+// stage turns the plan into the per-node profile; a BufferPlanner makes the plan. The seed's
+// accounting (semantics.md, "Lifetimes" and "In-place reuse") is the default planner; a runtime
+// with its own reuse rules (equal-size reuse of freed buffers, an arena) is another planner,
+// chosen by the profile (`memory: {buffer_plan: NAME}`).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "cctx/compute_context.hpp"
+#include "cctx/expr.hpp"
+#include "cctx/graph.hpp"
+#include "pipeline/node_lists.hpp"
+
+namespace cctx {
+
+/// Where a tracked buffer's bytes come from at the start of its life.
+enum class BufferSource : std::uint8_t { kInput, kInitializer, kIntermediate };
+
+/// What the memory stage and the public API read of a plan. Per ValueId unless said otherwise.
+struct BufferPlan {
+  /// Last main-graph node referencing the value, or kInvalidId.
+  std::vector<std::uint32_t> last_use;
+  /// Per main node: the values whose buffers are released after it, the graph inputs and
+  /// initializers last read by it, and the released values tagged shape.
+  NodeValueLists release_after;
+  NodeValueLists not_used_after;
+  NodeValueLists release_after_shape_tag;
+  /// Per main node: the outputs that take over an input's buffer.
+  NodeLists<InplaceDecision> inplace;
+  /// Own byte size of each value (nullopt: unsized), computed once for the plan and the memory
+  /// stage alike.
+  std::vector<std::optional<Expr>> bytes;
+  std::vector<ValueId> unsized_values;
+  /// A buffer the plan tracks: its size and initial source.
+  struct Buffer {
+    Expr size;
+    BufferSource source;
+  };
+  /// Buffer of each main-graph value (kInvalidId: untracked), and the buffers. The memory stage
+  /// simulates their liveness with running sums.
+  std::vector<std::uint32_t> buffer_of;
+  std::vector<Buffer> buffers;
+};
+
+/// Runs one timed step of a stage ("lifetimes", "inplace"): the pipeline's stage clock.
+using StepTimer = std::function<void(const char* step, const std::function<void()>& run)>;
+
+/// A strategy that fills `s.plan` from the shapes, tags and rules of `s`.
+class BufferPlanner {
+ public:
+  virtual ~BufferPlanner() = default;
+  /// The name a profile gives it (`memory: {buffer_plan: NAME}`).
+  virtual std::string_view name() const = 0;
+  virtual void plan(ComputeContext::State& s, const StepTimer& timed) const = 0;
+};
+
+/// The planner named by `memory.buffer_plan` (the profile loader checks the name: "seed").
+std::unique_ptr<BufferPlanner> make_buffer_planner(std::string_view name);
+
+}  // namespace cctx
