@@ -9,6 +9,7 @@
 #include <cctx/sdk/shape_helpers.hpp>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cctx::opsets::onnx {
@@ -33,6 +34,20 @@ using sdk::InplaceFn;
 using sdk::ScratchFn;
 using sdk::ShapeFn;
 using sdk::TagFn;
+
+/// Unifies two dims that must be equal: a concrete (or provable) mismatch is the error
+/// "<what>: a vs b", otherwise an `eq` constraint. (nn::unify, for the nn families, also returns
+/// the unified dim.)
+inline bool unify(IShapeSink& out, Dim a, Dim b, std::string_view what, std::string* error) {
+  if (a.provably_eq(b)) return true;
+  std::int64_t x, y;
+  if ((a.get_int(&x) && b.get_int(&y)) || a.provably_ne(b)) {
+    *error = std::string(what) + ": " + to_string(a) + " vs " + to_string(b);
+    return false;
+  }
+  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
+  return true;
+}
 
 // ---- registration ------------------------------------------------------------------------------
 

@@ -46,18 +46,6 @@ inline std::int64_t capped_count(const std::vector<std::int64_t>& dims, std::int
   return n;
 }
 
-/// Unifies two dims that must be equal: a concrete mismatch is an error, else an `eq` constraint.
-inline bool unify(IShapeSink& out, Dim a, Dim b, const char* what, std::string* error) {
-  if (a.provably_eq(b)) return true;
-  std::int64_t x, y;
-  if ((a.get_int(&x) && b.get_int(&y)) || a.provably_ne(b)) {
-    *error = std::string(what) + ": " + to_string(a) + " vs " + to_string(b);
-    return false;
-  }
-  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
-  return true;
-}
-
 /// Records `le(a, b)` unless it is proven.
 inline void assume_le(IShapeSink& out, Dim a, Dim b) {
   if (!b.provably_ge(a)) out.constraint(ConstraintKind::kLe, a.handle(), b.handle(), 0);

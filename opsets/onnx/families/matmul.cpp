@@ -7,18 +7,6 @@ namespace cctx::opsets::onnx {
 
 namespace {
 
-/// Unifies two contraction dims: a concrete mismatch is an error, otherwise an `eq` constraint.
-bool unify_inner(IShapeSink& out, Dim a, Dim b, std::string* error) {
-  if (a.provably_eq(b)) return true;
-  std::int64_t x, y;
-  if ((a.get_int(&x) && b.get_int(&y)) || a.provably_ne(b)) {
-    *error = "inner dimensions differ: " + to_string(a) + " vs " + to_string(b);
-    return false;
-  }
-  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
-  return true;
-}
-
 Status matmul(const INodeView& node, IShapeSink& out) {
   Status st;
   if (!require_inputs(node, out, 2, &st)) return st;
@@ -32,7 +20,7 @@ Status matmul(const INodeView& node, IShapeSink& out) {
   if (a_vector) a.dims.insert(a.dims.begin(), node.constant(1));
   if (b_vector) b.dims.push_back(node.constant(1));
   std::string error;
-  if (!unify_inner(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], &error))
+  if (!unify(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], "inner dimensions differ", &error))
     return fail(out, error);
   const Dim rows = a.dims[a.rank() - 2], columns = b.dims[b.rank() - 1];
   // The batch dims broadcast; the matrix dims are then appended to the result in place.
@@ -57,7 +45,7 @@ Status gemm(const INodeView& node, IShapeSink& out) {
   Dim m = ta ? a.dims[1] : a.dims[0], ka = ta ? a.dims[0] : a.dims[1];
   Dim kb = tb ? b.dims[1] : b.dims[0], n = tb ? b.dims[0] : b.dims[1];
   std::string error;
-  if (!unify_inner(out, ka, kb, &error)) return fail(out, error);
+  if (!unify(out, ka, kb, "inner dimensions differ", &error)) return fail(out, error);
   return set_shape(out, 0, dtype, Shape::of({m, n}));
 }
 

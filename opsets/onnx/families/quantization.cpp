@@ -8,20 +8,6 @@ namespace cctx::opsets::onnx {
 
 namespace {
 
-/// Records that two dims must be equal: a concrete (or proven) conflict is an error, a symbolic
-/// pair an `eq` constraint.
-bool require_equal_dims(IShapeSink& out, Dim a, Dim b, const std::string& what,
-                        std::string* error) {
-  if (a.provably_eq(b)) return true;
-  std::int64_t x, y;
-  if ((a.get_int(&x) && b.get_int(&y)) || a.provably_ne(b)) {
-    *error = what + ": " + to_string(a) + " vs " + to_string(b);
-    return false;
-  }
-  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
-  return true;
-}
-
 /// Checks the scale's shape against the quantized tensor's (QuantizeLinear's granularities): a
 /// scalar (per tensor), 1-D of the axis' length (per axis), or the input's shape with
 /// ceil(d/block_size) at the axis (blocked, opset >= 21). Unknown ranks are not checked.
@@ -45,8 +31,7 @@ Status check_scale_shape(const INodeView& node, IShapeSink& out, const Shape& x,
   if (block <= 0) {
     if (s.rank() != 1)
       return fail(out, "per-axis scale must be 1-D (set block_size for blocked scales)");
-    if (!require_equal_dims(out, s.dims[0], x.dims[at], "scale length differs from the axis",
-                            &error)) {
+    if (!unify(out, s.dims[0], x.dims[at], "scale length differs from the axis", &error)) {
       return fail(out, error);
     }
     return Status::kOk;
@@ -54,8 +39,8 @@ Status check_scale_shape(const INodeView& node, IShapeSink& out, const Shape& x,
   if (s.rank() != x.rank()) return fail(out, "blocked scale must have the input's rank");
   for (std::size_t k = 0; k < x.rank(); ++k) {
     const Dim expected = k == at ? ceil_div(x.dims[k], block) : x.dims[k];
-    if (!require_equal_dims(out, s.dims[k], expected,
-                            "blocked scale dim " + std::to_string(k) + " does not match", &error)) {
+    if (!unify(out, s.dims[k], expected,
+               "blocked scale dim " + std::to_string(k) + " does not match", &error)) {
       return fail(out, error);
     }
   }
@@ -117,8 +102,7 @@ Status matmul_shape(IShapeSink& out, Shape a, Shape b, Shape* result) {
   if (a_vector) a.dims.insert(a.dims.begin(), a.dims[0].lift(1));
   if (b_vector) b.dims.push_back(b.dims[0].lift(1));
   std::string error;
-  if (!require_equal_dims(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2],
-                          "inner dimensions differ", &error)) {
+  if (!unify(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], "inner dimensions differ", &error)) {
     return fail(out, error);
   }
   Shape batch;
