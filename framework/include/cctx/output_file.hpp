@@ -56,7 +56,4 @@ class OutputFile {
   unsigned existing_uid_ = 0, existing_gid_ = 0;
 };
 
-/// Writes `bytes` to `path` through one OutputFile.
-void write_output_file(const std::filesystem::path& path, std::string_view bytes);
-
 }  // namespace cctx

@@ -185,10 +185,4 @@ void OutputFile::commit() {
   temp_.clear();
 }
 
-void write_output_file(const std::filesystem::path& path, std::string_view bytes) {
-  OutputFile file(path);
-  file.write(bytes);
-  file.commit();
-}
-
 }  // namespace cctx
