@@ -33,13 +33,12 @@ TEST(Bytes, SubByteAndWideTypes) {
             a.ctx->unsized_values().end());
 }
 
-/// A state with a pool, an empty registry and the given value shapes: enough for ByteSizes.
-ComputeContext::State state_with(std::vector<ValueShape> shapes) {
-  ComputeContext::State s;
-  s.pool = std::make_unique<ExprPool>();
-  s.registry = std::make_shared<RuleRegistry>();
-  s.shapes = std::move(shapes);
-  return s;
+/// An analysis with a pool and an empty registry: enough for ByteSizes.
+Analysis bare_analysis() {
+  Analysis a;
+  a.pool = std::make_unique<ExprPool>();
+  a.registry = std::make_shared<RuleRegistry>();
+  return a;
 }
 
 ValueShape tensor(std::int32_t dtype, std::vector<Expr> dims) {
@@ -57,26 +56,27 @@ ValueShape tensor(std::int32_t dtype, std::vector<Expr> dims) {
 // and for an unsized type. (Unknown ranks go to the direct computation, which names the value:
 // tests/pipeline/shape_stage_test.cpp.)
 TEST(ByteSizes, AgreesWithTheDirectComputationThroughGrowth) {
-  ComputeContext::State s = state_with({});
+  Analysis s = bare_analysis();
+  ShapeResult shapes;
   ExprPool& pool = *s.pool;
   const Expr n = pool.declare_symbol("N", Interval{1, kPosInf});
   for (std::int64_t k = 0; k < 3000; ++k) {
     for (const std::int32_t dtype : {1, 10, 22, 7}) {  // float, float16, int4, int64
-      s.shapes.push_back(tensor(dtype, {n, pool.integer(k % 1500), pool.integer(3)}));
+      shapes.values.push_back(tensor(dtype, {n, pool.integer(k % 1500), pool.integer(3)}));
     }
   }
-  s.shapes.push_back(tensor(8, {pool.integer(4)}));  // string: unsized
-  s.shapes.push_back(tensor(1, {}));                 // a scalar
-  ByteSizes byte_size(s);
-  for (ValueId v = 0; v + 2 < s.shapes.size(); ++v) {
-    const std::optional<Expr> direct = compute_value_bytes(s, v);
+  shapes.values.push_back(tensor(8, {pool.integer(4)}));  // string: unsized
+  shapes.values.push_back(tensor(1, {}));                 // a scalar
+  ByteSizes byte_size(s, shapes);
+  for (ValueId v = 0; v + 2 < shapes.values.size(); ++v) {
+    const std::optional<Expr> direct = compute_value_bytes(s, shapes, v);
     const std::optional<Expr> shared = byte_size(v);
     ASSERT_TRUE(direct && shared) << v;
     ASSERT_EQ(*shared, *direct) << v << ": " << pool.print(*shared) << " vs "
                                 << pool.print(*direct);
   }
-  EXPECT_EQ(byte_size(static_cast<ValueId>(s.shapes.size() - 2)), std::nullopt);
-  EXPECT_EQ(pool.print(*byte_size(static_cast<ValueId>(s.shapes.size() - 1))), "4");
+  EXPECT_EQ(byte_size(static_cast<ValueId>(shapes.values.size() - 2)), std::nullopt);
+  EXPECT_EQ(pool.print(*byte_size(static_cast<ValueId>(shapes.values.size() - 1))), "4");
 }
 
 }  // namespace

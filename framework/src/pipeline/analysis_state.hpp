@@ -1,5 +1,4 @@
-// The results every pipeline stage reads and writes. Each stage fills its own fields and only
-// reads those of earlier stages.
+// The analysis every pipeline stage shares, the state a ComputeContext keeps, and the stages.
 #pragma once
 
 #include <memory>
@@ -18,10 +17,14 @@
 #include "cctx/registry.hpp"
 #include "pipeline/buffer_plan.hpp"
 #include "pipeline/rule_bindings.hpp"
+#include "pipeline/stage_results.hpp"
 
 namespace cctx {
 
-struct ComputeContext::State {
+/// What every stage reads (the model, its graph view, the bound rules, the expression pool) and
+/// what every stage may add to (diagnostics, decision events). Stage results are not here: each
+/// stage returns its own (pipeline/stage_results.hpp) and takes earlier ones as const.
+struct Analysis {
   std::shared_ptr<const RuleRegistry> registry;
   Profile options;
   const Model* model = nullptr;
@@ -32,35 +35,6 @@ struct ComputeContext::State {
   /// The binding step, right after the graph view: every kind's rules (read through rules_of).
   RuleBindings rules;
 
-  // ---- stage 1: shapes (per ValueId) -----------------------------------------------------------
-  std::vector<ValueShape> shapes;
-  /// Small constant floating tensors (initializers, Constant outputs): Resize scales, ...
-  std::unordered_map<ValueId, std::vector<double>> float_values;
-  std::vector<Constraint> constraints;
-  std::vector<ValueId> unknown_rank_values;
-  /// Producer-named fresh dims by name, so that re-inferring a body reuses them.
-  std::unordered_map<std::string, Expr> fresh_dims;
-
-  // ---- stage 2: tags ---------------------------------------------------------------------------
-  std::vector<Tag> value_tags;  ///< per ValueId
-  std::vector<Tag> node_tags;   ///< per NodeId
-  std::vector<bool> sticky;     ///< per NodeId: the node tag was set by a tag rule
-
-  // ---- stages 3-4: the buffer plan (pipeline/buffer_plan.hpp) -------------------------------
-  BufferPlan plan;
-
-  // ---- stage 5: memory -------------------------------------------------------------------------
-  std::vector<MemoryProfile> memory;
-
-  // ---- stage 6: scratch ------------------------------------------------------------------------
-  std::vector<Expr> scratch;
-
-  // ---- stage 7: peak ---------------------------------------------------------------------------
-  std::vector<Expr> node_terms;  ///< total + scratch per node
-  Expr peak;
-  std::optional<NodeId> peak_node;
-
-  // ---- across stages ---------------------------------------------------------------------------
   std::vector<Diagnostic> diagnostics;
   std::vector<DecisionEvent> events;  ///< kept across compute() calls until clear_events()
   std::vector<StageTiming> timings;
@@ -77,26 +51,37 @@ struct ComputeContext::State {
   const ResolvedRules& rules_of(NodeId n) const { return rules.of(graph->node(n)); }
 };
 
-// The stages, in pipeline order. Each one reads only what earlier stages stored. The buffer plan
-// (lifetimes, in-place decisions, buffers) comes from the profile's BufferPlanner.
-void run_shape_stage(ComputeContext::State& s);
-void run_tag_stage(ComputeContext::State& s);
-void run_lifetime_stage(ComputeContext::State& s);
-void run_inplace_stage(ComputeContext::State& s);
-void run_memory_stage(ComputeContext::State& s);
-void run_scratch_stage(ComputeContext::State& s);
-void run_peak_stage(ComputeContext::State& s);
+/// A ComputeContext's analysis and the results of its stages, which its public API reads.
+struct ComputeContext::State : Analysis {
+  ShapeResult shapes;
+  TagResult tags;
+  BufferPlan plan;
+  MemoryResult memory;
+  ScratchResult scratch;
+  PeakResult peak;
+};
+
+// The stages, in pipeline order. Each returns its own result and reads earlier ones as const.
+// The buffer plan (lifetimes, in-place decisions, buffers) comes from the profile's
+// BufferPlanner; the seed's planner runs its two steps, lifetimes then in-place reuse.
+ShapeResult run_shape_stage(Analysis& a);
+TagResult run_tag_stage(Analysis& a, const ShapeResult& shapes);
+void run_lifetime_stage(Analysis& a, const TagResult& tags, BufferPlan& plan);
+void run_inplace_stage(Analysis& a, const ShapeResult& shapes, BufferPlan& plan);
+MemoryResult run_memory_stage(Analysis& a, const TagResult& tags, const BufferPlan& plan);
+ScratchResult run_scratch_stage(Analysis& a, const ShapeResult& shapes);
+PeakResult run_peak_stage(Analysis& a, const MemoryResult& memory, const ScratchResult& scratch);
 
 /// Byte size of a value per semantics.md 4 (nullopt for unsized types). An unknown rank gives the
 /// symbol `bytes_<value>`.
-std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v);
+std::optional<Expr> compute_value_bytes(const Analysis& a, const ShapeResult& shapes, ValueId v);
 
 /// compute_value_bytes for every value of a graph: values of one shape and element size (most of
 /// a transformer's activations) share one product of dims, found by its handles instead of
 /// multiplying the dims again through the pool.
 class ByteSizes {
  public:
-  explicit ByteSizes(ComputeContext::State& s) : s_(s) {}
+  ByteSizes(const Analysis& a, const ShapeResult& shapes) : a_(a), shapes_(shapes) {}
   std::optional<Expr> operator()(ValueId v);
 
  private:
@@ -109,7 +94,8 @@ class ByteSizes {
   bool same_key(std::uint32_t at, std::uint32_t bits, const std::vector<Expr>& dims) const;
   void grow();
 
-  ComputeContext::State& s_;
+  const Analysis& a_;
+  const ShapeResult& shapes_;
   /// Every key met, one after another: rank, element bits, then the dims' handles.
   std::vector<std::uint32_t> keys_;
   std::vector<Slot> slots_;  ///< a power of two in size, at most half full
@@ -119,11 +105,11 @@ class ByteSizes {
 /// Rethrows `e`, an ExprError raised while accounting for node n, as one that names the node:
 /// an integer overflow becomes "node 3 'b' (ConstantOfShape): integer overflow: <what>", unless
 /// it already names a node (a value's byte size does); any other error is rethrown as it is.
-[[noreturn]] void rethrow_at_node(const ComputeContext::State& s, NodeId n, const ExprError& e,
+[[noreturn]] void rethrow_at_node(const Analysis& a, NodeId n, const ExprError& e,
                                   const std::string& what);
 
 /// Working memory of node n's bodies (body_memory.cpp): the largest body's peak of its own
 /// intermediate values; integer 0 for a node without bodies.
-Expr body_working_bytes(ComputeContext::State& s, NodeId n);
+Expr body_working_bytes(Analysis& a, const ShapeResult& shapes, NodeId n);
 
 }  // namespace cctx

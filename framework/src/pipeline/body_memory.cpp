@@ -14,7 +14,7 @@ namespace {
 
 class BodyMemory {
  public:
-  explicit BodyMemory(ComputeContext::State& s) : s_(s), pool_(*s.pool) {}
+  BodyMemory(Analysis& a, const ShapeResult& shapes) : s_(a), shapes_(shapes), pool_(*a.pool) {}
 
   Expr bodies_of(NodeId n) {
     Expr largest = pool_.integer(0);
@@ -34,7 +34,7 @@ class BodyMemory {
   Expr bytes(ValueId v) {
     auto it = bytes_.find(v);
     if (it != bytes_.end()) return it->second;
-    std::optional<Expr> b = compute_value_bytes(s_, v);
+    std::optional<Expr> b = compute_value_bytes(s_, shapes_, v);
     return bytes_.emplace(v, b ? *b : pool_.integer(0)).first->second;
   }
 
@@ -77,13 +77,16 @@ class BodyMemory {
     return peak;
   }
 
-  ComputeContext::State& s_;
+  Analysis& s_;
+  const ShapeResult& shapes_;
   ExprPool& pool_;
   std::unordered_map<ValueId, Expr> bytes_;
 };
 
 }  // namespace
 
-Expr body_working_bytes(ComputeContext::State& s, NodeId n) { return BodyMemory(s).bodies_of(n); }
+Expr body_working_bytes(Analysis& a, const ShapeResult& shapes, NodeId n) {
+  return BodyMemory(a, shapes).bodies_of(n);
+}
 
 }  // namespace cctx

@@ -15,9 +15,12 @@ namespace {
 class SeedBufferPlanner final : public BufferPlanner {
  public:
   std::string_view name() const override { return "seed"; }
-  void plan(ComputeContext::State& s, const StepTimer& timed) const override {
-    timed("lifetimes", [&] { run_lifetime_stage(s); });
-    timed("inplace", [&] { run_inplace_stage(s); });
+  BufferPlan plan(Analysis& a, const ShapeResult& shapes, const TagResult& tags,
+                  const StepTimer& timed) const override {
+    BufferPlan plan;
+    timed("lifetimes", [&] { run_lifetime_stage(a, tags, plan); });
+    timed("inplace", [&] { run_inplace_stage(a, shapes, plan); });
+    return plan;
   }
 };
 

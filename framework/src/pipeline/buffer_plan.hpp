@@ -52,13 +52,18 @@ struct BufferPlan {
 /// Runs one timed step of a stage ("lifetimes", "inplace"): the pipeline's stage clock.
 using StepTimer = std::function<void(const char* step, const std::function<void()>& run)>;
 
-/// A strategy that fills `s.plan` from the shapes, tags and rules of `s`.
+struct Analysis;
+struct ShapeResult;
+struct TagResult;
+
+/// A strategy that makes the plan from the shapes, the tags and the analysis's rules.
 class BufferPlanner {
  public:
   virtual ~BufferPlanner() = default;
   /// The name a profile gives it (`memory: {buffer_plan: NAME}`).
   virtual std::string_view name() const = 0;
-  virtual void plan(ComputeContext::State& s, const StepTimer& timed) const = 0;
+  virtual BufferPlan plan(Analysis& a, const ShapeResult& shapes, const TagResult& tags,
+                          const StepTimer& timed) const = 0;
 };
 
 /// The planner named by `memory.buffer_plan` (the profile loader checks the name: "seed").

@@ -61,15 +61,17 @@ void ComputeContext::compute(const Model& model) {
     s.rules.bind(*s.graph, *s.registry);
   });
   for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
-  timed("shapes", [&] { run_shape_stage(s); });
-  timed("tags", [&] { run_tag_stage(s); });
+  timed("shapes", [&] { s.shapes = run_shape_stage(s); });
+  timed("tags", [&] { s.tags = run_tag_stage(s, s.shapes); });
   // Lifetimes, in-place decisions and buffers: the profile's buffer planner ("lifetimes" and
   // "inplace" for the seed's).
-  make_buffer_planner(s.options.memory.buffer_plan)
-      ->plan(s, [&](const char* step, const std::function<void()>& run) { timed(step, run); });
-  timed("memory", [&] { run_memory_stage(s); });
-  timed("scratch", [&] { run_scratch_stage(s); });
-  timed("peak", [&] { run_peak_stage(s); });
+  s.plan = make_buffer_planner(s.options.memory.buffer_plan)
+               ->plan(s, s.shapes, s.tags, [&](const char* step, const std::function<void()>& run) {
+                 timed(step, run);
+               });
+  timed("memory", [&] { s.memory = run_memory_stage(s, s.tags, s.plan); });
+  timed("scratch", [&] { s.scratch = run_scratch_stage(s, s.shapes); });
+  timed("peak", [&] { s.peak = run_peak_stage(s, s.memory, s.scratch); });
   for (std::string& w : s.pool->take_warnings()) s.warn(kInvalidId, std::move(w));
 }
 
@@ -83,16 +85,16 @@ const GraphView& ComputeContext::graph() const {
   return *state_->graph;
 }
 
-const ValueShape& ComputeContext::shape(ValueId v) const { return state_->shapes.at(v); }
-Tag ComputeContext::value_tag(ValueId v) const { return state_->value_tags.at(v); }
+const ValueShape& ComputeContext::shape(ValueId v) const { return state_->shapes.values.at(v); }
+Tag ComputeContext::value_tag(ValueId v) const { return state_->tags.values.at(v); }
 std::optional<Expr> ComputeContext::value_bytes(ValueId v) const {
   if (v < state_->plan.bytes.size() && state_->graph->value(v).graph == 0)
     return state_->plan.bytes[v];
-  return compute_value_bytes(*state_, v);
+  return compute_value_bytes(*state_, state_->shapes, v);
 }
 
-std::size_t ComputeContext::node_count() const { return state_->memory.size(); }
-Tag ComputeContext::node_tag(NodeId n) const { return state_->node_tags.at(n); }
+std::size_t ComputeContext::node_count() const { return state_->memory.nodes.size(); }
+Tag ComputeContext::node_tag(NodeId n) const { return state_->tags.nodes.at(n); }
 ValueIds ComputeContext::release_after(NodeId n) const { return state_->plan.release_after.at(n); }
 ValueIds ComputeContext::not_used_after(NodeId n) const {
   return state_->plan.not_used_after.at(n);
@@ -103,18 +105,19 @@ ValueIds ComputeContext::release_after_shape_tag(NodeId n) const {
 std::span<const InplaceDecision> ComputeContext::inplace(NodeId n) const {
   return state_->plan.inplace.at(n);
 }
-const MemoryProfile& ComputeContext::memory(NodeId n) const { return state_->memory.at(n); }
-Expr ComputeContext::node_peak_memory(NodeId n) const { return state_->scratch.at(n); }
+const MemoryProfile& ComputeContext::memory(NodeId n) const { return state_->memory.nodes.at(n); }
+Expr ComputeContext::node_peak_memory(NodeId n) const { return state_->scratch.nodes.at(n); }
 
-Expr ComputeContext::peak_total_bytes() const { return state_->peak; }
-std::optional<NodeId> ComputeContext::peak_node() const { return state_->peak_node; }
+Expr ComputeContext::peak_total_bytes() const { return state_->peak.total; }
+std::optional<NodeId> ComputeContext::peak_node() const { return state_->peak.node; }
 
 PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const {
   PeakEvaluation result;
   result.assignment = assignment;
   // One batch: identical terms (real graphs repeat the same few totals many times) and shared
   // monomials are evaluated once.
-  const std::vector<std::int64_t> values = state_->pool->eval_all(state_->node_terms, assignment);
+  const std::vector<std::int64_t> values =
+      state_->pool->eval_all(state_->peak.node_terms, assignment);
   for (std::size_t n = 0; n < values.size(); ++n) {
     if (result.node < 0 || values[n] > result.bytes) {
       result.bytes = values[n];
@@ -125,9 +128,11 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
 }
 
 const std::vector<Diagnostic>& ComputeContext::diagnostics() const { return state_->diagnostics; }
-const std::vector<Constraint>& ComputeContext::constraints() const { return state_->constraints; }
+const std::vector<Constraint>& ComputeContext::constraints() const {
+  return state_->shapes.constraints;
+}
 const std::vector<ValueId>& ComputeContext::unknown_rank_values() const {
-  return state_->unknown_rank_values;
+  return state_->shapes.unknown_rank_values;
 }
 const std::vector<ValueId>& ComputeContext::unsized_values() const {
   return state_->plan.unsized_values;

@@ -14,8 +14,13 @@ sdk::StringRef ref(const std::string& s) { return sdk::StringRef(s.data(), s.siz
 sdk::StringRef ref(std::string_view s) { return sdk::StringRef(s.data(), s.size()); }
 }  // namespace
 
-HostNodeView::HostNodeView(ComputeContext::State& state, ExprBridge& bridge, NodeId node)
-    : state_(state), bridge_(bridge), node_(node), entry_(state.graph->node(node)) {}
+HostNodeView::HostNodeView(const Analysis& analysis, const ShapeResult& shapes, ExprBridge& bridge,
+                           NodeId node)
+    : state_(analysis),
+      shapes_(shapes),
+      bridge_(bridge),
+      node_(node),
+      entry_(analysis.graph->node(node)) {}
 
 sdk::StringRef HostNodeView::op_type() const noexcept { return ref(entry_.op_type); }
 sdk::StringRef HostNodeView::domain() const noexcept { return ref(entry_.domain); }
@@ -48,36 +53,36 @@ sdk::StringRef HostNodeView::output_name(std::uint32_t i) const noexcept {
 }
 sdk::ValueKind HostNodeView::input_kind(std::uint32_t i) const noexcept {
   ValueId v = input_value_id(i);
-  return v == kNoValue ? sdk::ValueKind::kUnknown : state_.shapes[v].kind;
+  return v == kNoValue ? sdk::ValueKind::kUnknown : shapes_.values[v].kind;
 }
 std::int32_t HostNodeView::input_dtype(std::uint32_t i) const noexcept {
   ValueId v = input_value_id(i);
-  return v == kNoValue ? 0 : state_.shapes[v].dtype;
+  return v == kNoValue ? 0 : shapes_.values[v].dtype;
 }
 std::int32_t HostNodeView::input_rank(std::uint32_t i) const noexcept {
   ValueId v = input_value_id(i);
-  if (v == kNoValue || !state_.shapes[v].known_rank) return -1;
-  return static_cast<std::int32_t>(state_.shapes[v].dims.size());
+  if (v == kNoValue || !shapes_.values[v].known_rank) return -1;
+  return static_cast<std::int32_t>(shapes_.values[v].dims.size());
 }
 std::uint32_t HostNodeView::input_dim_handle(std::uint32_t i, std::uint32_t axis) const noexcept {
   ValueId v = input_value_id(i);
-  if (v == kNoValue || axis >= state_.shapes[v].dims.size()) return state_.pool->integer(0).id;
-  return state_.shapes[v].dims[axis].id;
+  if (v == kNoValue || axis >= shapes_.values[v].dims.size()) return state_.pool->integer(0).id;
+  return shapes_.values[v].dims[axis].id;
 }
 std::int32_t HostNodeView::input_value_size(std::uint32_t i) const noexcept {
   ValueId v = input_value_id(i);
-  if (v == kNoValue || !state_.shapes[v].has_value) return -1;
-  return static_cast<std::int32_t>(state_.shapes[v].value.size());
+  if (v == kNoValue || !shapes_.values[v].has_value) return -1;
+  return static_cast<std::int32_t>(shapes_.values[v].value.size());
 }
 std::uint32_t HostNodeView::input_value_handle(std::uint32_t i, std::uint32_t k) const noexcept {
   ValueId v = input_value_id(i);
-  if (v == kNoValue || k >= state_.shapes[v].value.size()) return state_.pool->integer(0).id;
-  return state_.shapes[v].value[k].id;
+  if (v == kNoValue || k >= shapes_.values[v].value.size()) return state_.pool->integer(0).id;
+  return shapes_.values[v].value[k].id;
 }
 bool HostNodeView::input_float_values(std::uint32_t i, sdk::Span<double>* out) const noexcept {
   ValueId v = input_value_id(i);
-  auto it = state_.float_values.find(v);
-  if (v == kNoValue || it == state_.float_values.end()) return false;
+  auto it = shapes_.float_values.find(v);
+  if (v == kNoValue || it == shapes_.float_values.end()) return false;
   *out = sdk::Span<double>{it->second.data(), it->second.size()};
   return true;
 }
@@ -195,7 +200,7 @@ std::int32_t HostNodeView::attr_graph_outputs(sdk::StringRef name) const noexcep
 std::int32_t HostNodeView::input_sequence_length(std::uint32_t i) const noexcept {
   ValueId v = input_value_id(i);
   if (v == kNoValue) return -1;
-  const ValueShape& shape = state_.shapes[v];
+  const ValueShape& shape = shapes_.values[v];
   if (shape.kind != sdk::ValueKind::kSequence || !shape.elements) return -1;
   return static_cast<std::int32_t>(shape.elements->size());
 }
@@ -204,7 +209,7 @@ bool HostNodeView::input_sequence_length_handle(std::uint32_t i,
   ValueId v = input_value_id(i);
   if (v == kNoValue) return false;
   try {
-    const std::optional<Expr> length = sequence_length(*state_.pool, state_.shapes[v]);
+    const std::optional<Expr> length = sequence_length(*state_.pool, shapes_.values[v]);
     if (!length) return false;
     *out = length->id;
     return true;
@@ -215,7 +220,7 @@ bool HostNodeView::input_sequence_length_handle(std::uint32_t i,
 const ElementShape* HostNodeView::input_element(std::uint32_t i, std::uint32_t k) const noexcept {
   const std::int32_t length = input_sequence_length(i);
   if (length < 0 || k >= static_cast<std::uint32_t>(length)) return nullptr;
-  return &(*state_.shapes[input_value_id(i)].elements)[k];
+  return &(*shapes_.values[input_value_id(i)].elements)[k];
 }
 std::int32_t HostNodeView::input_element_rank(std::uint32_t i, std::uint32_t k) const noexcept {
   const ElementShape* e = input_element(i, k);

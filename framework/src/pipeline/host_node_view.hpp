@@ -1,4 +1,4 @@
-// The host's implementation of sdk::INodeView over the analysis state.
+// The host's implementation of sdk::INodeView over the graph view and the shapes inferred so far.
 #pragma once
 
 #include <cctx/sdk/node_view.hpp>
@@ -16,7 +16,8 @@ namespace cctx {
 
 class HostNodeView final : public sdk::INodeView {
  public:
-  HostNodeView(ComputeContext::State& state, ExprBridge& bridge, NodeId node);
+  HostNodeView(const Analysis& analysis, const ShapeResult& shapes, ExprBridge& bridge,
+               NodeId node);
 
   sdk::StringRef op_type() const noexcept override;
   sdk::StringRef domain() const noexcept override;
@@ -67,7 +68,8 @@ class HostNodeView final : public sdk::INodeView {
   /// Element k of sequence input i when its length is known, else nullptr.
   const ElementShape* input_element(std::uint32_t i, std::uint32_t k) const noexcept;
 
-  ComputeContext::State& state_;
+  const Analysis& state_;
+  const ShapeResult& shapes_;
   ExprBridge& bridge_;
   NodeId node_;
   const NodeEntry& entry_;

@@ -57,33 +57,34 @@ class HostInplaceSink final : public sdk::IInplaceSink {
 
 class InplaceStage {
  public:
-  explicit InplaceStage(ComputeContext::State& s) : s_(s), bridge_(*s.pool) {}
+  InplaceStage(Analysis& a, const ShapeResult& shapes, BufferPlan& plan)
+      : s_(a), shapes_(shapes), plan_(plan), bridge_(*a.pool) {}
 
   void run() {
     const GraphView& g = *s_.graph;
     const std::size_t count = g.main_node_count();
-    s_.plan.inplace.reset(count);
-    s_.plan.bytes.assign(g.values().size(), std::nullopt);
-    s_.plan.buffer_of.assign(g.values().size(), kInvalidId);
-    s_.plan.buffers.clear();
-    ByteSizes byte_size(s_);
+    plan_.inplace.reset(count);
+    plan_.bytes.assign(g.values().size(), std::nullopt);
+    plan_.buffer_of.assign(g.values().size(), kInvalidId);
+    plan_.buffers.clear();
+    ByteSizes byte_size(s_, shapes_);
     for (ValueId v = 0; v < g.values().size(); ++v) {
       if (g.value(v).graph != 0) continue;
-      s_.plan.bytes[v] = byte_size(v);
-      if (!s_.plan.bytes[v]) s_.plan.unsized_values.push_back(v);
+      plan_.bytes[v] = byte_size(v);
+      if (!plan_.bytes[v]) plan_.unsized_values.push_back(v);
     }
     seed_buffers();
     for (NodeId n = 0; n < count; ++n) plan(n);
-    s_.plan.inplace.finish(count);
+    plan_.inplace.finish(count);
   }
 
  private:
   std::uint32_t new_buffer(ValueId v, BufferSource source, NodeId at) {
-    const auto id = static_cast<std::uint32_t>(s_.plan.buffers.size());
-    s_.plan.buffers.push_back({*s_.plan.bytes[v], source});
+    const auto id = static_cast<std::uint32_t>(plan_.buffers.size());
+    plan_.buffers.push_back({*plan_.bytes[v], source});
     last_.push_back(at);
     protected_.push_back(false);
-    s_.plan.buffer_of[v] = id;
+    plan_.buffer_of[v] = id;
     join(id, v, at);
     return id;
   }
@@ -91,8 +92,8 @@ class InplaceStage {
   // A value joins buffer b: the buffer lives until its last member's last use, and is protected
   // while it holds a graph output, an initializer, or a graph input that may not be overwritten.
   void join(std::uint32_t b, ValueId v, NodeId at) {
-    s_.plan.buffer_of[v] = b;
-    const std::uint32_t last = s_.plan.last_use[v] == kInvalidId ? at : s_.plan.last_use[v];
+    plan_.buffer_of[v] = b;
+    const std::uint32_t last = plan_.last_use[v] == kInvalidId ? at : plan_.last_use[v];
     if (last > last_[b]) last_[b] = last;
     const ValueEntry& e = s_.graph->value(v);
     const bool overwrite = s_.options.inplace.allow_input_overwrite;
@@ -102,10 +103,10 @@ class InplaceStage {
   void seed_buffers() {
     const GraphEntry& main = s_.graph->main();
     for (ValueId v : main.initializers) {
-      if (s_.plan.bytes[v]) new_buffer(v, BufferSource::kInitializer, 0);
+      if (plan_.bytes[v]) new_buffer(v, BufferSource::kInitializer, 0);
     }
     for (ValueId v : main.inputs) {
-      if (s_.plan.bytes[v] && s_.plan.buffer_of[v] == kInvalidId)
+      if (plan_.bytes[v] && plan_.buffer_of[v] == kInvalidId)
         new_buffer(v, BufferSource::kInput, 0);
     }
   }
@@ -120,7 +121,7 @@ class InplaceStage {
     const NodeEntry& node = s_.graph->node(n);
     const ResolvedRules& rules = s_.rules_of(n);
     if (rules.inplace != nullptr) {
-      HostNodeView view(s_, bridge_, n);
+      HostNodeView view(s_, shapes_, bridge_, n);
       HostInplaceSink sink(d);
       const std::string_view origin = rules.entry(RuleKind::kInplace)->origin;
       sdk::Status status;
@@ -156,16 +157,16 @@ class InplaceStage {
     if (o >= node.outputs.size() || k >= node.inputs.size()) return false;
     const ValueId out = node.outputs[o], in = node.inputs[k];
     if (out == kNoValue || in == kNoValue || out == in) return false;
-    if (!s_.plan.bytes[out] || !s_.plan.bytes[in]) return false;
-    const std::uint32_t b = s_.plan.buffer_of[in];
+    if (!plan_.bytes[out] || !plan_.bytes[in]) return false;
+    const std::uint32_t b = plan_.buffer_of[in];
     if (b == kInvalidId) return false;
     int reads_of_buffer = 0;
     for (ValueId v : node.inputs) {
-      if (v != kNoValue && s_.plan.buffer_of[v] == b) ++reads_of_buffer;
+      if (v != kNoValue && plan_.buffer_of[v] == b) ++reads_of_buffer;
     }
     if (reads_of_buffer != 1) return false;
     for (ValueId v : node.captures) {
-      if (s_.plan.buffer_of[v] == b) return false;
+      if (plan_.buffer_of[v] == b) return false;
     }
     return !protected_[b] && last_[b] <= n;
   }
@@ -174,11 +175,11 @@ class InplaceStage {
                                       bool structural_squeeze) {
     const NodeEntry& node = s_.graph->node(n);
     const ValueId out = node.outputs[o], in = node.inputs[k];
-    if (structural_squeeze && k == 0 && s_.shapes[out].dtype == s_.shapes[in].dtype &&
-        s_.shapes[in].dtype != 0) {
+    if (structural_squeeze && k == 0 && shapes_.values[out].dtype == shapes_.values[in].dtype &&
+        shapes_.values[in].dtype != 0) {
       return ReuseKind::kEqual;
     }
-    const Expr in_bytes = *s_.plan.bytes[in], out_bytes = *s_.plan.bytes[out];
+    const Expr in_bytes = *plan_.bytes[in], out_bytes = *plan_.bytes[out];
     if (in_bytes == out_bytes) return ReuseKind::kEqual;
     if (s_.pool->prove_ge(in_bytes, out_bytes)) return ReuseKind::kGreater;
     return std::nullopt;
@@ -193,7 +194,7 @@ class InplaceStage {
                                   (node.op_type == "Squeeze" || node.op_type == "Unsqueeze");
     NodeFlags served(node.outputs.size()), claimed(node.inputs.size()),
         untracked(node.outputs.size());
-    std::vector<InplaceDecision>& decisions = decisions_;  // copied to s_.plan.inplace once sorted
+    std::vector<InplaceDecision>& decisions = decisions_;  // copied to plan_.inplace once sorted
     decisions.clear();
 
     for (auto [o, k] : d.aliases) {
@@ -202,7 +203,7 @@ class InplaceStage {
       if (out == kNoValue || in == kNoValue || out == in) continue;
       served.set(o);
       claimed.set(k);
-      if (!s_.plan.bytes[in] || s_.plan.buffer_of[in] == kInvalidId || !s_.plan.bytes[out]) {
+      if (!plan_.bytes[in] || plan_.buffer_of[in] == kInvalidId || !plan_.bytes[out]) {
         untracked.set(o);  // a view of something not tracked is not tracked either
         continue;
       }
@@ -225,21 +226,21 @@ class InplaceStage {
     // Buffer transitions: decided outputs join their input's buffer; other sized outputs that
     // live past this node get a new buffer.
     for (const InplaceDecision& dec : decisions) {
-      join(s_.plan.buffer_of[node.inputs[dec.input]], node.outputs[dec.output], n);
+      join(plan_.buffer_of[node.inputs[dec.input]], node.outputs[dec.output], n);
     }
     for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId out = node.outputs[o];
-      if (out == kNoValue || served[o] || untracked[o] || !s_.plan.bytes[out]) continue;
-      if (s_.plan.buffer_of[out] != kInvalidId)
+      if (out == kNoValue || served[o] || untracked[o] || !plan_.bytes[out]) continue;
+      if (plan_.buffer_of[out] != kInvalidId)
         continue;  // produced twice: the first definition counts
       const bool lives_on = s_.graph->value(out).is_output() ||
-                            (s_.plan.last_use[out] != kInvalidId && s_.plan.last_use[out] > n);
+                            (plan_.last_use[out] != kInvalidId && plan_.last_use[out] > n);
       if (lives_on) new_buffer(out, BufferSource::kIntermediate, n);
     }
     std::sort(
         decisions.begin(), decisions.end(),
         [](const InplaceDecision& a, const InplaceDecision& b) { return a.output < b.output; });
-    for (const InplaceDecision& dec : decisions) s_.plan.inplace.push(n, dec);
+    for (const InplaceDecision& dec : decisions) plan_.inplace.push(n, dec);
     if (s_.options.decision_log) {
       for (const InplaceDecision& dec : decisions) {
         pending_.push_back(DecisionEvent{"inplace", static_cast<std::int64_t>(n),
@@ -254,7 +255,9 @@ class InplaceStage {
   std::vector<DecisionEvent> take_events() { return std::move(pending_); }
 
  private:
-  ComputeContext::State& s_;
+  Analysis& s_;
+  const ShapeResult& shapes_;
+  BufferPlan& plan_;
   ExprBridge bridge_;
   std::vector<std::uint32_t> last_;         // per buffer: last node any member is used
   std::vector<bool> protected_;             // per buffer
@@ -265,20 +268,20 @@ class InplaceStage {
 
 }  // namespace
 
-void run_inplace_stage(ComputeContext::State& s) {
-  InplaceStage stage(s);
+void run_inplace_stage(Analysis& s, const ShapeResult& shapes, BufferPlan& plan) {
+  InplaceStage stage(s, shapes, plan);
   stage.run();
   // Decision log order (semantics.md 11.3): releases, then in-place, then shape-tag releases.
   if (s.options.decision_log) {
-    for (NodeId n = 0; n < s.plan.release_after.size(); ++n) {
-      for (ValueId v : s.plan.release_after[n]) {
+    for (NodeId n = 0; n < plan.release_after.size(); ++n) {
+      for (ValueId v : plan.release_after[n]) {
         s.events.push_back(DecisionEvent{"release", static_cast<std::int64_t>(n),
                                          std::string(s.graph->value(v).name), -1, -1, "", ""});
       }
     }
     for (DecisionEvent& e : stage.take_events()) s.events.push_back(std::move(e));
-    for (NodeId n = 0; n < s.plan.release_after_shape_tag.size(); ++n) {
-      for (ValueId v : s.plan.release_after_shape_tag[n]) {
+    for (NodeId n = 0; n < plan.release_after_shape_tag.size(); ++n) {
+      for (ValueId v : plan.release_after_shape_tag[n]) {
         s.events.push_back(DecisionEvent{"release_shape_tag", static_cast<std::int64_t>(n),
                                          std::string(s.graph->value(v).name), -1, -1, "", ""});
       }

@@ -20,41 +20,41 @@ void for_each_referenced(const NodeEntry& node, std::vector<std::uint32_t>& seen
 
 }  // namespace
 
-void run_lifetime_stage(ComputeContext::State& s) {
-  const GraphView& g = *s.graph;
+void run_lifetime_stage(Analysis& a, const TagResult& tags, BufferPlan& plan) {
+  const GraphView& g = *a.graph;
   const std::size_t count = g.main_node_count();
   const std::size_t values = g.values().size();
-  s.plan.last_use.assign(values, kInvalidId);
-  s.plan.release_after.reset(count);
-  s.plan.not_used_after.reset(count);
-  s.plan.release_after_shape_tag.reset(count);
+  plan.last_use.assign(values, kInvalidId);
+  plan.release_after.reset(count);
+  plan.not_used_after.reset(count);
+  plan.release_after_shape_tag.reset(count);
 
   std::vector<std::uint32_t> seen_at(values, kInvalidId);
   for (NodeId n = 0; n < count; ++n) {
-    for_each_referenced(g.node(n), seen_at, n, [&](ValueId v) { s.plan.last_use[v] = n; });
+    for_each_referenced(g.node(n), seen_at, n, [&](ValueId v) { plan.last_use[v] = n; });
   }
-  const bool overwrite_inputs = s.options.inplace.allow_input_overwrite;
+  const bool overwrite_inputs = a.options.inplace.allow_input_overwrite;
   std::fill(seen_at.begin(), seen_at.end(), kInvalidId);
   for (NodeId n = 0; n < count; ++n) {
     for_each_referenced(g.node(n), seen_at, n, [&](ValueId v) {
-      if (s.plan.last_use[v] != n) return;
+      if (plan.last_use[v] != n) return;
       const ValueEntry& e = g.value(v);
       if (e.graph == 0 && (e.is_input() || e.is_initializer())) {
-        s.plan.not_used_after.push(n, v);
+        plan.not_used_after.push(n, v);
         return;
       }
       const bool keep = e.is_initializer() || e.is_output() || (e.is_input() && !overwrite_inputs);
       if (keep) return;
       // Main-graph nodes are NodeIds 0..count-1, so a producer before n is a main-graph node.
       if (e.producer != kInvalidId && e.producer < n) {
-        s.plan.release_after.push(n, v);
-        if (s.value_tags[v] == Tag::kShape) s.plan.release_after_shape_tag.push(n, v);
+        plan.release_after.push(n, v);
+        if (tags.values[v] == Tag::kShape) plan.release_after_shape_tag.push(n, v);
       }
     });
   }
-  s.plan.release_after.finish(count);
-  s.plan.not_used_after.finish(count);
-  s.plan.release_after_shape_tag.finish(count);
+  plan.release_after.finish(count);
+  plan.not_used_after.finish(count);
+  plan.release_after_shape_tag.finish(count);
 }
 
 }  // namespace cctx

@@ -18,9 +18,12 @@ constexpr std::array<Tag, 5> kTagOrder = {Tag::kNone, Tag::kAmbiguous, Tag::kAxe
 
 class MemoryStage {
  public:
-  explicit MemoryStage(ComputeContext::State& s)
-      : s_(s),
-        pool_(*s.pool),
+  MemoryStage(Analysis& a, const TagResult& tags, const BufferPlan& plan, MemoryResult& out)
+      : s_(a),
+        tags_(tags),
+        plan_(plan),
+        out_(out),
+        pool_(*a.pool),
         live_total_(pool_),
         sums_{make_row(pool_), make_row(pool_), make_row(pool_)} {
     for (auto& row : nonzero_) row.fill(0);
@@ -31,16 +34,16 @@ class MemoryStage {
     const std::size_t count = g.main_node_count();
     // Filled in node order by step(): each profile is written once, not zeroed first (108 MB
     // on a million nodes).
-    s_.memory.clear();
-    s_.memory.reserve(count);
+    out_.nodes.clear();
+    out_.nodes.reserve(count);
     // About one new sum per node (the live total changes at almost every node); room for a
     // quarter more spares the pool's arrays a copy near the end.
     pool_.reserve(count + count / 4);
-    const std::size_t buffers = s_.plan.buffers.size();
+    const std::size_t buffers = plan_.buffers.size();
     members_.assign(buffers, 0);
     tag_.assign(buffers, Tag::kNone);
     source_.resize(buffers);
-    for (std::size_t b = 0; b < buffers; ++b) source_[b] = s_.plan.buffers[b].source;
+    for (std::size_t b = 0; b < buffers; ++b) source_[b] = plan_.buffers[b].source;
 
     const GraphEntry& main = g.main();
     try {
@@ -80,7 +83,7 @@ class MemoryStage {
   }
 
   void account(std::uint32_t b, bool add) {
-    const Expr size = s_.plan.buffers[b].size;
+    const Expr size = plan_.buffers[b].size;
     const std::size_t r = row(source_[b]), c = column(tag_[b]);
     row_changed_[r] = true;
     if (add) {
@@ -95,15 +98,15 @@ class MemoryStage {
   }
 
   void seed(ValueId v) {
-    const std::uint32_t b = s_.plan.buffer_of[v];
+    const std::uint32_t b = plan_.buffer_of[v];
     if (b == kInvalidId || members_[b] != 0) return;  // untracked, or an initializer also an input
-    tag_[b] = s_.value_tags[v];
+    tag_[b] = tags_.values[v];
     members_[b] = 1;
     account(b, true);
   }
 
   void join(std::uint32_t b, ValueId v) {
-    const Tag merged = merge_tag(tag_[b], s_.value_tags[v]);
+    const Tag merged = merge_tag(tag_[b], tags_.values[v]);
     if (merged != tag_[b]) {
       account(b, false);
       tag_[b] = merged;
@@ -113,7 +116,7 @@ class MemoryStage {
   }
 
   void leave(ValueId v) {
-    const std::uint32_t b = s_.plan.buffer_of[v];
+    const std::uint32_t b = plan_.buffer_of[v];
     if (b == kInvalidId || members_[b] == 0) return;
     if (--members_[b] == 0) account(b, false);
   }
@@ -140,7 +143,7 @@ class MemoryStage {
 
   void step(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
-    const std::span<const InplaceDecision> decisions = s_.plan.inplace[n];
+    const std::span<const InplaceDecision> decisions = plan_.inplace[n];
     NodeFlags decided(node.outputs.size());
     for (const InplaceDecision& d : decisions) decided.set(d.output);
 
@@ -153,7 +156,7 @@ class MemoryStage {
         if (nonzero_[r][c] > 0) sums_[r][c].prefetch();
       }
     }
-    MemoryProfile& p = s_.memory.emplace_back();
+    MemoryProfile& p = out_.nodes.emplace_back();
     p.already_allocated = live_total_.value();
     p.inputs = bucket(BufferSource::kInput);
     p.initializers = bucket(BufferSource::kInitializer);
@@ -164,11 +167,11 @@ class MemoryStage {
     Expr allocation = pool_.integer(0);
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
-      if (v == kNoValue || decided[o] || !s_.plan.bytes[v]) continue;
-      const Expr bytes = *s_.plan.bytes[v];
+      if (v == kNoValue || decided[o] || !plan_.bytes[v]) continue;
+      const Expr bytes = *plan_.bytes[v];
       allocation = pool_.add(allocation, bytes);
       if (is_zero(bytes)) continue;
-      const std::size_t c = column(s_.value_tags[v]);
+      const std::size_t c = column(tags_.values[v]);
       out_sums[c] = pool_.add(out_sums[c], bytes);
       out_used[c] = true;
     }
@@ -184,36 +187,39 @@ class MemoryStage {
     // Transition (8.3 step 5).
     for (const InplaceDecision& d : decisions) {
       const ValueId out = node.outputs[d.output];
-      join(s_.plan.buffer_of[out], out);
+      join(plan_.buffer_of[out], out);
     }
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
-      if (v == kNoValue || decided[o] || s_.plan.buffer_of[v] == kInvalidId) continue;
-      const std::uint32_t b = s_.plan.buffer_of[v];
+      if (v == kNoValue || decided[o] || plan_.buffer_of[v] == kInvalidId) continue;
+      const std::uint32_t b = plan_.buffer_of[v];
       if (members_[b] != 0) continue;  // produced twice: already live
-      tag_[b] = s_.value_tags[v];
+      tag_[b] = tags_.values[v];
       members_[b] = 1;
       account(b, true);
     }
-    for (ValueId v : s_.plan.release_after[n]) leave(v);
+    for (ValueId v : plan_.release_after[n]) leave(v);
     for (const InplaceDecision& d : decisions) {
       const ValueId in = node.inputs[d.input];
       const ValueEntry& e = s_.graph->value(in);
       if (d.mode == ReuseMode::kMayReuse && e.is_input() && !e.is_initializer()) {
         // An overwritten graph input leaves its buffer, which now holds an intermediate.
-        set_source(s_.plan.buffer_of[in], BufferSource::kIntermediate);
+        set_source(plan_.buffer_of[in], BufferSource::kIntermediate);
         leave(in);
       }
     }
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
       if (v == kNoValue || !decided[o]) continue;
-      if (!s_.graph->value(v).is_output() && s_.plan.last_use[v] == kInvalidId)
+      if (!s_.graph->value(v).is_output() && plan_.last_use[v] == kInvalidId)
         leave(v);  // nobody reads it
     }
   }
 
-  ComputeContext::State& s_;
+  Analysis& s_;
+  const TagResult& tags_;
+  const BufferPlan& plan_;
+  MemoryResult& out_;
   ExprPool& pool_;
   RunningSum live_total_;
   std::array<Row, 3> sums_;
@@ -227,13 +233,16 @@ class MemoryStage {
 
 }  // namespace
 
-void run_memory_stage(ComputeContext::State& s) {
+MemoryResult run_memory_stage(Analysis& s, const TagResult& tags, const BufferPlan& plan) {
+  MemoryResult result;
   if (!s.options.memory.enabled) {
     const Expr zero = s.pool->integer(0);
-    s.memory.assign(s.graph->main_node_count(), MemoryProfile{zero, zero, zero, {}, {}, {}, {}});
-    return;
+    result.nodes.assign(s.graph->main_node_count(),
+                        MemoryProfile{zero, zero, zero, {}, {}, {}, {}});
+    return result;
   }
-  MemoryStage(s).run();
+  MemoryStage(s, tags, plan, result).run();
+  return result;
 }
 
 }  // namespace cctx

@@ -16,7 +16,8 @@ constexpr std::size_t kMaxDataElements = 64;
 
 class FallbackContext final : public onnx::InferenceContext {
  public:
-  FallbackContext(ComputeContext::State& s, const NodeEntry& node) : node_(node) {
+  FallbackContext(const Analysis& s, const ShapeResult& shapes, const NodeEntry& node)
+      : node_(node) {
     for (const onnx::AttributeProto& a : node.proto->attribute()) attributes_.emplace(a.name(), &a);
     input_types_.resize(node.inputs.size());
     input_data_.resize(node.inputs.size());
@@ -24,7 +25,7 @@ class FallbackContext final : public onnx::InferenceContext {
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       ValueId v = node.inputs[i];
       if (v == kNoValue) continue;
-      const ValueShape& shape = s.shapes[v];
+      const ValueShape& shape = shapes.values[v];
       if (shape.kind == ValueKind::kUnknown && shape.dtype == 0) continue;
       input_types_[i] = std::make_unique<onnx::TypeProto>(to_type_proto(*s.pool, shape));
       if (!shape.has_value) continue;
@@ -101,7 +102,7 @@ int max_known_version(const std::string& domain) {
 
 }  // namespace
 
-bool onnx_schema_inference(ComputeContext::State& s, NodeId n, std::string* why) {
+bool onnx_schema_inference(Analysis& s, ShapeResult& shapes, NodeId n, std::string* why) {
   const NodeEntry& node = s.graph->node(n);
   const std::string domain(node.domain);
   const int max_version = max_known_version(domain);
@@ -126,7 +127,7 @@ bool onnx_schema_inference(ComputeContext::State& s, NodeId n, std::string* why)
     *why = "its ONNX schema has no inference function";
     return false;
   }
-  FallbackContext ctx(s, node);
+  FallbackContext ctx(s, shapes, node);
   try {
     schema->GetTypeAndShapeInferenceFunction()(ctx);
   } catch (const std::exception& e) {
@@ -142,11 +143,11 @@ bool onnx_schema_inference(ComputeContext::State& s, NodeId n, std::string* why)
       return false;
     }
     auto fresh = [&](std::size_t axis) {
-      return fresh_output_dim(s, n, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(axis),
-                              1, kPosInf);
+      return fresh_output_dim(s, shapes, n, static_cast<std::uint32_t>(k),
+                              static_cast<std::uint32_t>(axis), 1, kPosInf);
     };
-    s.shapes[v] = from_type_proto(*s.pool, type, fresh, /*onnx_unknowns=*/true);
-    s.shapes[v].inferred = true;
+    shapes.values[v] = from_type_proto(*s.pool, type, fresh, /*onnx_unknowns=*/true);
+    shapes.values[v].inferred = true;
   }
   return true;
 }

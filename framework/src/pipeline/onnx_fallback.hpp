@@ -12,6 +12,6 @@ namespace cctx {
 /// symbolic dims as `dim_param` canonical strings and constant small integer inputs as data;
 /// `unk__*` or missing dims of the answer become producer-named fresh symbols. On success writes
 /// every present output's ValueShape and returns true; otherwise returns false with `why` set.
-bool onnx_schema_inference(ComputeContext::State& s, NodeId n, std::string* why);
+bool onnx_schema_inference(Analysis& s, ShapeResult& shapes, NodeId n, std::string* why);
 
 }  // namespace cctx

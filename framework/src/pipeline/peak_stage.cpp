@@ -71,23 +71,23 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
 
 }  // namespace
 
-void run_peak_stage(ComputeContext::State& s) {
+PeakResult run_peak_stage(Analysis& s, const MemoryResult& memory, const ScratchResult& scratch) {
   const std::size_t count = s.graph->main_node_count();
   ExprPool& pool = *s.pool;
-  s.node_terms.assign(count, pool.integer(0));
-  s.peak_node.reset();
+  PeakResult result;
+  result.node_terms.assign(count, pool.integer(0));
   std::vector<Expr> distinct;
   // Expression handles are dense: a bit per handle finds the distinct terms without hashing.
   std::vector<bool> seen;
   for (NodeId n = 0; n < count; ++n) {
     Expr term;
     try {
-      term = pool.add(s.memory[n].total, s.scratch[n]);
+      term = pool.add(memory.nodes[n].total, scratch.nodes[n]);
     } catch (const ExprError& e) {
       rethrow_at_node(s, n, e,
                       "the bytes live at this node and its scratch add up to more than 2^63 - 1");
     }
-    s.node_terms[n] = term;
+    result.node_terms[n] = term;
     if (term.id >= seen.size()) seen.resize(std::max<std::size_t>(2 * term.id, 1024), false);
     if (!seen[term.id]) {
       seen[term.id] = true;
@@ -95,16 +95,17 @@ void run_peak_stage(ComputeContext::State& s) {
     }
   }
   if (distinct.empty()) {
-    s.peak = pool.integer(0);
-    return;
+    result.total = pool.integer(0);
+    return result;
   }
-  s.peak = max_of_terms(pool, distinct);
+  result.total = max_of_terms(pool, distinct);
   for (NodeId n = 0; n < count; ++n) {
-    if (s.node_terms[n] == s.peak) {
-      s.peak_node = n;  // lowest index among identical terms
+    if (result.node_terms[n] == result.total) {
+      result.node = n;  // lowest index among identical terms
       break;
     }
   }
+  return result;
 }
 
 }  // namespace cctx

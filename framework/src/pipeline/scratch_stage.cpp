@@ -43,13 +43,14 @@ class HostScratchSink final : public sdk::IScratchSink {
   std::string error_;
 };
 
-/// s.scratch[n]: the working memory of n's bodies plus its estimator's bytes.
-void node_scratch(ComputeContext::State& s, ExprBridge& bridge, NodeId n) {
+/// scratch[n]: the working memory of n's bodies plus its estimator's bytes.
+void node_scratch(Analysis& s, const ShapeResult& shapes, ExprBridge& bridge, NodeId n,
+                  std::vector<Expr>& scratch) {
   // A control-flow node also needs the working memory of its bodies while they run.
-  if (!s.graph->node(n).bodies.empty()) s.scratch[n] = body_working_bytes(s, n);
+  if (!s.graph->node(n).bodies.empty()) scratch[n] = body_working_bytes(s, shapes, n);
   const sdk::IScratchEstimator* estimator = s.rules_of(n).scratch;
   if (estimator == nullptr) return;
-  HostNodeView view(s, bridge, n);
+  HostNodeView view(s, shapes, bridge, n);
   HostScratchSink sink(bridge);
   const std::string_view origin = s.rules_of(n).entry(RuleKind::kScratch)->origin;
   sdk::Status status;
@@ -69,16 +70,16 @@ void node_scratch(ComputeContext::State& s, ExprBridge& bridge, NodeId n) {
     sink.set_error(invalid_handle_error(invalid) + "; scratch rule " + std::string(origin));
   }
   if (status == sdk::Status::kOk && sink.set()) {
-    s.scratch[n] = s.pool->add(s.scratch[n], sink.bytes());
+    scratch[n] = s.pool->add(scratch[n], sink.bytes());
     return;
   }
   // Never a silent 0: an estimate that cannot be computed is a named unknown.
   const NodeEntry& node = s.graph->node(n);
   const std::string name =
       "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
-  s.scratch[n] = s.pool->add(
-      s.scratch[n], s.pool->fresh_symbol(name, Interval{0, kPosInf},
-                                         "scratch estimate of " + describe_node(*s.graph, n)));
+  scratch[n] = s.pool->add(
+      scratch[n], s.pool->fresh_symbol(name, Interval{0, kPosInf},
+                                       "scratch estimate of " + describe_node(*s.graph, n)));
   s.warn(n, describe_node(*s.graph, n) + ": scratch estimate unavailable (" +
                 (sink.error().empty() ? std::string("no reason given") : sink.error()) +
                 "); reported as " + name);
@@ -86,21 +87,23 @@ void node_scratch(ComputeContext::State& s, ExprBridge& bridge, NodeId n) {
 
 }  // namespace
 
-void run_scratch_stage(ComputeContext::State& s) {
+ScratchResult run_scratch_stage(Analysis& s, const ShapeResult& shapes) {
   const std::size_t count = s.graph->main_node_count();
   const Expr zero = s.pool->integer(0);
-  s.scratch.assign(count, zero);
-  if (!s.options.scratch.enabled) return;
+  ScratchResult result;
+  result.nodes.assign(count, zero);
+  if (!s.options.scratch.enabled) return result;
   ExprBridge bridge(*s.pool);
   for (NodeId n = 0; n < count; ++n) {
     try {
-      node_scratch(s, bridge, n);
+      node_scratch(s, shapes, bridge, n, result.nodes);
     } catch (const ExprError& e) {
       rethrow_at_node(s, n, e,
                       "its scratch bytes (estimate and bodies' working memory) add up to more "
                       "than 2^63 - 1");
     }
   }
+  return result;
 }
 
 }  // namespace cctx

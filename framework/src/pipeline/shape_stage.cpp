@@ -30,10 +30,11 @@ class ShapeStage;
 /// checked before it is stored: an invalid one is refused and fails the rule call (ExprBridge).
 class HostShapeSink final : public sdk::IShapeSink {
  public:
-  HostShapeSink(ShapeStage& stage, ExprBridge& bridge, ComputeContext::State& s, NodeId n)
+  HostShapeSink(ShapeStage& stage, ExprBridge& bridge, Analysis& s, ShapeResult& out, NodeId n)
       : stage_(stage),
         bridge_(bridge),
         s_(s),
+        out_(out),
         n_(n),
         node_(s.graph->node(n)),
         set_(node_.outputs.size()) {}
@@ -62,7 +63,7 @@ class HostShapeSink final : public sdk::IShapeSink {
         }
         if (rank > 0 && !bridge_.valid(top)) return refuse(top, "IShapeSink::set_output");
       }
-      s_.shapes[v] = std::move(shape);
+      out_.values[v] = std::move(shape);
       set_.set(out);
       return sdk::Status::kOk;
     } catch (const std::exception& e) {
@@ -83,7 +84,7 @@ class HostShapeSink final : public sdk::IShapeSink {
         const std::uint32_t top = *std::max_element(values, values + count);
         if (!bridge_.valid(top)) return refuse(top, "IShapeSink::set_output_value");
       }
-      ValueShape& shape = s_.shapes[v];
+      ValueShape& shape = out_.values[v];
       shape.has_value = true;
       shape.value.resize(count);
       for (std::uint32_t k = 0; k < count; ++k) shape.value[k] = Expr{values[k]};
@@ -145,7 +146,7 @@ class HostShapeSink final : public sdk::IShapeSink {
     }
     ValueId v = node_.outputs[out];
     if (v == kNoValue) return nullptr;
-    ValueShape& shape = s_.shapes[v];
+    ValueShape& shape = out_.values[v];
     if (!set_[out] || shape.kind != sdk::ValueKind::kSequence) {
       message_ = std::string(method) + " on output " + std::to_string(out) +
                  ", which was not set as a sequence";
@@ -159,7 +160,7 @@ class HostShapeSink final : public sdk::IShapeSink {
   std::uint32_t fresh_dim(std::uint32_t out, std::uint32_t axis, std::int64_t lo,
                           std::int64_t hi) noexcept override {
     try {
-      return fresh_output_dim(s_, n_, out, axis, lo, hi).id;
+      return fresh_output_dim(s_, out_, n_, out, axis, lo, hi).id;
     } catch (...) {
       return s_.pool->integer(0).id;
     }
@@ -173,7 +174,7 @@ class HostShapeSink final : public sdk::IShapeSink {
       return refuse(top, "IShapeSink::constraint");
     }
     try {
-      s_.constraints.push_back(
+      out_.constraints.push_back(
           Constraint{static_cast<Constraint::Kind>(kind), Expr{a}, Expr{b}, Expr{c}, n_});
     } catch (...) {
     }
@@ -220,7 +221,8 @@ class HostShapeSink final : public sdk::IShapeSink {
 
   ShapeStage& stage_;
   ExprBridge& bridge_;
-  ComputeContext::State& s_;
+  Analysis& s_;
+  ShapeResult& out_;
   NodeId n_;
   const NodeEntry& node_;
   NodeFlags set_;
@@ -230,17 +232,17 @@ class HostShapeSink final : public sdk::IShapeSink {
 
 class ShapeStage {
  public:
-  explicit ShapeStage(ComputeContext::State& s) : s_(s), bridge_(*s.pool) {}
+  ShapeStage(Analysis& s, ShapeResult& out) : s_(s), out_(out), bridge_(*s.pool) {}
 
   void run() {
-    s_.shapes.assign(s_.graph->values().size(), ValueShape{});
+    out_.values.assign(s_.graph->values().size(), ValueShape{});
     seed_graph(0);
     infer_graph(0);
-    for (ValueId v = 0; v < s_.shapes.size(); ++v) {
-      const ValueShape& shape = s_.shapes[v];
+    for (ValueId v = 0; v < out_.values.size(); ++v) {
+      const ValueShape& shape = out_.values[v];
       if (s_.graph->value(v).graph == 0 && shape.kind == ValueKind::kTensor && !shape.known_rank &&
           (shape.dtype == 0 || dtype_bits(shape.dtype, s_.registry.get()) != 0)) {
-        s_.unknown_rank_values.push_back(v);
+        out_.unknown_rank_values.push_back(v);
       }
     }
   }
@@ -251,7 +253,7 @@ class ShapeStage {
     for (ValueId v : ge.inputs) {
       const onnx::ValueInfoProto* decl = s_.graph->value(v).graph_input;
       if (s_.graph->value(v).is_initializer()) continue;  // the initializer's shape wins
-      s_.shapes[v] = declared_shape(v, *decl);
+      out_.values[v] = declared_shape(v, *decl);
     }
     for (ValueId v : ge.initializers) seed_initializer(v);
   }
@@ -285,7 +287,7 @@ class ShapeStage {
       if (d.kind == sdk::ValueKind::kUnknown && d.dtype == 0 && d.rank < 0)
         continue;  // keep declared
       // What the rule does not know (dtype, rank) keeps the body's own declaration.
-      const ValueShape declared = s_.shapes[v];
+      const ValueShape declared = out_.values[v];
       ValueShape shape;
       shape.kind = d.kind != sdk::ValueKind::kUnknown ? d.kind : declared.kind;
       shape.dtype = d.dtype != 0 ? d.dtype : declared.dtype;
@@ -306,13 +308,13 @@ class ShapeStage {
         shape.has_value = true;
         for (std::int32_t a = 0; a < d.value_size; ++a) shape.value.push_back(Expr{d.values[a]});
       }
-      s_.shapes[v] = std::move(shape);
+      out_.values[v] = std::move(shape);
     }
     infer_graph(body);
     std::vector<std::uint32_t> dims, values;
     for (std::size_t k = 0; k < ge.outputs.size(); ++k) {
       ValueId v = ge.outputs[k];
-      const ValueShape& shape = s_.shapes[v];
+      const ValueShape& shape = out_.values[v];
       dims.clear();
       values.clear();
       for (Expr e : shape.dims) dims.push_back(e.id);
@@ -352,8 +354,9 @@ class ShapeStage {
       for (std::int64_t k : ints) shape.value.push_back(s_.pool->integer(k));
     }
     std::vector<double> floats;
-    if (tensor_float_values(t, kMaxValueElements, &floats)) s_.float_values[v] = std::move(floats);
-    s_.shapes[v] = std::move(shape);
+    if (tensor_float_values(t, kMaxValueElements, &floats))
+      out_.float_values[v] = std::move(floats);
+    out_.values[v] = std::move(shape);
   }
 
   std::string identify(NodeId n) const {
@@ -371,8 +374,8 @@ class ShapeStage {
     std::string rule_error;
     NodeFlags done(node.outputs.size());
     if (rules.shape != nullptr) {
-      HostNodeView view(s_, bridge_, n);
-      HostShapeSink sink(*this, bridge_, s_, n);
+      HostNodeView view(s_, out_, bridge_, n);
+      HostShapeSink sink(*this, bridge_, s_, out_, n);
       const std::string_view origin = rules.entry(RuleKind::kShape)->origin;
       sdk::Status status;
       {
@@ -428,7 +431,7 @@ class ShapeStage {
       if (all_done(node, done)) return;
       if (step == "onnx_schema" && !rule_failed) {
         std::string why;
-        if (onnx_schema_inference(s_, n, &why)) {
+        if (onnx_schema_inference(s_, out_, n, &why)) {
           s_.warn(n,
                   describe_node(*s_.graph, n) + ": no cctx shape rule; used ONNX schema inference");
           done.set_all();
@@ -442,7 +445,7 @@ class ShapeStage {
           if (v == kNoValue || done[k]) continue;
           const onnx::ValueInfoProto* decl = declaration(v);
           if (decl == nullptr || !decl->has_type() || !has_declared_shape(*decl)) continue;
-          s_.shapes[v] = declared_shape(v, *decl);
+          out_.values[v] = declared_shape(v, *decl);
           done.set(k);
           any = true;
         }
@@ -462,7 +465,7 @@ class ShapeStage {
           }
           shape.known_rank = false;
           shape.dims.clear();
-          s_.shapes[v] = std::move(shape);
+          out_.values[v] = std::move(shape);
           done.set(k);
           names += (names.empty() ? "'" : ", '") + std::string(s_.graph->value(v).name) + "'";
         }
@@ -501,7 +504,7 @@ class ShapeStage {
       if (v == kNoValue) continue;
       const onnx::ValueInfoProto* decl = declaration(v);
       if (decl == nullptr || !decl->has_type()) continue;
-      ValueShape& inferred = s_.shapes[v];
+      ValueShape& inferred = out_.values[v];
       ValueShape declared = declared_shape(v, *decl);
       const std::string_view name = s_.graph->value(v).name;
       if (inferred.dtype == 0) {
@@ -531,7 +534,7 @@ class ShapeStage {
           conflict(n, "'" + std::string(name) + "' dim " + std::to_string(k) + " is declared " +
                           std::to_string(*dk) + " but inferred " + std::to_string(*ik));
         } else if (dk) {
-          s_.constraints.push_back(Constraint{Constraint::Kind::kEq, i, d, Expr{}, n});
+          out_.constraints.push_back(Constraint{Constraint::Kind::kEq, i, d, Expr{}, n});
           inferred.dims[k] = d;
         } else if (is_fresh(i) && !is_fresh(d)) {
           inferred.dims[k] = d;
@@ -563,17 +566,18 @@ class ShapeStage {
       std::vector<double> floats;
       if (a.name() == "value" && a.has_t() &&
           tensor_float_values(a.t(), kMaxValueElements, &floats)) {
-        s_.float_values[node.outputs[0]] = std::move(floats);
+        out_.float_values[node.outputs[0]] = std::move(floats);
       } else if (a.name() == "value_float") {
-        s_.float_values[node.outputs[0]] = {static_cast<double>(a.f())};
+        out_.float_values[node.outputs[0]] = {static_cast<double>(a.f())};
       } else if (a.name() == "value_floats" &&
                  a.floats_size() <= static_cast<int>(kMaxValueElements)) {
-        s_.float_values[node.outputs[0]].assign(a.floats().begin(), a.floats().end());
+        out_.float_values[node.outputs[0]].assign(a.floats().begin(), a.floats().end());
       }
     }
   }
 
-  ComputeContext::State& s_;
+  Analysis& s_;
+  ShapeResult& out_;
   ExprBridge bridge_;
   std::optional<AnalysisError> parked_;
 
@@ -614,6 +618,10 @@ sdk::Status HostShapeSink::infer_body(sdk::StringRef attr, std::uint32_t input_c
 
 }  // namespace
 
-void run_shape_stage(ComputeContext::State& s) { ShapeStage(s).run(); }
+ShapeResult run_shape_stage(Analysis& s) {
+  ShapeResult result;
+  ShapeStage(s, result).run();
+  return result;
+}
 
 }  // namespace cctx

@@ -109,8 +109,8 @@ onnx::TypeProto to_type_proto(ExprPool& pool, const ValueShape& shape) {
   return type;
 }
 
-Expr fresh_output_dim(ComputeContext::State& s, NodeId n, std::uint32_t out, std::uint32_t axis,
-                      std::int64_t lo, std::int64_t hi) {
+Expr fresh_output_dim(Analysis& s, ShapeResult& shapes, NodeId n, std::uint32_t out,
+                      std::uint32_t axis, std::int64_t lo, std::int64_t hi) {
   const NodeEntry& node = s.graph->node(n);
   const GraphEntry& g = s.graph->graphs()[node.graph];
   std::string name = g.symbol_prefix + sanitize_symbol(node.op_type) + "_" +
@@ -118,16 +118,16 @@ Expr fresh_output_dim(ComputeContext::State& s, NodeId n, std::uint32_t out, std
                      std::to_string(axis);
   // A body inferred several times (Loop, Scan) asks again for the same dim: it gets the same
   // symbol, not name_2, name_3, ...
-  auto it = s.fresh_dims.find(name);
-  if (it != s.fresh_dims.end()) return it->second;
+  auto it = shapes.fresh_dims.find(name);
+  if (it != shapes.fresh_dims.end()) return it->second;
   std::string origin = describe_node(*s.graph, n) + " output " + std::to_string(out) + " axis " +
                        std::to_string(axis);
   Expr e = s.pool->fresh_symbol(name, Interval{lo, hi}, origin);
-  s.fresh_dims.emplace(std::move(name), e);
+  shapes.fresh_dims.emplace(std::move(name), e);
   return e;
 }
 
-Expr fresh_declared_dim(ComputeContext::State& s, ValueId v, std::size_t axis) {
+Expr fresh_declared_dim(Analysis& s, ValueId v, std::size_t axis) {
   const std::string value(s.graph->value(v).name);
   return s.pool->fresh_symbol(
       "unk_" + sanitize_symbol(value) + "_d" + std::to_string(axis), kDimBounds,

@@ -33,10 +33,10 @@ std::optional<Expr> sequence_length(ExprPool& pool, const ValueShape& shape);
 onnx::TypeProto to_type_proto(ExprPool& pool, const ValueShape& shape);
 
 /// Fresh producer-named symbol `<prefix><Op>_<index>_o<out>_d<axis>` for node n.
-Expr fresh_output_dim(ComputeContext::State& s, NodeId n, std::uint32_t out, std::uint32_t axis,
-                      std::int64_t lo, std::int64_t hi);
+Expr fresh_output_dim(Analysis& s, ShapeResult& shapes, NodeId n, std::uint32_t out,
+                      std::uint32_t axis, std::int64_t lo, std::int64_t hi);
 
 /// Fresh symbol `unk_<value>_d<axis>` for a declared dim with neither value nor parameter.
-Expr fresh_declared_dim(ComputeContext::State& s, ValueId v, std::size_t axis);
+Expr fresh_declared_dim(Analysis& s, ValueId v, std::size_t axis);
 
 }  // namespace cctx

@@ -42,12 +42,13 @@ class HostTagSink final : public sdk::ITagSink {
 
 class TagStage {
  public:
-  explicit TagStage(ComputeContext::State& s) : s_(s), bridge_(*s.pool) {}
+  TagStage(Analysis& a, const ShapeResult& shapes, TagResult& out)
+      : s_(a), shapes_(shapes), out_(out), bridge_(*a.pool) {}
 
   void run() {
-    s_.value_tags.assign(s_.graph->values().size(), Tag::kNone);
-    s_.node_tags.assign(s_.graph->nodes().size(), Tag::kNone);
-    s_.sticky.assign(s_.graph->nodes().size(), false);
+    out_.values.assign(s_.graph->values().size(), Tag::kNone);
+    out_.nodes.assign(s_.graph->nodes().size(), Tag::kNone);
+    out_.sticky.assign(s_.graph->nodes().size(), false);
     changed_at_.assign(s_.graph->values().size(), 0);
     started_at_.assign(s_.graph->main_node_count(), kNever);
     seed_main();
@@ -55,26 +56,26 @@ class TagStage {
   }
 
   // ---- primitives used by the sink -------------------------------------------------------------
-  Tag tag(ValueId v) const { return v == kNoValue ? Tag::kNone : s_.value_tags[v]; }
+  Tag tag(ValueId v) const { return v == kNoValue ? Tag::kNone : out_.values[v]; }
   void merge(ValueId v, Tag t) {
     if (v == kNoValue) return;
-    Tag merged = merge_tag(s_.value_tags[v], t);
-    if (merged != s_.value_tags[v]) {
-      s_.value_tags[v] = merged;
+    Tag merged = merge_tag(out_.values[v], t);
+    if (merged != out_.values[v]) {
+      out_.values[v] = merged;
       changed_at_[v] = ++value_changes_;
     }
   }
   void set_node(NodeId n, Tag t) {
-    if (s_.node_tags[n] != t) {
-      s_.node_tags[n] = t;
+    if (out_.nodes[n] != t) {
+      out_.nodes[n] = t;
       ++node_changes_;
     }
   }
   void set_sticky(NodeId n, Tag t) {
-    s_.sticky[n] = true;
+    out_.sticky[n] = true;
     set_node(n, t);
   }
-  ComputeContext::State& state() { return s_; }
+  Analysis& analysis() { return s_; }
 
  private:
   void seed_main() {
@@ -124,9 +125,9 @@ class TagStage {
     const std::uint64_t node_changes_at_entry = node_changes_;
     std::vector<Tag> before(ge.nodes.size());
     for (std::size_t k = 0; k < ge.nodes.size(); ++k) {
-      before[k] = s_.node_tags[ge.nodes[k]];
-      s_.node_tags[ge.nodes[k]] = Tag::kNone;
-      s_.sticky[ge.nodes[k]] = false;
+      before[k] = out_.nodes[ge.nodes[k]];
+      out_.nodes[ge.nodes[k]] = Tag::kNone;
+      out_.sticky[ge.nodes[k]] = false;
     }
     for (;;) {
       const std::uint64_t mark = value_changes_ + node_changes_;
@@ -145,7 +146,7 @@ class TagStage {
     }
     std::uint64_t differ = 0;
     for (std::size_t k = 0; k < ge.nodes.size(); ++k)
-      differ += before[k] != s_.node_tags[ge.nodes[k]];
+      differ += before[k] != out_.nodes[ge.nodes[k]];
     node_changes_ = node_changes_at_entry + differ;
     settled_at_[g] = value_changes_;
   }
@@ -169,7 +170,7 @@ class TagStage {
     const std::uint64_t start = value_changes_;
     const ResolvedRules& rules = s_.rules_of(n);
     const TagTraitsCopy& traits = rules.traits ? *rules.traits : kDefaultTraits;
-    const Tag previous = s_.node_tags[n];
+    const Tag previous = out_.nodes[n];
 
     // 1. explicit
     Tag explicit_tag = traits.explicit_tag;
@@ -186,7 +187,7 @@ class TagStage {
     }
     // 3. the plugin's rule
     if (rules.tag != nullptr) {
-      HostNodeView view(s_, bridge_, n);
+      HostNodeView view(s_, shapes_, bridge_, n);
       HostTagSink sink(*this, n);
       const std::string_view origin = rules.entry(RuleKind::kTagRule)->origin;
       sdk::Status status;
@@ -224,7 +225,7 @@ class TagStage {
         break;
     }
     // 6. node tag
-    Tag node_tag = s_.sticky[n]                 ? s_.node_tags[n]
+    Tag node_tag = out_.sticky[n]               ? out_.nodes[n]
                    : explicit_tag != Tag::kNone ? explicit_tag
                    : inherited != Tag::kNone    ? inherited
                                                 : previous;
@@ -356,7 +357,9 @@ class TagStage {
                    (error.empty() ? std::string("no reason given") : error));
   }
 
-  ComputeContext::State& s_;
+  Analysis& s_;
+  const ShapeResult& shapes_;
+  TagResult& out_;
   ExprBridge bridge_;
   std::uint64_t value_changes_ = 0;  // tags only rise: these always terminate
   std::uint64_t node_changes_ = 0;
@@ -367,7 +370,7 @@ class TagStage {
 };
 
 HostTagSink::HostTagSink(TagStage& stage, NodeId n)
-    : stage_(stage), node_(stage.state().graph->node(n)), n_(n) {}
+    : stage_(stage), node_(stage.analysis().graph->node(n)), n_(n) {}
 
 sdk::Tag HostTagSink::input_tag(std::uint32_t i) const noexcept {
   return i < node_.inputs.size() ? stage_.tag(node_.inputs[i]) : Tag::kNone;
@@ -392,14 +395,16 @@ sdk::Status HostTagSink::fail(sdk::Status code, sdk::StringRef message) noexcept
 
 }  // namespace
 
-void run_tag_stage(ComputeContext::State& s) {
+TagResult run_tag_stage(Analysis& s, const ShapeResult& shapes) {
+  TagResult result;
   if (!s.options.tags.enabled) {
-    s.value_tags.assign(s.graph->values().size(), Tag::kNone);
-    s.node_tags.assign(s.graph->nodes().size(), Tag::kNone);
-    s.sticky.assign(s.graph->nodes().size(), false);
-    return;
+    result.values.assign(s.graph->values().size(), Tag::kNone);
+    result.nodes.assign(s.graph->nodes().size(), Tag::kNone);
+    result.sticky.assign(s.graph->nodes().size(), false);
+    return result;
   }
-  TagStage(s).run();
+  TagStage(s, shapes, result).run();
+  return result;
 }
 
 }  // namespace cctx

@@ -33,8 +33,9 @@ Expr tensor_bytes(ExprPool& pool, std::uint32_t bits, std::span<const Expr> dims
 
 /// tensor_bytes of value v, whose overflow names the node that makes v (or v itself, a graph
 /// input), v, its type and its dims: a bare "integer overflow" would name none of them.
-Expr value_tensor_bytes(ComputeContext::State& s, ValueId v, std::uint32_t bits) {
-  const ValueShape& shape = s.shapes[v];
+Expr value_tensor_bytes(const Analysis& s, const ShapeResult& shapes, ValueId v,
+                        std::uint32_t bits) {
+  const ValueShape& shape = shapes.values[v];
   try {
     return tensor_bytes(*s.pool, bits, shape.dims);
   } catch (const ExprError& e) {
@@ -60,8 +61,8 @@ Expr value_tensor_bytes(ComputeContext::State& s, ValueId v, std::uint32_t bits)
 }
 }  // namespace
 
-std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
-  const ValueShape& shape = s.shapes[v];
+std::optional<Expr> compute_value_bytes(const Analysis& s, const ShapeResult& shapes, ValueId v) {
+  const ValueShape& shape = shapes.values[v];
   if (shape.kind != ValueKind::kTensor) return std::nullopt;
   const std::uint32_t bits = dtype_bits(shape.dtype, s.registry.get());
   ExprPool& pool = *s.pool;
@@ -73,11 +74,10 @@ std::optional<Expr> compute_value_bytes(ComputeContext::State& s, ValueId v) {
         "byte size of '" + std::string(s.graph->value(v).name) + "' (unknown rank)");
   }
   if (bits == 0) return std::nullopt;
-  return value_tensor_bytes(s, v, bits);
+  return value_tensor_bytes(s, shapes, v, bits);
 }
 
-void rethrow_at_node(const ComputeContext::State& s, NodeId n, const ExprError& e,
-                     const std::string& what) {
+void rethrow_at_node(const Analysis& s, NodeId n, const ExprError& e, const std::string& what) {
   const std::string message = e.what();
   if (e.kind() != ExprError::Kind::kOverflow || message.starts_with("node ") ||
       message.starts_with("value '")) {
@@ -109,9 +109,11 @@ void ByteSizes::grow() {
 }
 
 std::optional<Expr> ByteSizes::operator()(ValueId v) {
-  const ValueShape& shape = s_.shapes[v];
-  if (shape.kind != ValueKind::kTensor || !shape.known_rank) return compute_value_bytes(s_, v);
-  const std::uint32_t bits = dtype_bits(shape.dtype, s_.registry.get());
+  const ValueShape& shape = shapes_.values[v];
+  if (shape.kind != ValueKind::kTensor || !shape.known_rank) {
+    return compute_value_bytes(a_, shapes_, v);
+  }
+  const std::uint32_t bits = dtype_bits(shape.dtype, a_.registry.get());
   if (bits == 0) return std::nullopt;
   std::uint64_t h = (shape.dims.size() ^ (std::uint64_t{bits} << 32)) * kGoldenMul;
   for (const Expr d : shape.dims) h = (h ^ d.id) * kGoldenMul;
@@ -124,7 +126,7 @@ std::optional<Expr> ByteSizes::operator()(ValueId v) {
     if (slot.hash == h && same_key(slot.key_at - 1, bits, shape.dims)) return slot.bytes;
   }
   // A new (bits, dims): its product once, then found by its handles.
-  const Expr bytes = value_tensor_bytes(s_, v, bits);
+  const Expr bytes = value_tensor_bytes(a_, shapes_, v, bits);
   slots_[at] = Slot{h, static_cast<std::uint32_t>(keys_.size() + 1), bytes};
   ++used_;
   keys_.push_back(static_cast<std::uint32_t>(shape.dims.size()));

@@ -78,7 +78,7 @@ void ComputeContext::write_to_model(Model& model) const {
     for (int k = 0; k < graph->output_size() && k < static_cast<int>(ge.outputs.size()); ++k) {
       onnx::ValueInfoProto* vi = graph->mutable_output(k);
       declared.insert(vi->name());
-      const ValueShape& shape = s.shapes[ge.outputs[static_cast<std::size_t>(k)]];
+      const ValueShape& shape = s.shapes.values[ge.outputs[static_cast<std::size_t>(k)]];
       if (has_inferred_type(shape) && shape.dtype != 0)
         *vi->mutable_type() = to_type_proto(pool, shape);
     }
@@ -90,11 +90,11 @@ void ComputeContext::write_to_model(Model& model) const {
       declared.insert(vi.name());
       auto it = by_name.find(vi.name());
       if (it == by_name.end()) continue;
-      const ValueShape& shape = s.shapes[it->second];
+      const ValueShape& shape = s.shapes.values[it->second];
       if (shape.dtype != 0) *vi.mutable_type() = to_type_proto(pool, shape);
     }
     for (const auto& [name, v] : by_name) {  // sorted by name
-      const ValueShape& shape = s.shapes[v];
+      const ValueShape& shape = s.shapes.values[v];
       if (declared.count(name) != 0 || shape.dtype == 0) continue;
       onnx::ValueInfoProto* vi = graph->add_value_info();
       vi->set_name(name);
@@ -125,20 +125,21 @@ void ComputeContext::write_to_model(Model& model) const {
       set_metadata(*node, kNodeMetadataField, "cctx.release_after_shape_tag",
                    join_names(g, s.plan.release_after_shape_tag[n]));
     }
-    auto scratch = pool.as_int(s.scratch[n]);
+    auto scratch = pool.as_int(s.scratch.nodes[n]);
     if (!scratch || *scratch != 0) {
-      set_metadata(*node, kNodeMetadataField, "cctx.peak_scratch_bytes", pool.print(s.scratch[n]));
+      set_metadata(*node, kNodeMetadataField, "cctx.peak_scratch_bytes",
+                   pool.print(s.scratch.nodes[n]));
     }
-    if (s.node_tags[n] != Tag::kNone) {
-      set_metadata(*node, kNodeMetadataField, "cctx.node_tag", tag_name(s.node_tags[n]));
-      set_metadata(*node, kNodeMetadataField, "cctx.value_tag", tag_name(s.node_tags[n]));
+    if (s.tags.nodes[n] != Tag::kNone) {
+      set_metadata(*node, kNodeMetadataField, "cctx.node_tag", tag_name(s.tags.nodes[n]));
+      set_metadata(*node, kNodeMetadataField, "cctx.value_tag", tag_name(s.tags.nodes[n]));
     }
   }
 
   // ---- value tags ------------------------------------------------------------------------------
   auto tag_of = [&](const std::string& name) -> Tag {
     ValueId v = g.find(name);
-    return v == kNoValue ? Tag::kNone : s.value_tags[v];
+    return v == kNoValue ? Tag::kNone : s.tags.values[v];
   };
   auto tag_value_info = [&](onnx::ValueInfoProto& vi) {
     Tag t = tag_of(vi.name());

@@ -1,0 +1,52 @@
+// What each pipeline stage produces (architecture.md, "Stages and what each owns"). A stage
+// returns its own result and reads the earlier ones as const; the buffer plan's result is in
+// pipeline/buffer_plan.hpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cctx/compute_context.hpp"
+#include "cctx/expr.hpp"
+#include "cctx/graph.hpp"
+
+namespace cctx {
+
+/// The shape stage: every value's shape, and what the inference learnt on the way.
+struct ShapeResult {
+  std::vector<ValueShape> values;  ///< per ValueId
+  /// Small constant floating tensors (initializers, Constant outputs): Resize scales, ...
+  std::unordered_map<ValueId, std::vector<double>> float_values;
+  std::vector<Constraint> constraints;
+  std::vector<ValueId> unknown_rank_values;
+  /// Producer-named fresh dims by name, so that re-inferring a body reuses them.
+  std::unordered_map<std::string, Expr> fresh_dims;
+};
+
+/// The tag stage: the tag of every value and node.
+struct TagResult {
+  std::vector<Tag> values;   ///< per ValueId
+  std::vector<Tag> nodes;    ///< per NodeId
+  std::vector<bool> sticky;  ///< per NodeId: the node tag was set by a tag rule
+};
+
+/// The memory stage: the profile of every main-graph node.
+struct MemoryResult {
+  std::vector<MemoryProfile> nodes;
+};
+
+/// The scratch stage: every main-graph node's scratch bytes (estimator plus bodies).
+struct ScratchResult {
+  std::vector<Expr> nodes;
+};
+
+/// The peak stage.
+struct PeakResult {
+  std::vector<Expr> node_terms;  ///< total + scratch per node
+  Expr total;
+  std::optional<NodeId> node;  ///< the lowest-index node whose term is the peak
+};
+
+}  // namespace cctx
