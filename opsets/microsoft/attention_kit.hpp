@@ -1,6 +1,7 @@
 // Building blocks of the com.microsoft attention family (Attention, PackedAttention,
 // MultiHeadAttention, GroupQueryAttention): splitting a hidden size into heads, the past length a
-// present key/value extends, and the attention-scores scratch estimate of semantics.md 9.
+// present key/value extends, and the attention-scores scratch estimate of semantics.md "Peak
+// scratch memory".
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,9 @@ inline bool split_heads(IShapeSink& out, Dim hidden, std::int64_t heads, const c
   return false;
 }
 
-/// The scores buffer B * H * Sq * Skv * e (semantics.md 9) with e the element size of input
-/// `elem_input`; any unknown factor makes the estimate fail (reported as a symbol, never 0).
+/// The scores buffer B * H * Sq * Skv * e (semantics.md "Peak scratch memory") with e the element
+/// size of input `elem_input`; any unknown factor makes the estimate fail (reported as a symbol,
+/// never 0).
 inline Status scores_scratch(const INodeView& node, IScratchSink& out, Dim batch, Dim heads,
                              Dim q_seq, Dim kv_seq, std::uint32_t elem_input) {
   if (!batch.valid() || !heads.valid() || !q_seq.valid() || !kv_seq.valid()) {

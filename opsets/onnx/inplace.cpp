@@ -1,5 +1,5 @@
-// In-place policies of the ai.onnx operators (semantics.md 7.1): which outputs may take over an
-// input's buffer when it dies, and which outputs are views of an input.
+// In-place policies of the ai.onnx operators (semantics.md "In-place reuse: Policies"): which
+// outputs may take over an input's buffer when it dies, and which outputs are views of an input.
 #include "families.hpp"
 #include "rule_kit.hpp"
 

@@ -1,6 +1,7 @@
-// Values on floating tensors (expressions.md 8): a floating tensor carries a value only when every
-// element is an integer its type holds exactly, so the value stays a list of integer expressions
-// (Cast of a shape to float, then Range or Div). The rules producing one check that here.
+// Values on floating tensors (expressions.md "Shape-value propagation"): a floating tensor carries
+// a value only when every element is an integer its type holds exactly, so the value stays a list
+// of integer expressions (Cast of a shape to float, then Range or Div). The rules producing one
+// check that here.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// Tag traits of the ai.onnx operators (semantics.md 5.3): explicit tags, positional input tags,
-// inheritance and backward propagation. Ops not listed inherit input 0's tag.
+// Tag traits of the ai.onnx operators (semantics.md "Tags: Per-node rule"): explicit tags,
+// positional input tags, inheritance and backward propagation. Ops not listed inherit input 0's
+// tag.
 #include "families.hpp"
 #include "rule_kit.hpp"
 

@@ -1,6 +1,6 @@
-// The seed document, reproduced exactly (semantics.md 13, checklist items 17, 23, 26, 34-38,
-// 45-48), through the real pipeline: examples/seed/seed.onnx analysed with the real
-// libcctx_onnx.so loaded by the default profile.
+// The seed document, reproduced exactly (semantics.md "Worked example (golden)", checklist items
+// 17, 23, 26, 34-38, 45-48), through the real pipeline: examples/seed/seed.onnx analysed with the
+// real libcctx_onnx.so loaded by the default profile.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 

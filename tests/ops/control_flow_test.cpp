@@ -1,6 +1,6 @@
 // If, Loop, Scan and SequenceMap through the real plugin: branch selection and merging, loop
 // trip counts, carried dims that change, scan axes, bodies that capture outer values
-// (expressions.md 7, rows 50-51).
+// (expressions.md "Symbolic shape inference rules (ai.onnx plugin)", rows 50-51).
 #include <gtest/gtest.h>
 
 #include "model_builder.hpp"

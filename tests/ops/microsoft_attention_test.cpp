@@ -1,7 +1,7 @@
 // The com.microsoft attention family through the real pipeline and the real plugins: Attention,
 // PackedAttention, MultiHeadAttention (its four layouts), GroupQueryAttention and RotaryEmbedding,
-// with present = past + new lengths, the scores scratch B*H*Sq*Skv*e (semantics.md 9) and the
-// past -> present buffer reuse of a shared KV cache.
+// with present = past + new lengths, the scores scratch B*H*Sq*Skv*e (semantics.md "Peak scratch
+// memory") and the past -> present buffer reuse of a shared KV cache.
 #include <gtest/gtest.h>
 
 #include <string>

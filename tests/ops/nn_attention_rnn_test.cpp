@@ -1,5 +1,6 @@
 // Attention (23), RotaryEmbedding and the recurrent operators through the real plugin
-// (expressions.md 7, row 49), with their scratch estimates (semantics.md 15 items 42-43).
+// (expressions.md "Symbolic shape inference rules (ai.onnx plugin)", row 49), with their scratch
+// estimates (semantics.md "Test checklist" items 42-43).
 #include <gtest/gtest.h>
 
 #include "model_builder.hpp"
@@ -63,7 +64,7 @@ TEST(NnAttention, ContractViolations) {
   EXPECT_TRUE(a.has_warning("query/key head sizes differ: 64 vs 32")) << a.warnings();
 }
 
-TEST(NnAttention, ScoreScratch) {  // semantics.md 15 item 42
+TEST(NnAttention, ScoreScratch) {  // semantics.md "Test checklist" item 42
   ModelBuilder b(23);
   b.input("Q", kFloat, {2, 4, 8, 32}).input("K", kFloat, {2, 4, 32, 32});
   b.input("Qs", kFloat, {"B", 8, "S", 64}).input("pk", kFloat, {"B", 8, "P", 64});
@@ -89,7 +90,7 @@ TEST(NnAttention, RotaryEmbeddingKeepsTheShape) {
   EXPECT_EQ(a.warnings(), "");
 }
 
-TEST(NnRnn, LstmOutputsAndScratch) {  // semantics.md 15 item 43
+TEST(NnRnn, LstmOutputsAndScratch) {  // semantics.md "Test checklist" item 43
   ModelBuilder b(14);
   b.input("X", kFloat, {10, 2, 8}).input("W", kFloat, {1, 64, 8}).input("R", kFloat, {1, 64, 16});
   b.node("LSTM", {"X", "W", "R"}, {"Y", "Yh", "Yc"}, {attr("hidden_size", 16)});

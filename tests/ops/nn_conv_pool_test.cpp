@@ -1,5 +1,6 @@
-// Convolution, pooling and sampling rules through the real plugin (expressions.md 7 and 9 rows
-// 29-35), with the im2col / col2im scratch estimates (semantics.md 9 and 15 item 41).
+// Convolution, pooling and sampling rules through the real plugin (expressions.md "Symbolic shape
+// inference rules (ai.onnx plugin)" and 9 rows 29-35), with the im2col / col2im scratch estimates
+// (semantics.md "Peak scratch memory" and 15 item 41).
 #include <gtest/gtest.h>
 
 #include "model_builder.hpp"
@@ -297,7 +298,8 @@ TEST(NnSampling, AffineGridFromASizeValue) {
             (Dims{"N", "AffineGrid_2_o0_d1", "AffineGrid_2_o0_d2", "AffineGrid_2_o0_d3", "3"}));
 }
 
-// ---- scratch (semantics.md 15 item 41) ----------------------------------------------------------
+// ---- scratch (semantics.md "Test checklist" item 41)
+// ----------------------------------------------------------
 
 TEST(NnConvScratch, Im2colColumns) {
   ModelBuilder b;
@@ -335,7 +337,7 @@ TEST(NnConvScratch, TransposeColumnsBeforeCol2im) {
   EXPECT_EQ(a.scratch(1), "0");
 }
 
-TEST(NnConvScratch, UnknownKernelIsANamedUnknown) {  // semantics.md 15 item 44
+TEST(NnConvScratch, UnknownKernelIsANamedUnknown) {  // semantics.md "Test checklist" item 44
   ModelBuilder b;
   b.input("X", kFloat, {"N", 3, "H", "W"}).input("K", kFloat, test::ShapeSpec::unknown());
   b.node("Conv", {"X", "K"}, {"Y"});

@@ -1,5 +1,6 @@
-// Einsum (expressions.md 7, row 46) with its transpose-copy scratch estimate (semantics.md 9),
-// and the loss operators, through the real plugin.
+// Einsum (expressions.md "Symbolic shape inference rules (ai.onnx plugin)", row 46) with its
+// transpose-copy scratch estimate (semantics.md "Peak scratch memory"), and the loss operators,
+// through the real plugin.
 #include <gtest/gtest.h>
 
 #include "model_builder.hpp"

@@ -1,6 +1,7 @@
-// Normalization operators and Dropout through the real plugin (expressions.md 7, row 48), with
-// the LayerNormalization and Softmax scratch estimates (semantics.md 9, 15 item 43) and the
-// BatchNormalization/Dropout in-place policies.
+// Normalization operators and Dropout through the real plugin (expressions.md "Symbolic shape
+// inference rules (ai.onnx plugin)", row 48), with the LayerNormalization and Softmax scratch
+// estimates (semantics.md "Peak scratch memory", 15 item 43) and the BatchNormalization/Dropout
+// in-place policies.
 #include <gtest/gtest.h>
 
 #include "model_builder.hpp"
@@ -46,7 +47,7 @@ TEST(NnLayerNorm, AxisOutOfRangeIsAnError) {
   EXPECT_TRUE(a.has_warning("axis 2 out of range for rank 2")) << a.warnings();
 }
 
-TEST(NnLayerNorm, ScratchCountsTheMissingStatistics) {  // semantics.md 15 item 43
+TEST(NnLayerNorm, ScratchCountsTheMissingStatistics) {  // semantics.md "Test checklist" item 43
   ModelBuilder b(17);
   b.input("X", kFloat, {"N", "S", "D"}).input("g", kFloat, {"D"});
   b.input("H", test::kFloat16, {"N", "S", "D"}).input("h", test::kFloat16, {"D"});

@@ -1,5 +1,6 @@
 // Reductions through the real plugin: axes as attribute or input, keepdims, noop_with_empty_axes,
-// unknown axes, value folding (expressions.md 7, 8, rows 38-39), ArgMax/ArgMin, zero scratch.
+// unknown axes, value folding (expressions.md "Symbolic shape inference rules (ai.onnx plugin)", 8,
+// rows 38-39), ArgMax/ArgMin, zero scratch.
 #include <gtest/gtest.h>
 
 #include "cctx/registry.hpp"

@@ -1,5 +1,5 @@
 // Evaluation and substitution (expressions.md section 6; checklist items 27-30) and
-// evaluate_expression (semantics.md 2.2 and 15 item 7).
+// evaluate_expression (semantics.md "Expressions: Evaluation" and 15 item 7).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -108,7 +108,7 @@ TEST(ExprEval, SubstituteRebuildsThroughConstructors) {
   EXPECT_EQ(pool.print(pool.substitute(e, {{"N", pool.parse("Z+1")}})), "M*Z+M+Z+1");
 }
 
-// semantics.md 2.2: the raw tree, without simplification.
+// semantics.md "Expressions: Evaluation": the raw tree, without simplification.
 TEST(ExprEval, EvaluateExpressionEvaluatesTheRawTree) {
   EXPECT_EQ(cctx::evaluate_expression("48*N+80", {{"N", 8}}), 464);
   EXPECT_EQ(cctx::evaluate_expression("max(N, 3) ^ 7 & 5", {{"N", 4}}), 5);
@@ -136,7 +136,7 @@ TEST(ExprEval, EvaluateExpressionEvaluatesTheRawTree) {
   EXPECT_EQ(syntax.offset(), 3U);
 }
 
-// semantics.md 15 item 7.
+// semantics.md "Test checklist" item 7.
 TEST(ExprEval, SemanticsItem7EvaluateExpression) {
   EXPECT_EQ(cctx::evaluate_expression("48*N+80", {{"N", 8}}), 464);
   EXPECT_EQ(cctx::evaluate_expression("-1//2", {}), -1);

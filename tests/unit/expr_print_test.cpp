@@ -1,5 +1,5 @@
 // Canonical printing (expressions.md section 3 and checklist items 1-3, 15, 16) and the
-// semantics.md 15 items about canonical text.
+// semantics.md "Test checklist" items about canonical text.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -219,7 +219,7 @@ TEST(ExprPrint, SymbolsSpelledLikeFunctionsRoundTrip) {
   EXPECT_EQ(canon(pool, "max(max,Max)"), "max(Max,max)");
 }
 
-// semantics.md 15 item 1.
+// semantics.md "Test checklist" item 1.
 TEST(ExprPrint, SemanticsItem1CanonicalBasics) {
   ExprPool pool;
   EXPECT_EQ(canon(pool, "N*4*4"), "16*N");
@@ -228,7 +228,7 @@ TEST(ExprPrint, SemanticsItem1CanonicalBasics) {
   EXPECT_EQ(pool.as_int(pool.parse("x-x")), 0);
 }
 
-// semantics.md 15 item 2: printed text re-prints to itself.
+// semantics.md "Test checklist" item 2: printed text re-prints to itself.
 TEST(ExprPrint, SemanticsItem2ConstantsMergeAndReprint) {
   ExprPool pool;
   EXPECT_EQ(canon(pool, "(48*N+64)+(16)"), "48*N+80");
@@ -239,7 +239,7 @@ TEST(ExprPrint, SemanticsItem2ConstantsMergeAndReprint) {
   }
 }
 
-// semantics.md 15 item 3.
+// semantics.md "Test checklist" item 3.
 TEST(ExprPrint, SemanticsItem3OrderAndDivision) {
   ExprPool pool;
   EXPECT_EQ(canon(pool, "b+a"), "a+b");

@@ -1,6 +1,6 @@
-// Property tests (expressions.md 11, items 36-39): random expressions over all operators,
-// negative divisors and random symbol bounds, checked against an independent evaluator of the
-// raw tree written here. Fixed seeds keep the runs deterministic.
+// Property tests (expressions.md "Test checklist", items 36-39): random expressions over all
+// operators, negative divisors and random symbol bounds, checked against an independent evaluator
+// of the raw tree written here. Fixed seeds keep the runs deterministic.
 #include <gtest/gtest.h>
 
 #include <algorithm>

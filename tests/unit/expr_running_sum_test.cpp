@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cctx/expr.hpp"
+#include "expr/running_sum.hpp"
 
 namespace {
 

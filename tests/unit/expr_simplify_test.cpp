@@ -1,4 +1,4 @@
-// Simplification rules (expressions.md 4.2-4.4; checklist items 4-14, 34, 35) and symbols.
+// Simplification rules (expressions.md "Simplification"; checklist items 4-14, 34, 35) and symbols.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -222,14 +222,14 @@ TEST(ExprSimplify, BoundsAwareQuotientAndRemainder) {
   EXPECT_EQ(canon(pool, "N//4096"), "N//4096");
 }
 
-// semantics.md 15 item 4.
+// semantics.md "Test checklist" item 4.
 TEST(ExprSimplify, SemanticsItem4LiteralDivisors) {
   ExprPool pool;
   EXPECT_EQ(canon(pool, "(4*N+7)//8"), "(N+1)//2");
   EXPECT_EQ(canon(pool, "(2*a+2*b+3)//2"), "a+b+1");
 }
 
-// semantics.md 15 items 5 and 6.
+// semantics.md "Test checklist" items 5 and 6.
 TEST(ExprSimplify, SemanticsItems5And6Dominance) {
   ExprPool pool;
   EXPECT_EQ(canon(pool, "max(N,1)"), "N");

@@ -42,7 +42,7 @@ using sdk::ValueKind;
 const char* tag_name(Tag tag);
 /// Trims, lowercases and maps a word to a tag; nullopt for anything else.
 std::optional<Tag> parse_tag(std::string_view text);
-/// semantics.md 5.1: tags only rise.
+/// semantics.md "Tags: Vocabulary and merge": tags only rise.
 Tag merge_tag(Tag current, Tag incoming);
 
 /// Shape of one element of a sequence.
@@ -68,7 +68,8 @@ struct ValueShape {
   std::optional<Expr> length;
   std::vector<Expr> dims;  ///< valid when known_rank
   /// Small tensor contents (when has_value), row-major, every element an exact integer (integer
-  /// tensors, and floating tensors whose elements are all exact integers; expressions.md 8).
+  /// tensors, and floating tensors whose elements are all exact integers; expressions.md
+  /// "Shape-value propagation").
   std::vector<Expr> value;
   /// kSequence only: one shape per position; nullopt when the length is unknown or symbolic.
   std::optional<std::vector<ElementShape>> elements;
@@ -84,11 +85,8 @@ struct InplaceDecision {
   ReuseMode mode = ReuseMode::kMayReuse;
 };
 
-/// Tag -> amount, sorted by tag name ("" first). At most one entry per tag, so the entries live
-/// inline: a profile per node of a million-node graph allocates nothing for its buckets. The
-/// amounts and the tags are stored apart (tags packed three bits each) so that a bucket takes 24
-/// bytes, not 44: four of them make most of a profile, and a profile is written per node. Entries
-/// are therefore read by value.
+/// Tag -> amount, sorted by tag name ("" first), at most one entry per tag. A value type that
+/// allocates nothing (a profile per node of a million-node graph); entries are read by value.
 class Bucket {
  public:
   using value_type = std::pair<Tag, Expr>;
@@ -126,32 +124,19 @@ class Bucket {
   };
 
   Bucket() = default;
-  Bucket(std::initializer_list<value_type> items) {
-    for (const value_type& item : items) push_back(item);
-  }
+  Bucket(std::initializer_list<value_type> items);
 
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size()}; }
-  std::size_t size() const { return packed_ >> kSizeShift; }
+  std::size_t size() const;
   bool empty() const { return size() == 0; }
-  value_type operator[](std::size_t k) const {
-    return {static_cast<Tag>((packed_ >> (kTagBits * k)) & kTagMask), amounts_[k]};
-  }
+  value_type operator[](std::size_t k) const;
   value_type front() const { return (*this)[0]; }
   value_type back() const { return (*this)[size() - 1]; }
 
   /// Throws std::length_error past kCapacity (one entry per tag), std::invalid_argument for a
   /// value outside the Tag enumeration.
-  void push_back(const value_type& item) {
-    const std::size_t k = size();
-    if (k == kCapacity) throw std::length_error("Bucket: more entries than tags");
-    const auto tag = static_cast<std::uint32_t>(item.first);
-    if (tag > kTagMask) throw std::invalid_argument("Bucket: not a tag");
-    amounts_[k] = item.second;
-    // Entries are only appended, so tag slot k is still zero: replace the size, add the tag.
-    const std::uint32_t tags = packed_ & ((1U << kSizeShift) - 1);
-    packed_ = tags | (tag << (kTagBits * k)) | (static_cast<std::uint32_t>(k + 1) << kSizeShift);
-  }
+  void push_back(const value_type& item);
   void emplace_back(Tag tag, Expr amount) { push_back(value_type{tag, amount}); }
 
   friend bool operator==(const Bucket& a, const Bucket& b) {
@@ -159,14 +144,11 @@ class Bucket {
   }
 
  private:
-  static constexpr unsigned kTagBits = 3;
-  static constexpr std::uint32_t kTagMask = (1U << kTagBits) - 1;
-  static constexpr unsigned kSizeShift = kTagBits * kCapacity;
   std::array<Expr, kCapacity> amounts_{};
-  std::uint32_t packed_ = 0;  ///< tag k in bits 3k..3k+2, the size above them
+  std::uint32_t tags_ = 0;  ///< the entries' tags and their count (types/bucket.cpp)
 };
 
-/// The seven-key memory profile of one node (semantics.md 8).
+/// The seven-key memory profile of one node (semantics.md "Per-node memory profile").
 struct MemoryProfile {
   Expr already_allocated;
   Expr output_allocation;
@@ -191,7 +173,7 @@ struct Constraint {
   NodeId node = kInvalidId;
 };
 
-/// A decision log event (semantics.md 11.3).
+/// A decision log event (semantics.md "Writing back, decision log, report: Decision log").
 struct DecisionEvent {
   std::string label;  ///< "release", "inplace", "release_shape_tag"
   std::int64_t node_index = -1;
@@ -232,8 +214,9 @@ class ComputeContext {
   /// that cannot be analysed (cycle, undefined name).
   void compute(const Model& model);
   /// Writes inferred shapes (value_info, graph outputs) and node annotations into `model`
-  /// (semantics.md 11). `model` must be the analysed model or a copy of it. A model whose
-  /// local functions were inlined for the analysis is written in its inlined form.
+  /// (semantics.md "Writing back, decision log, report"). `model` must be the analysed model or a
+  /// copy of it. A model whose local functions were inlined for the analysis is written in its
+  /// inlined form.
   void write_to_model(Model& model) const;
 
   const Profile& options() const;

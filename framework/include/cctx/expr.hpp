@@ -85,7 +85,8 @@ using Assignment = std::map<std::string, std::int64_t, std::less<>>;
 /// Result of `ExprPool::compare`.
 enum class Relation : std::uint8_t { kEq, kLt, kLe, kGt, kGe, kNe, kUnknown };
 
-/// Size caps (expressions.md 4.4). A result above a cap becomes a fresh `cap_<k>` symbol.
+/// Size caps (expressions.md "Simplification: Size cap"). A result above a cap becomes a fresh
+/// `cap_<k>` symbol.
 struct ExprLimits {
   std::uint32_t max_weight = 512;
   std::uint32_t max_terms = 64;
@@ -104,6 +105,10 @@ struct ExprPoolStats {
 /// used by one thread at a time. Constructors throw ExprError only for overflow of literals that
 /// cannot be represented (callers that must not fail use the `*_or_fresh` helpers of the SDK
 /// bridge or catch).
+namespace detail {
+struct PoolAccess;
+}
+
 class ExprPool {
  public:
   ExprPool();
@@ -203,62 +208,18 @@ class ExprPool {
   /// memory profile interns about one sum per node) fills the arena without copying it as it
   /// grows. A hint only: the pool still grows past it as needed.
   void reserve(std::size_t expressions);
-  /// Cache hints for a loop that will read many expressions in an order of its own (the peak
-  /// visits node terms by value): prefetch_node(e) a few steps ahead, then prefetch_terms(e)
-  /// (which reads e's node, by then in cache) a few steps before e is compared.
-  void prefetch_node(Expr e) const;
-  void prefetch_terms(Expr e) const;
   const ExprLimits& limits() const;
   ExprPoolStats stats() const;
 
  private:
-  friend class RunningSum;
+  friend struct detail::PoolAccess;  // the framework's own fast paths (src/expr/pool_access.hpp)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-/// A sum changed one operand at a time and read after each change (the memory profile's live
-/// bytes). add/sub merge the operand's terms into a short sorted list without interning anything;
-/// value() interns the current sum once and keeps it until the next change. A chain of
-/// ExprPool::add/sub would intern (and memoise) every intermediate sum. The value equals that
-/// chain's result, with one difference: a sum that exceeds the size caps only between two reads
-/// is not capped. Operands that the pool rewrites when added (floor divisions or modulos by a
-/// literal, exact divisions) switch the sum to the pool's own add/sub until they cancel out.
-class RunningSum {
- public:
-  explicit RunningSum(ExprPool& pool) : pool_(&pool) {}
-  void add(Expr e) { change(e, 1); }
-  void sub(Expr e) { change(e, -1); }
-  Expr value();
-  /// A cache hint: value() will be called soon. Its intern-table slot is prefetched, so that the
-  /// misses of several sums about to be read overlap.
-  void prefetch() const;
-
- private:
-  void change(Expr e, std::int64_t sign);
-  /// Adds `coef` to the term of monomial `mono`, inserting or erasing it.
-  void merge(std::uint32_t mono, std::int64_t coef);
-  std::size_t term_count() const { return words_.size() / 3; }
-  /// Replaces the term list by the terms of `e`; returns false when `e` needs the pool's rewrites.
-  bool load(Expr e);
-  /// True when `e`, just interned from the term list, is that list unchanged (not capped).
-  bool interned_as_is(Expr e) const;
-
-  ExprPool* pool_;
-  std::int64_t constant_ = 0;
-  /// The terms in the pool's own layout for a sum (monomial handle, coefficient low and high
-  /// words), sorted by monomial, no zero coefficient: value() interns them without conversion.
-  std::vector<std::uint32_t> words_;
-  /// The pool's order-free hash of words_, kept up to date term by term: value() interns the
-  /// list without hashing it again.
-  std::uint64_t terms_hash_ = 0;
-  std::optional<Expr> slow_;    ///< the value while the pool's add/sub is in charge
-  std::optional<Expr> cached_;  ///< value() since the last change
-};
-
-/// Evaluates `text` directly under `values` without simplifying (semantics.md 2.2): floor
-/// division, modulo with the divisor's sign. Throws ExprError quoting the expression on an
-/// unknown symbol, division by zero, bad syntax or overflow.
+/// Evaluates `text` directly under `values` without simplifying (semantics.md "Expressions:
+/// Evaluation"): floor division, modulo with the divisor's sign. Throws ExprError quoting the
+/// expression on an unknown symbol, division by zero, bad syntax or overflow.
 std::int64_t evaluate_expression(std::string_view text, const Assignment& values);
 
 }  // namespace cctx

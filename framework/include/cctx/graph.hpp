@@ -55,8 +55,7 @@ struct NodeEntry {
   std::uint32_t index = 0;        ///< position in its graph's topological order
   std::uint32_t proto_index = 0;  ///< position in the file's node list
   /// Dense id of (domain, op_type, opset), shared by every node of the same operator in every
-  /// graph of the view: stages resolve rules once per kind, not once per node. (Declared here so
-  /// that the four 32-bit fields share one 16-byte slot: 144 bytes per node, not 152.)
+  /// graph of the view: stages resolve rules once per kind, not once per node.
   std::uint32_t kind = 0;
   std::string_view domain;  ///< normalised: "" for ai.onnx
   std::string_view op_type;
@@ -64,7 +63,7 @@ struct NodeEntry {
   ValueIds inputs;          ///< kNoValue for omitted optionals
   ValueIds outputs;         ///< kNoValue for omitted optionals
   std::vector<BodyRef> bodies;
-  /// Values read anywhere inside the bodies and defined in none of them (semantics.md 6).
+  /// Values read anywhere inside the bodies and defined in none of them (semantics.md "Lifetimes").
   std::vector<ValueId> captures;
 };
 

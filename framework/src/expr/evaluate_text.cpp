@@ -1,5 +1,5 @@
 // evaluate_expression: the raw parse tree evaluated as written (no simplification), checked
-// int64 with floor `//` and `%` taking the divisor's sign (semantics.md 2.2).
+// int64 with floor `//` and `%` taking the divisor's sign (semantics.md "Expressions: Evaluation").
 #include <algorithm>
 
 #include "cctx/expr.hpp"

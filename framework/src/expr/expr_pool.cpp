@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "expr/pool_impl.hpp"
-#include "util/prefetch.hpp"
 
 namespace cctx {
 
@@ -216,16 +215,6 @@ std::vector<std::string> ExprPool::take_warnings() {
 std::size_t ExprPool::node_count() const { return impl_->nodes.size(); }
 
 void ExprPool::reserve(std::size_t expressions) { impl_->reserve(expressions); }
-
-void ExprPool::prefetch_node(Expr e) const {
-  if (e.id < impl_->nodes.size()) prefetch_for_read(&impl_->nodes[e.id]);
-}
-
-void ExprPool::prefetch_terms(Expr e) const {
-  if (e.id >= impl_->nodes.size()) return;
-  const detail::Node& n = impl_->nodes[e.id];
-  if (n.len > 0) prefetch_for_read(impl_->payload.data() + n.off);
-}
 
 const ExprLimits& ExprPool::limits() const { return impl_->limits; }
 

@@ -90,7 +90,6 @@ constexpr std::size_t kMemoSize = std::size_t{1} << 16;
 using namespace detail;
 
 detail::PoolImpl::PoolImpl(ExprLimits lim) : limits(lim) {
-  table.assign(1024, 0);
   op_memo.resize(kMemoSize);
   small_ints.assign(static_cast<std::size_t>(kSmallMax - kSmallMin + 1), 0xffffffffU);
   nodes.reserve(256);
@@ -98,23 +97,6 @@ detail::PoolImpl::PoolImpl(ExprLimits lim) : limits(lim) {
 }
 
 void detail::PoolImpl::warn(std::string msg) { warnings.push_back(std::move(msg)); }
-
-void detail::PoolImpl::rehash_table(std::size_t slots) {
-  std::vector<std::uint64_t> old(slots, 0);
-  old.swap(table);
-  const std::size_t mask = table.size() - 1;
-  for (const std::uint64_t slot : old) {
-    if (slot == 0) continue;
-    std::size_t i = static_cast<std::size_t>(slot >> 32) & mask;
-    while (table[i] != 0) i = (i + 1) & mask;
-    table[i] = slot;
-  }
-}
-
-// The intern table stays at most 70% full.
-static bool table_too_full(std::size_t entries, std::size_t slots) {
-  return entries * 10 > slots * 7;
-}
 
 void detail::PoolImpl::reserve(std::size_t more) {
   // A sum of a few terms takes about a dozen payload words; over-reserving costs address space
@@ -124,9 +106,7 @@ void detail::PoolImpl::reserve(std::size_t more) {
   nodes.reserve(target);
   extra.reserve(target);
   payload.reserve(payload.size() + more * kWordsPerExpression);
-  std::size_t slots = table.size();
-  while (table_too_full(table_count + more, slots)) slots *= 2;
-  if (slots != table.size()) rehash_table(slots);
+  table.reserve(table.size() + more);
 }
 
 Expr detail::PoolImpl::intern(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n) {
@@ -142,27 +122,18 @@ Expr detail::PoolImpl::intern_sum(std::int64_t c0, const std::uint32_t* w, std::
 
 void detail::PoolImpl::prefetch_sum_slot(std::int64_t c0, std::uint32_t len,
                                          std::uint64_t terms_hash) const {
-  if (len == 0 || table.empty()) return;  // an integer, or nothing interned yet
-  prefetch_for_read(&table[sum_hash(c0, len, terms_hash) & (table.size() - 1)]);
+  if (len == 0) return;  // an integer
+  table.prefetch(sum_hash(c0, len, terms_hash));
 }
 
 Expr detail::PoolImpl::intern_hashed(Kind k, std::int64_t aux, const std::uint32_t* w,
                                      std::uint32_t n, std::uint32_t h) {
-  const std::size_t mask = table.size() - 1;
-  std::size_t i = h & mask;
-  while (true) {
-    const std::uint64_t slot = table[i];
-    if (slot == 0) break;
-    if (static_cast<std::uint32_t>(slot >> 32) == h) {
-      const auto id = static_cast<std::uint32_t>(slot) - 1;
-      const Node& cand = nodes[id];
-      if (cand.kind == k && cand.aux == aux && cand.len == n &&
-          (n == 0 || std::memcmp(payload.data() + cand.off, w, n * sizeof(std::uint32_t)) == 0)) {
-        return Expr{id};
-      }
-    }
-    i = (i + 1) & mask;
-  }
+  const HashIndex::Probe probe = table.probe(h, [&](std::uint32_t id) {
+    const Node& cand = nodes[id];
+    return cand.kind == k && cand.aux == aux && cand.len == n &&
+           (n == 0 || std::memcmp(payload.data() + cand.off, w, n * sizeof(std::uint32_t)) == 0);
+  });
+  if (probe.index != HashIndex::kAbsent) return Expr{probe.index};
 
   // New node: derive its cached facts from the children.
   Node nd;
@@ -230,7 +201,8 @@ Expr detail::PoolImpl::intern_hashed(Kind k, std::int64_t aux, const std::uint32
       break;
   }
 
-  // Size caps (expressions.md 4.4): the node is not stored, a bounded fresh symbol stands in.
+  // Size caps (expressions.md "Simplification: Size cap"): the node is not stored, a bounded fresh
+  // symbol stands in.
   if (k != Kind::kInt && k != Kind::kSym) {
     std::string reason;
     if (nd.weight > limits.max_weight) {
@@ -250,9 +222,7 @@ Expr detail::PoolImpl::intern_hashed(Kind k, std::int64_t aux, const std::uint32
   payload.insert(payload.end(), w, w + n);
   nodes.push_back(nd);
   extra.emplace_back();
-  table[i] = (static_cast<std::uint64_t>(h) << 32) | (std::uint64_t{id} + 1);
-  ++table_count;
-  if (table_too_full(table_count, table.size())) rehash_table(table.size() * 2);
+  table.insert(probe, h, id);
   return Expr{id};
 }
 

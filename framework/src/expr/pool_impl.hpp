@@ -15,8 +15,9 @@
 #include <vector>
 
 #include "cctx/expr.hpp"
-#include "util/hash_mix.hpp"
 #include "expr/checked.hpp"
+#include "util/hash_index.hpp"
+#include "util/hash_mix.hpp"
 
 namespace cctx {
 namespace detail {
@@ -151,8 +152,7 @@ struct PoolImpl {
   ExprLimits limits;
   std::vector<Node> nodes;
   std::vector<std::uint32_t> payload;
-  std::vector<std::uint64_t> table;  // (hash << 32) | (id + 1); 0 = empty slot
-  std::size_t table_count = 0;
+  HashIndex table{1024, 70};  // the intern table: node hash -> node id, at most 70% full
   std::vector<detail::MemoEntry> op_memo;
   std::uint64_t memo_hits = 0;
   std::uint64_t memo_misses = 0;
@@ -209,8 +209,6 @@ struct PoolImpl {
                      std::uint32_t h);
   Expr make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
                 const std::string& reason);
-  /// Rehashes the intern table into `slots` slots (a power of two above the entry count).
-  void rehash_table(std::size_t slots);
   /// ExprPool::reserve.
   void reserve(std::size_t more);
   void warn(std::string msg);

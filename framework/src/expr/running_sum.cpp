@@ -1,7 +1,10 @@
 // RunningSum: a polynomial kept as a sorted term list between reads, interned only when read.
+#include "expr/running_sum.hpp"
+
 #include <algorithm>
 
-#include "expr/pool_impl.hpp"
+#include "expr/pool_access.hpp"
+#include "util/prefetch.hpp"
 
 namespace cctx {
 
@@ -15,7 +18,7 @@ constexpr std::uint8_t kRewriteFlags = kFlagLitDiv | kFlagExactFactor;
 }  // namespace
 
 bool RunningSum::load(Expr e) {
-  PoolImpl& impl = *pool_->impl_;
+  PoolImpl& impl = PoolAccess::impl(*pool_);
   if ((impl.nodes[e.id].flags & kRewriteFlags) != 0) return false;
   PoolImpl::TermView v;
   impl.view_terms(e, &v);
@@ -56,7 +59,7 @@ void RunningSum::merge(std::uint32_t mono, std::int64_t coef) {
 }
 
 void RunningSum::change(Expr e, std::int64_t sign) {
-  PoolImpl& impl = *pool_->impl_;
+  PoolImpl& impl = PoolAccess::impl(*pool_);
   cached_.reset();
   if (slow_ || (impl.nodes[e.id].flags & kRewriteFlags) != 0) {
     const Expr current = slow_ ? *slow_ : value();
@@ -88,7 +91,7 @@ void RunningSum::change(Expr e, std::int64_t sign) {
 }
 
 bool RunningSum::interned_as_is(Expr e) const {
-  const Node& n = pool_->impl_->nodes[e.id];
+  const Node& n = PoolAccess::impl(*pool_).nodes[e.id];
   if (words_.empty()) return n.kind == Kind::kInt;
   if (n.kind == Kind::kSum) return n.len == words_.size();
   // One term with coefficient 1 and no constant is interned as the monomial itself.
@@ -98,14 +101,14 @@ bool RunningSum::interned_as_is(Expr e) const {
 
 void RunningSum::prefetch() const {
   if (cached_ || slow_) return;
-  pool_->impl_->prefetch_sum_slot(constant_, static_cast<std::uint32_t>(words_.size()),
-                                  terms_hash_);
+  PoolAccess::impl(*pool_).prefetch_sum_slot(constant_, static_cast<std::uint32_t>(words_.size()),
+                                             terms_hash_);
 }
 
 Expr RunningSum::value() {
   if (cached_) return *cached_;
   if (slow_) return *(cached_ = slow_);
-  PoolImpl& impl = *pool_->impl_;
+  PoolImpl& impl = PoolAccess::impl(*pool_);
   // The list is normalised and holds nothing the pool rewrites: make_poly would intern it as is.
   const Expr result = impl.intern_sum(constant_, words_.data(),
                                       static_cast<std::uint32_t>(words_.size()), terms_hash_);
@@ -114,6 +117,18 @@ Expr RunningSum::value() {
   if (!interned_as_is(result) && !load(result)) slow_ = result;
   cached_ = result;
   return result;
+}
+
+void prefetch_node(const ExprPool& pool, Expr e) {
+  const PoolImpl& impl = PoolAccess::impl(pool);
+  if (e.id < impl.nodes.size()) prefetch_for_read(&impl.nodes[e.id]);
+}
+
+void prefetch_terms(const ExprPool& pool, Expr e) {
+  const PoolImpl& impl = PoolAccess::impl(pool);
+  if (e.id >= impl.nodes.size()) return;
+  const Node& n = impl.nodes[e.id];
+  if (n.len > 0) prefetch_for_read(impl.payload.data() + n.off);
 }
 
 }  // namespace cctx

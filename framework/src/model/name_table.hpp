@@ -1,7 +1,6 @@
-// An open-addressing map from value names to ValueIds, for the graph view's scopes. A graph of a
-// million nodes resolves a few million names; a node-based std::unordered_map costs an allocation
-// per name and a chain walk per lookup, this table one probe sequence in a flat array of 8-byte
-// slots (each keeps half of the hash, so mismatches are rejected without reading the string).
+// A map from value names to ValueIds, for the graph view's scopes. A graph of a million nodes
+// resolves a few million names; a node-based std::unordered_map costs an allocation per name and
+// a chain walk per lookup, this table one probe sequence in a HashIndex (util/hash_index.hpp).
 // Keys are views: the strings must outlive the table (they are the model's own). Entry indices
 // are 32-bit: at most 4 billion names.
 #pragma once
@@ -12,8 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/hash_index.hpp"
 #include "util/hash_mix.hpp"
-#include "util/prefetch.hpp"
 
 namespace cctx {
 
@@ -61,9 +60,7 @@ class NameTable {
   /// Room for `count` names without rehashing.
   void reserve(std::size_t count) {
     entries_.reserve(count);
-    std::size_t capacity = 16;
-    while (capacity < 2 * count) capacity *= 2;  // load factor at most 1/2
-    if (capacity > slots_.size()) rehash(capacity);
+    index_.reserve(count);
   }
 
   std::size_t size() const { return entries_.size(); }
@@ -71,41 +68,24 @@ class NameTable {
   /// Starts loading the slot where a probe for hash `h` begins. Callers that know the next few
   /// keys hash them ahead and prefetch, so that the probes, each a likely cache miss in a table
   /// of millions of names, overlap instead of running one after the other.
-  void prefetch(std::uint64_t h) const {
-    if (!slots_.empty()) prefetch_for_read(&slots_[h & mask_]);
-  }
+  void prefetch(std::uint64_t h) const { index_.prefetch(slot_hash(h)); }
 
   Id find(std::string_view key) const { return find(key, hash(key)); }
   Id find(std::string_view key, std::uint64_t h) const {
-    if (slots_.empty()) return kAbsent;
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
-      const std::uint64_t slot = slots_[i];
-      if (slot == 0) return kAbsent;
-      if (static_cast<std::uint32_t>(slot >> 32) == tag) {
-        const Entry& e = entries_[static_cast<std::uint32_t>(slot) - 1];
-        if (e.view() == key) return e.id;
-      }
-    }
+    const std::uint32_t at =
+        index_.find(slot_hash(h), [&](std::uint32_t k) { return entries_[k].view() == key; });
+    return at == HashIndex::kAbsent ? kAbsent : entries_[at].id;
   }
 
   /// Inserts key -> id unless the key is present. Returns the id stored for the key and whether
   /// this call inserted it.
   std::pair<Id, bool> try_emplace(std::string_view key, std::uint64_t h, Id id) {
-    if (2 * (entries_.size() + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
-      std::uint64_t& slot = slots_[i];
-      if (slot == 0) {
-        entries_.push_back(Entry{key.data(), static_cast<std::uint32_t>(key.size()), id});
-        slot = std::uint64_t{tag} << 32 | entries_.size();
-        return {id, true};
-      }
-      if (static_cast<std::uint32_t>(slot >> 32) == tag) {
-        const Entry& e = entries_[static_cast<std::uint32_t>(slot) - 1];
-        if (e.view() == key) return {e.id, false};
-      }
-    }
+    const auto next = static_cast<std::uint32_t>(entries_.size());
+    const auto [at, inserted] = index_.find_or_insert(
+        slot_hash(h), next, [&](std::uint32_t k) { return entries_[k].view() == key; });
+    if (!inserted) return {entries_[at].id, false};
+    entries_.push_back(Entry{key.data(), static_cast<std::uint32_t>(key.size()), id});
+    return {id, true};
   }
   std::pair<Id, bool> try_emplace(std::string_view key, Id id) {
     return try_emplace(key, hash(key), id);
@@ -118,10 +98,8 @@ class NameTable {
   }
 
  private:
-  // Slots hold (upper 32 bits of the hash, entry index + 1), 0 when empty: eight bytes each, so
-  // the probed array is a third of what slots carrying the key would be (it is the part that
-  // misses the cache). Entries are in insertion order: a node usually reads names defined shortly
-  // before it, whose entries and strings are still cached.
+  /// Entries are in insertion order: a node usually reads names defined shortly before it,
+  /// whose entries and strings are still cached.
   struct Entry {
     const char* data;
     std::uint32_t size;
@@ -129,20 +107,11 @@ class NameTable {
     std::string_view view() const { return {data, size}; }
   };
 
-  void rehash(std::size_t capacity) {
-    slots_.assign(capacity, 0);
-    mask_ = capacity - 1;
-    for (std::size_t k = 0; k < entries_.size(); ++k) {
-      const std::uint64_t h = hash(entries_[k].view());
-      std::size_t i = h & mask_;
-      while (slots_[i] != 0) i = (i + 1) & mask_;
-      slots_[i] = (h >> 32) << 32 | (k + 1);
-    }
-  }
+  /// The table's 32-bit hash: the upper half of the name's (mix64 spreads every byte there).
+  static std::uint32_t slot_hash(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
 
-  std::vector<std::uint64_t> slots_;
+  HashIndex index_;  ///< at most half full
   std::vector<Entry> entries_;
-  std::size_t mask_ = 0;
 };
 
 }  // namespace cctx

@@ -18,6 +18,7 @@
 #include "pipeline/buffer_plan.hpp"
 #include "pipeline/rule_bindings.hpp"
 #include "pipeline/stage_results.hpp"
+#include "util/hash_index.hpp"
 
 namespace cctx {
 
@@ -72,8 +73,8 @@ MemoryResult run_memory_stage(Analysis& a, const TagResult& tags, const BufferPl
 ScratchResult run_scratch_stage(Analysis& a, const ShapeResult& shapes);
 PeakResult run_peak_stage(Analysis& a, const MemoryResult& memory, const ScratchResult& scratch);
 
-/// Byte size of a value per semantics.md 4 (nullopt for unsized types). An unknown rank gives the
-/// symbol `bytes_<value>`.
+/// Byte size of a value per semantics.md "Element sizes" (nullopt for unsized types). An unknown
+/// rank gives the symbol `bytes_<value>`.
 std::optional<Expr> compute_value_bytes(const Analysis& a, const ShapeResult& shapes, ValueId v);
 
 /// compute_value_bytes for every value of a graph: values of one shape and element size (most of
@@ -85,21 +86,19 @@ class ByteSizes {
   std::optional<Expr> operator()(ValueId v);
 
  private:
-  /// An open-addressing slot: the key's hash and where its words start in keys_ (+1; 0: empty).
-  struct Slot {
-    std::uint64_t hash = 0;
-    std::uint32_t key_at = 0;
+  /// One (element bits, dims) met: where its words start in keys_, and its bytes.
+  struct Entry {
+    std::uint32_t key_at;
     Expr bytes;
   };
   bool same_key(std::uint32_t at, std::uint32_t bits, const std::vector<Expr>& dims) const;
-  void grow();
 
   const Analysis& a_;
   const ShapeResult& shapes_;
   /// Every key met, one after another: rank, element bits, then the dims' handles.
   std::vector<std::uint32_t> keys_;
-  std::vector<Slot> slots_;  ///< a power of two in size, at most half full
-  std::size_t used_ = 0;
+  std::vector<Entry> entries_;
+  HashIndex index_{1024};  ///< at most half full
 };
 
 /// Rethrows `e`, an ExprError raised while accounting for node n, as one that names the node:

@@ -1,8 +1,8 @@
-// Working memory of control-flow bodies (semantics.md 9): what a node's If branch, Loop or Scan
-// iteration allocates for its own intermediate values while it runs. One body runs at a time, so
-// a node needs the largest of its bodies' peaks: the max over an If's branches, one iteration
-// of a Loop. Body outputs are not counted here: they become the node's outputs (If) or the next
-// iteration's carried values, which the node's own outputs account for.
+// Working memory of control-flow bodies (semantics.md "Peak scratch memory"): what a node's If
+// branch, Loop or Scan iteration allocates for its own intermediate values while it runs. One body
+// runs at a time, so a node needs the largest of its bodies' peaks: the max over an If's branches,
+// one iteration of a Loop. Body outputs are not counted here: they become the node's outputs (If)
+// or the next iteration's carried values, which the node's own outputs account for.
 #include <unordered_map>
 #include <unordered_set>
 

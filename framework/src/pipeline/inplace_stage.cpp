@@ -1,5 +1,5 @@
-// Stage 4: in-place buffer reuse (semantics.md 7) and the buffer assignment the memory stage
-// accounts with.
+// Stage 4: in-place buffer reuse (semantics.md "In-place reuse") and the buffer assignment the
+// memory stage accounts with.
 #include <onnx/onnx_pb.h>
 
 #include <boost/container/small_vector.hpp>
@@ -151,7 +151,7 @@ class InplaceStage {
     }
   }
 
-  // semantics.md 7.2 except the size class.
+  // semantics.md "In-place reuse: may_reuse(o, k) at node i" except the size class.
   bool eligible(NodeId n, std::uint32_t o, std::uint32_t k) const {
     const NodeEntry& node = s_.graph->node(n);
     if (o >= node.outputs.size() || k >= node.inputs.size()) return false;
@@ -271,7 +271,8 @@ class InplaceStage {
 void run_inplace_stage(Analysis& s, const ShapeResult& shapes, BufferPlan& plan) {
   InplaceStage stage(s, shapes, plan);
   stage.run();
-  // Decision log order (semantics.md 11.3): releases, then in-place, then shape-tag releases.
+  // Decision log order (semantics.md "Writing back, decision log, report: Decision log"): releases,
+  // then in-place, then shape-tag releases.
   if (s.options.decision_log) {
     for (NodeId n = 0; n < plan.release_after.size(); ++n) {
       for (ValueId v : plan.release_after[n]) {

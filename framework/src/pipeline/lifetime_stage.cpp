@@ -1,4 +1,4 @@
-// Stage 3: result lifetimes of the main graph (semantics.md 6).
+// Stage 3: result lifetimes of the main graph (semantics.md "Lifetimes").
 #include "pipeline/analysis_state.hpp"
 
 namespace cctx {

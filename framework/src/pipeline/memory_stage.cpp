@@ -1,10 +1,12 @@
-// Stage 5: the per-node memory profile (semantics.md 8). Live memory is kept as running sums per
-// (source, tag), updated only when a buffer is created, freed or re-tagged, so the stage is
-// linear in the graph: no re-scan of the live set at each node. The sums are RunningSums: a
-// change merges a few terms, and each sum is interned once per node that reads it changed.
+// Stage 5: the per-node memory profile (semantics.md "Per-node memory profile"). Live memory is
+// kept as running sums per (source, tag), updated only when a buffer is created, freed or
+// re-tagged, so the stage is linear in the graph: no re-scan of the live set at each node. The sums
+// are RunningSums: a change merges a few terms, and each sum is interned once per node that reads
+// it changed.
 #include <array>
 #include <span>
 
+#include "expr/running_sum.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/node_flags.hpp"
 

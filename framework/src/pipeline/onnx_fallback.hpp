@@ -1,5 +1,5 @@
-// Fallback (a) of semantics.md 3.6: ONNX's own schema inference from the linked onnx library,
-// for nodes no cctx shape rule covers.
+// Fallback (a) of semantics.md "Shapes: Dispatch and fallbacks": ONNX's own schema inference from
+// the linked onnx library, for nodes no cctx shape rule covers.
 #pragma once
 
 #include <string>

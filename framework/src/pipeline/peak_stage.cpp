@@ -1,6 +1,7 @@
-// Stage 7: whole-graph peak (semantics.md 10).
+// Stage 7: whole-graph peak (semantics.md "Whole-graph peak").
 #include <algorithm>
 
+#include "expr/running_sum.hpp"
 #include "pipeline/analysis_state.hpp"
 
 namespace cctx {
@@ -46,8 +47,8 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   // miss in the comparison. They are prefetched ahead, the node first, its term list after.
   constexpr std::size_t kNodeAhead = 16, kTermsAhead = 8;
   for (std::size_t k = 0; k < scored.size(); ++k) {
-    if (k + kNodeAhead < scored.size()) pool.prefetch_node(scored[k + kNodeAhead].second);
-    if (k + kTermsAhead < scored.size()) pool.prefetch_terms(scored[k + kTermsAhead].second);
+    if (k + kNodeAhead < scored.size()) prefetch_node(pool, scored[k + kNodeAhead].second);
+    if (k + kTermsAhead < scored.size()) prefetch_terms(pool, scored[k + kTermsAhead].second);
     const Expr term = scored[k].second;
     bool dominated = false;
     for (Expr kept : frontier) {

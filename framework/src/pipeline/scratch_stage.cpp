@@ -1,4 +1,5 @@
-// Stage 6: per-node scratch memory from the plugins' estimators (semantics.md 9).
+// Stage 6: per-node scratch memory from the plugins' estimators (semantics.md "Peak scratch
+// memory").
 #include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"

@@ -1,4 +1,5 @@
-// Stage 1: symbolic shape inference (semantics.md 3, expressions.md 7-8).
+// Stage 1: symbolic shape inference (semantics.md "Shapes", expressions.md "Symbolic shape
+// inference rules (ai.onnx plugin)" and "Shape-value propagation").
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -423,7 +424,8 @@ class ShapeStage {
     return true;
   }
 
-  // semantics.md 3.6: schema inference (only without a rule), declared shapes, unknown rank.
+  // semantics.md "Shapes: Dispatch and fallbacks": schema inference (only without a rule), declared
+  // shapes, unknown rank.
   void fall_back(NodeId n, bool rule_failed, NodeFlags& done) {
     const NodeEntry& node = s_.graph->node(n);
     std::string reasons;
@@ -497,7 +499,7 @@ class ShapeStage {
     return t.value_case() != onnx::TypeProto::VALUE_NOT_SET;
   }
 
-  // semantics.md 3.5: declarations refine inferred shapes, never widen them.
+  // semantics.md "Shapes: Declarations": declarations refine inferred shapes, never widen them.
   void apply_declarations(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     for (ValueId v : node.outputs) {

@@ -1,4 +1,4 @@
-// Tag vocabulary and the merge rule (semantics.md 5.1).
+// Tag vocabulary and the merge rule (semantics.md "Tags: Vocabulary and merge").
 #include <cctype>
 
 #include "cctx/compute_context.hpp"

@@ -1,4 +1,4 @@
-// Stage 2: value and node tags (semantics.md 5). The per-node steps are generic; the tables
+// Stage 2: value and node tags (semantics.md "Tags"). The per-node steps are generic; the tables
 // (explicit tags, positional tags, inheritance, backward propagation) come from the plugins'
 // TagTraits, and op-specific logic from their ITagRules.
 #include <onnx/onnx_pb.h>
@@ -321,8 +321,9 @@ class TagStage {
     }
   }
 
-  // semantics.md 5.4: the fixpoint runs in each body, inputs seeded from the outer values they
-  // bind to; the node's outputs merge the matching body outputs. Returns the first output tag.
+  // semantics.md "Tags: Fixpoint and subgraphs": the fixpoint runs in each body, inputs seeded from
+  // the outer values they bind to; the node's outputs merge the matching body outputs. Returns the
+  // first output tag.
   Tag run_bodies(NodeId n, bool bind_outputs) {
     const NodeEntry& node = s_.graph->node(n);
     const bool is_loop = node.domain.empty() && node.op_type == "Loop";

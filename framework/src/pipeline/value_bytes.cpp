@@ -1,4 +1,4 @@
-// Byte sizes of values (semantics.md 4).
+// Byte sizes of values (semantics.md "Element sizes").
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/shape_types.hpp"
 #include "util/hash_mix.hpp"
@@ -96,18 +96,6 @@ bool ByteSizes::same_key(std::uint32_t at, std::uint32_t bits,
   return true;
 }
 
-void ByteSizes::grow() {
-  std::vector<Slot> old = std::move(slots_);
-  slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
-  const std::size_t mask = slots_.size() - 1;
-  for (const Slot& slot : old) {
-    if (slot.key_at == 0) continue;
-    std::size_t at = slot.hash & mask;
-    while (slots_[at].key_at != 0) at = (at + 1) & mask;
-    slots_[at] = slot;
-  }
-}
-
 std::optional<Expr> ByteSizes::operator()(ValueId v) {
   const ValueShape& shape = shapes_.values[v];
   if (shape.kind != ValueKind::kTensor || !shape.known_rank) {
@@ -117,18 +105,14 @@ std::optional<Expr> ByteSizes::operator()(ValueId v) {
   if (bits == 0) return std::nullopt;
   std::uint64_t h = (shape.dims.size() ^ (std::uint64_t{bits} << 32)) * kGoldenMul;
   for (const Expr d : shape.dims) h = (h ^ d.id) * kGoldenMul;
-  h = mix64(h);
-  if (2 * (used_ + 1) > slots_.size()) grow();
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t at = h & mask;
-  for (; slots_[at].key_at != 0; at = (at + 1) & mask) {
-    const Slot& slot = slots_[at];
-    if (slot.hash == h && same_key(slot.key_at - 1, bits, shape.dims)) return slot.bytes;
-  }
+  const auto hash = static_cast<std::uint32_t>(mix64(h) >> 32);
+  const HashIndex::Probe probe = index_.probe(
+      hash, [&](std::uint32_t k) { return same_key(entries_[k].key_at, bits, shape.dims); });
+  if (probe.index != HashIndex::kAbsent) return entries_[probe.index].bytes;
   // A new (bits, dims): its product once, then found by its handles.
   const Expr bytes = value_tensor_bytes(a_, shapes_, v, bits);
-  slots_[at] = Slot{h, static_cast<std::uint32_t>(keys_.size() + 1), bytes};
-  ++used_;
+  index_.insert(probe, hash, static_cast<std::uint32_t>(entries_.size()));
+  entries_.push_back(Entry{static_cast<std::uint32_t>(keys_.size()), bytes});
   keys_.push_back(static_cast<std::uint32_t>(shape.dims.size()));
   keys_.push_back(bits);
   for (const Expr d : shape.dims) keys_.push_back(d.id);

@@ -1,5 +1,5 @@
-// ComputeContext::write_to_model (semantics.md 11.1-11.2): inferred shapes into value_info and
-// graph outputs, annotations into node/value/initializer metadata_props.
+// ComputeContext::write_to_model (semantics.md "Writing back, decision log, report"): inferred
+// shapes into value_info and graph outputs, annotations into node/value/initializer metadata_props.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// Rebuilds the buffer lifetimes of semantics.md 8.3 (see buffer_timeline.hpp). The memory stage
-// keeps only running sums; this replays the same transitions, keeping the history.
+// Rebuilds the buffer lifetimes of semantics.md "Per-node memory profile: Node i" (see
+// buffer_timeline.hpp). The memory stage keeps only running sums; this replays the same
+// transitions, keeping the history.
 #include "report/buffer_timeline.hpp"
 
 namespace cctx::report_detail {
@@ -65,7 +66,8 @@ void BufferTimeline::leave(ValueId v, NodeId after) {
   }
 }
 
-// The transition of semantics.md 8.3 step 5, in the memory stage's order.
+// The transition of semantics.md "Per-node memory profile: Node i" step 5, in the memory stage's
+// order.
 void BufferTimeline::step(NodeId n) {
   const GraphView& g = ctx_.graph();
   const NodeEntry& node = g.node(n);

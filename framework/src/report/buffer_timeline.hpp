@@ -1,7 +1,7 @@
-// The buffers of semantics.md 8.2 over the node order, rebuilt from the public results of a
-// ComputeContext (value sizes and tags, lifetimes, in-place decisions) so that reports can say
-// which buffers are live at a node, what they hold, when they were created and when they are
-// freed, without reaching into the pipeline's private state.
+// The buffers of semantics.md "Per-node memory profile: Buffers" over the node order, rebuilt from
+// the public results of a ComputeContext (value sizes and tags, lifetimes, in-place decisions) so
+// that reports can say which buffers are live at a node, what they hold, when they were created and
+// when they are freed, without reaching into the pipeline's private state.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +49,8 @@ class BufferTimeline {
   std::optional<NodeId> last_use(ValueId v) const;
   /// The members of buffer b at the entry of node n.
   std::vector<ValueId> members_at_entry(std::size_t b, NodeId n) const;
-  /// Merged tag (semantics.md 5.1) of the values that joined b before node n.
+  /// Merged tag (semantics.md "Tags: Vocabulary and merge") of the values that joined b before node
+  /// n.
   Tag tag_at_entry(std::size_t b, NodeId n) const;
   BufferSource source_at_entry(std::size_t b, NodeId n) const;
 

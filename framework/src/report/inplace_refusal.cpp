@@ -1,5 +1,5 @@
-// The refusal reasons of semantics.md 7.2-7.5, checked in the order the in-place stage checks
-// them, from the public results and the rebuilt buffers (see inplace_refusal.hpp).
+// The refusal reasons of semantics.md "In-place reuse", checked in the order the in-place stage
+// checks them, from the public results and the rebuilt buffers (see inplace_refusal.hpp).
 #include "report/inplace_refusal.hpp"
 
 #include <fmt/format.h>
@@ -48,7 +48,8 @@ class RefusalCheck {
     return {};
   }
 
-  // The members that joined before this node decide (semantics.md 7.6).
+  // The members that joined before this node decide (semantics.md "In-place reuse: Protected
+  // values").
   std::string protection(std::size_t b) const {
     const bool overwrite = ctx_.options().inplace.allow_input_overwrite;
     for (const BufferMember& m : timeline_.buffers()[b].members) {

@@ -1,5 +1,5 @@
 // Why an output of a node got no in-place decision: for each output left without one and each of
-// the node's inputs, the first condition of semantics.md 7.2-7.3 that the pair fails. The
+// the node's inputs, the first condition of semantics.md "In-place reuse" that the pair fails. The
 // pipeline records only accepted decisions, and a policy's declarations are not kept, so a pair
 // that passes every condition is reported as "not declared by the policy".
 #pragma once

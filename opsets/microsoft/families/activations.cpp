@@ -76,7 +76,8 @@ void register_activations(Registration& reg) {
   }
   reg.shape("BiasAdd", 1, kBiasAdd);
   reg.inplace("FastGelu", 1, kReuseInput0);
-  // BiasAdd is an Add: a weight result makes both summands weight (semantics.md 5.3 step 7).
+  // BiasAdd is an Add: a weight result makes both summands weight (semantics.md "Tags: Per-node
+  // rule" step 7).
   TagTraits add_like;
   add_like.backward = TagBackward::kInputs01WeightOnly;
   reg.tags("BiasAdd", add_like);

@@ -3,8 +3,8 @@
 // thirds of the bias or the weights' width) give the output [B, S, vh] ([T, vh] packed). Attention
 // keeps K and V in one cache: past [2, B, N, P, h/N] -> present [2, B, N, P + S, h/N], or the
 // past's own shape when `past_present_share_buffer` is set (a max-length buffer updated in place,
-// which is also the one in-place policy). Scratch: the scores B * N * S * Skv * e (semantics.md 9),
-// taking B and S from token_offset [B, S] for the packed form.
+// which is also the one in-place policy). Scratch: the scores B * N * S * Skv * e (semantics.md
+// "Peak scratch memory"), taking B and S from token_offset [B, S] for the packed form.
 #include <iterator>
 #include <string>
 #include <vector>
@@ -137,7 +137,8 @@ Status attention_scratch(const INodeView& node, IScratchSink& out) {
 }
 
 /// With `past_present_share_buffer`, past and present are one max-length cache that the kernel
-/// updates in place; the size check of semantics.md 7.2 still refuses a present that grew.
+/// updates in place; the size check of semantics.md "In-place reuse: may_reuse(o, k) at node i"
+/// still refuses a present that grew.
 Status attention_inplace(const INodeView& node, IInplaceSink& out) {
   if (node.attr_int_or("past_present_share_buffer", 0) == 0 || !has_input(node, kPast)) {
     return Status::kOk;

@@ -1,8 +1,8 @@
 // Convolutions of com.microsoft (ContribOperators.md): FusedConv (Conv + activation, NCHW: X
 // [N, C, D...] -> [N, M, O...]) and NhwcConv (channels last: X [N, D..., C] -> [N, O..., M]). The
-// weight is [M, C / group, k...] in both. Each output size follows Conv (expressions.md 7):
-// NOTSET (x + pb + pe - eff) // s + 1, VALID (x - eff) // s + 1, SAME_* CeilToInt(x, s), with
-// eff = d * (k - 1) + 1.
+// weight is [M, C / group, k...] in both. Each output size follows Conv (expressions.md "Symbolic
+// shape inference rules (ai.onnx plugin)"): NOTSET (x + pb + pe - eff) // s + 1, VALID (x - eff) //
+// s + 1, SAME_* CeilToInt(x, s), with eff = d * (k - 1) + 1.
 #include <string>
 #include <vector>
 

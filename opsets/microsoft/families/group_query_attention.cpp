@@ -6,9 +6,10 @@
 //   T' = P + L otherwise (an upper bound when the buffer is shared),
 //   T' = P with `sliding_window_cache` (a fixed-capacity window).
 // output_qk [B, N, S, T or P + L]. Scratch: the scores B * N * S * Skv * e with Skv = T when known,
-// else P + L (semantics.md 9). present_key/value may take over past_key/value's buffers, as
-// onnxruntime's kernels allow (MayInplace 3 -> 1, 4 -> 2) when the cache does not grow. A 4-bit
-// cache (`kv_cache_bit_width` 4) stores H / 2 bytes per row; total_sequence_length is tagged shape.
+// else P + L (semantics.md "Peak scratch memory"). present_key/value may take over past_key/value's
+// buffers, as onnxruntime's kernels allow (MayInplace 3 -> 1, 4 -> 2) when the cache does not grow.
+// A 4-bit cache (`kv_cache_bit_width` 4) stores H / 2 bytes per row; total_sequence_length is
+// tagged shape.
 #include <iterator>
 #include <string>
 

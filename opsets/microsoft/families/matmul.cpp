@@ -14,7 +14,8 @@ namespace cctx::opsets::microsoft {
 namespace {
 
 /// numpy matmul of two known shapes: 1-D operands promoted and their axis dropped afterwards,
-/// inner dims unified, batch dims broadcast (expressions.md 7, MatMul).
+/// inner dims unified, batch dims broadcast (expressions.md "Symbolic shape inference rules
+/// (ai.onnx plugin)", MatMul).
 Status matmul_shape(IShapeSink& out, const INodeView& node, Shape a, Shape b, Shape* result) {
   if (a.rank() == 0 || b.rank() == 0) return fail(out, "operands must have rank >= 1");
   const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;

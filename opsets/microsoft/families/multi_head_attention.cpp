@@ -6,7 +6,8 @@
 //   keys and values, which are not concatenated with a past).
 // output [B, S, N * Hv]; present_key/value [B, N, P + L, H/Hv] from past_key/value [B, N, P, .],
 // or the past's shape when `past_sequence_length` is given (buffer sharing, the in-place case);
-// qk [B, N, S, total]. Scratch: the scores B * N * S * Skv * e (semantics.md 9).
+// qk [B, N, S, total]. Scratch: the scores B * N * S * Skv * e (semantics.md "Peak scratch
+// memory").
 #include <iterator>
 #include <string>
 
@@ -200,7 +201,8 @@ Status multi_head_attention_scratch(const INodeView& node, IScratchSink& out) {
 }
 
 /// With buffer sharing (`past_sequence_length` given) the kernel appends to the past buffers in
-/// place; the size check of semantics.md 7.2 still refuses a present that grew.
+/// place; the size check of semantics.md "In-place reuse: may_reuse(o, k) at node i" still refuses
+/// a present that grew.
 Status multi_head_attention_inplace(const INodeView& node, IInplaceSink& out) {
   if (!has_input(node, kPastSequenceLength) || !has_input(node, kPastKey) ||
       !has_input(node, kPastValue)) {

@@ -3,9 +3,9 @@
 // onnxruntime registers for old exporters, LayerNormalization (Y, Mean, InvStdDev) and
 // SimplifiedLayerNormalization (Y, inv_std_var). Statistics have the input's shape with the
 // normalized dims set to 1 and are float (stash_type). LayerNormalization and its simplified form
-// get the ai.onnx row-statistics scratch estimate (semantics.md 9). None declares in-place reuse:
-// each row is read twice (statistics, then the normalized values), and onnxruntime's kernels
-// allocate their outputs.
+// get the ai.onnx row-statistics scratch estimate (semantics.md "Peak scratch memory"). None
+// declares in-place reuse: each row is read twice (statistics, then the normalized values), and
+// onnxruntime's kernels allocate their outputs.
 #include <string>
 #include <vector>
 

@@ -89,7 +89,7 @@ void register_quantization(Registration& reg) {
   reg.shape("QuantizeLinear", 1, kQuantizeLinear);
   reg.shape("DequantizeLinear", 1, kDequantizeLinear);
   reg.shape("GatherBlockQuantized", 1, kGatherBlockQuantized);
-  // A Gather: a weight result makes its data weight (semantics.md 5.3 step 7).
+  // A Gather: a weight result makes its data weight (semantics.md "Tags: Per-node rule" step 7).
   TagTraits gather_like;
   gather_like.backward = TagBackward::kInput0;
   reg.tags("GatherBlockQuantized", gather_like);

@@ -1,6 +1,7 @@
 // Attention (opset 23) in its 3-D and 4-D forms with past/present key and value and the qk
-// output (expressions.md 7), its score-buffer scratch estimate (semantics.md 9), and
-// RotaryEmbedding (23). Vendor variants reuse the same reading of Q/K/V.
+// output (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"), its score-buffer
+// scratch estimate (semantics.md "Peak scratch memory"), and RotaryEmbedding (23). Vendor variants
+// reuse the same reading of Q/K/V.
 #include <string>
 #include <vector>
 

@@ -1,5 +1,6 @@
-// Concat and Split (expressions.md 7): the concat axis is the simplified sum of the parts, the
-// other axes are unified; Split sizes come from the attribute, the input or num_outputs.
+// Concat and Split (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"): the concat
+// axis is the simplified sum of the parts, the other axes are unified; Split sizes come from the
+// attribute, the input or num_outputs.
 #include "families.hpp"
 #include "rule_kit.hpp"
 

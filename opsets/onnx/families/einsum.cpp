@@ -1,7 +1,7 @@
 // Einsum (opset 12): labels bound to dims (repeats unified with `eq`, ellipsis dims broadcast),
 // explicit output after `->`, else the ellipsis dims then the once-occurring labels in ASCII
-// order (expressions.md 7). The scratch estimate counts the transposed copies a
-// batched-GEMM plan needs (semantics.md 9).
+// order (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"). The scratch estimate
+// counts the transposed copies a batched-GEMM plan needs (semantics.md "Peak scratch memory").
 #include <algorithm>
 #include <map>
 #include <string>

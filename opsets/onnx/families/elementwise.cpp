@@ -1,6 +1,6 @@
 // Element-wise operators: unary (same shape), binary and variadic with multidirectional
 // broadcasting, comparisons (bool results), Where, and value propagation for integer arithmetic
-// (expressions.md 8).
+// (expressions.md "Shape-value propagation").
 #include "families.hpp"
 #include "integral_floats.hpp"
 #include "rule_kit.hpp"

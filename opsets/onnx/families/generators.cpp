@@ -1,6 +1,7 @@
-// Generators (expressions.md 7-8): Constant, ConstantOfShape, Range, EyeLike and OneHot. Their
-// output shapes come from attributes or from the values of small integer inputs, and integer
-// results small enough carry their value.
+// Generators (expressions.md "Symbolic shape inference rules (ai.onnx plugin)" and "Shape-value
+// propagation"): Constant, ConstantOfShape, Range, EyeLike and OneHot. Their output shapes come
+// from attributes or from the values of small integer inputs, and integer results small enough
+// carry their value.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

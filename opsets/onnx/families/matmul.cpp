@@ -1,5 +1,5 @@
-// MatMul and Gemm (expressions.md 7), with their scratch estimators (0: a blocked kernel writes
-// straight into the output).
+// MatMul and Gemm (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"), with their
+// scratch estimators (0: a blocked kernel writes straight into the output).
 #include "families.hpp"
 #include "rule_kit.hpp"
 

@@ -1,8 +1,9 @@
-// Normalization operators and Dropout (expressions.md 7): BatchNormalization (outputs by version),
-// InstanceNormalization, LayerNormalization (Mean/InvStdDev), GroupNormalization, RMSNormalization,
-// MeanVarianceNormalization, LpNormalization, LRN. Also the scratch estimators of
-// LayerNormalization and Softmax/LogSoftmax (semantics.md 9) and the in-place policies of
-// BatchNormalization and Dropout (semantics.md 7.1).
+// Normalization operators and Dropout (expressions.md "Symbolic shape inference rules (ai.onnx
+// plugin)"): BatchNormalization (outputs by version), InstanceNormalization, LayerNormalization
+// (Mean/InvStdDev), GroupNormalization, RMSNormalization, MeanVarianceNormalization,
+// LpNormalization, LRN. Also the scratch estimators of LayerNormalization and Softmax/LogSoftmax
+// (semantics.md "Peak scratch memory") and the in-place policies of BatchNormalization and Dropout
+// (semantics.md "In-place reuse: Policies").
 #include <string>
 #include <vector>
 
@@ -196,7 +197,8 @@ Status layer_norm_scratch(const INodeView& node, IScratchSink& out) {
   return out.set_bytes(rows * (missing * s));
 }
 
-/// Softmax and LogSoftmax normalise each row in place in the output (semantics.md 9: 0).
+/// Softmax and LogSoftmax normalise each row in place in the output (semantics.md "Peak scratch
+/// memory": 0).
 Status zero_scratch(const INodeView& node, IScratchSink& out) {
   return out.set_bytes(node.constant(0));
 }

@@ -90,8 +90,8 @@ Status dynamic_quantize_linear(const INodeView& node, IShapeSink& out) {
   return set_shape(out, 2, dtype::kUint8, Shape::of({}));
 }
 
-/// MatMul's shape rule (expressions.md 7): 1-D operands promoted and their axis dropped, inner
-/// dims unified, batch dims broadcast.
+/// MatMul's shape rule (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"): 1-D
+/// operands promoted and their axis dropped, inner dims unified, batch dims broadcast.
 Status matmul_shape(IShapeSink& out, Shape a, Shape b, Shape* result) {
   if (!a.known || !b.known) {
     *result = Shape::unknown();

@@ -1,6 +1,8 @@
-// Reductions (expressions.md 7): Reduce* with axes from the attribute (ReduceSum <= 12, others
+// Reductions (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"): Reduce* with axes
+// from the attribute (ReduceSum <= 12, others
 // <= 17) or from input 1, keepdims and noop_with_empty_axes; ArgMax/ArgMin. ReduceSum/Prod/Max/
-// Min fold a known 1-D value (expressions.md 8). Every Reduce* has zero scratch (semantics.md 9).
+// Min fold a known 1-D value (expressions.md "Shape-value propagation"). Every Reduce* has zero
+// scratch (semantics.md "Peak scratch memory").
 #include <algorithm>
 
 #include "families.hpp"
@@ -112,7 +114,8 @@ Shape unknown_axes_shape(const INodeView& node, IShapeSink& out, const Shape& in
   return Shape::of(std::move(dims));
 }
 
-/// Folds a 1-D (or scalar) known value when every axis is reduced (expressions.md 8).
+/// Folds a 1-D (or scalar) known value when every axis is reduced (expressions.md "Shape-value
+/// propagation").
 void fold_value(const INodeView& node, IShapeSink& out, const Shape& in, bool all_reduced) {
   std::vector<Dim> values;
   if (!all_reduced || !in.known || in.rank() > 1 || !input_values(node, 0, &values)) return;

@@ -1,6 +1,6 @@
 // Recurrent operators RNN, GRU and LSTM: every output in both layouts (the `layout` attribute
 // exists from opset 14), uni- and bidirectional, and the gate-buffer scratch estimate
-// D * S * B * G * H * e (semantics.md 9).
+// D * S * B * G * H * e (semantics.md "Peak scratch memory").
 #include <string>
 #include <vector>
 

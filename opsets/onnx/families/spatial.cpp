@@ -1,6 +1,7 @@
-// Spatial rearrangement operators (expressions.md 7): Resize, Upsample, DepthToSpace,
-// SpaceToDepth, CenterCropPad and Col2Im, with Resize's scratch estimate (0: the kernels write
-// straight into the output, semantics.md 9).
+// Spatial rearrangement operators (expressions.md "Symbolic shape inference rules (ai.onnx
+// plugin)"): Resize, Upsample, DepthToSpace, SpaceToDepth, CenterCropPad and Col2Im, with Resize's
+// scratch estimate (0: the kernels write straight into the output, semantics.md "Peak scratch
+// memory").
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,7 +14,8 @@ namespace cctx::opsets::onnx {
 namespace {
 
 /// A float32 scale is exactly p/2^e with p < 2^24: `(p*x)//2^e` is exact for every such scale
-/// with e <= 40 (expressions.md 7); the engine evaluates the product in 128 bits.
+/// with e <= 40 (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"); the engine
+/// evaluates the product in 128 bits.
 constexpr int kMaxScaleExponent = 40;
 constexpr double kMaxScaleNumerator = 16777216.0;
 

@@ -1,5 +1,6 @@
 // Shape-manipulating operators: Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
-// Cast, CastLike (expressions.md 7), with their value propagation (expressions.md 8).
+// Cast, CastLike (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"), with their
+// value propagation (expressions.md "Shape-value propagation").
 #include <algorithm>
 
 #include "families.hpp"
@@ -266,7 +267,8 @@ Status transpose(const INodeView& node, IShapeSink& out) {
     dims.push_back(in.dims[static_cast<std::size_t>(axis)]);
   }
   if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
-  // Value (expressions.md 8): the elements of a value of concrete dims, permuted.
+  // Value (expressions.md "Shape-value propagation"): the elements of a value of concrete dims,
+  // permuted.
   std::vector<Dim> values;
   std::vector<std::int64_t> in_dims;
   if (!input_values(node, 0, &values) || !value_dims(in, &in_dims)) return Status::kOk;

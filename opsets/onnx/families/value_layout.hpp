@@ -1,6 +1,6 @@
-// Rearranging the small integer values exporters compute shapes with (expressions.md 8) when they
-// are multi-dimensional: PyTorch's F.pad export reshapes its pads to [n, 2], reverses the rows
-// with a Slice of step -1 and transposes them before flattening.
+// Rearranging the small integer values exporters compute shapes with (expressions.md "Shape-value
+// propagation") when they are multi-dimensional: PyTorch's F.pad export reshapes its pads to [n,
+// 2], reverses the rows with a Slice of step -1 and transposes them before flattening.
 #pragma once
 
 #include <cstddef>

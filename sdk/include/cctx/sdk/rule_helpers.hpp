@@ -107,8 +107,8 @@ inline bool split_evenly(IShapeSink& out, Dim n, std::int64_t k, Dim* part, std:
   return true;
 }
 
-/// Storage bytes of one element of a whole-byte element type (semantics.md 4); false for sub-byte,
-/// string and unknown types.
+/// Storage bytes of one element of a whole-byte element type (semantics.md "Element sizes"); false
+/// for sub-byte, string and unknown types.
 inline bool element_bytes(std::int32_t code, std::int64_t* bytes) {
   switch (code) {
     case dtype::kUint8:

@@ -111,7 +111,8 @@ class CCTX_SDK_VISIBLE IShapeRule {
   ~IShapeRule() = default;
 };
 
-/// Where a tag rule reads and merges tags (merge follows semantics.md 5.1: tags only rise).
+/// Where a tag rule reads and merges tags (merge follows semantics.md "Tags: Vocabulary and merge":
+/// tags only rise).
 class CCTX_SDK_VISIBLE ITagSink {
  public:
   virtual Tag input_tag(std::uint32_t i) const noexcept = 0;
@@ -126,7 +127,7 @@ class CCTX_SDK_VISIBLE ITagSink {
   ~ITagSink() = default;
 };
 
-/// Step 3 of the per-node tag algorithm (semantics.md 5.3): op-specific tagging.
+/// Step 3 of the per-node tag algorithm (semantics.md "Tags: Per-node rule"): op-specific tagging.
 class CCTX_SDK_VISIBLE ITagRule {
  public:
   virtual Status apply(const INodeView& node, ITagSink& tags) const noexcept = 0;
@@ -157,7 +158,8 @@ struct PositionalTag {
   Tag tag;
 };
 
-/// Declarative tagging table of one operator (steps 1, 2, 5, 7 of semantics.md 5.3).
+/// Declarative tagging table of one operator (steps 1, 2, 5, 7 of semantics.md "Tags: Per-node
+/// rule").
 struct TagTraits {
   Tag explicit_tag = Tag::kNone;   ///< step 1 (Shape, Size -> kShape)
   bool constant_like = false;      ///< step 1 for Constant: weight, or the outputs' shared tag
@@ -166,7 +168,7 @@ struct TagTraits {
   TagBackward backward = TagBackward::kNone;
 };
 
-/// Where an in-place policy declares its candidates (semantics.md 7.1).
+/// Where an in-place policy declares its candidates (semantics.md "In-place reuse: Policies").
 class CCTX_SDK_VISIBLE IInplaceSink {
  public:
   /// Output `out` may take over input `in`'s buffer when that buffer dies at this node.
