@@ -13,9 +13,9 @@ model is validated at; a model that fails to export is listed under "failed" wit
 left out. Models already exported are kept (delete OUT_DIR to re-export).
 """
 import argparse
+import importlib.util
 import json
 import pathlib
-import sys
 import time
 import traceback
 from typing import Callable, Dict, List
@@ -26,8 +26,19 @@ from torch import nn
 
 OPSET = 17
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "models"))
-import export_models as repo_models  # noqa: E402  (tests/models: GptDecoder, ControlFlow)
+
+
+def _load_repo_models():
+    """tests/models/export_models.py (GptDecoder, ControlFlow), loaded by path: it has this
+    script's file name."""
+    spec = importlib.util.spec_from_file_location("repo_models",
+                                                  HERE.parent / "models" / "export_models.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+repo_models = _load_repo_models()
 
 
 class Encoder(nn.Module):

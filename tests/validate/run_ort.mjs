@@ -16,7 +16,9 @@
 //   session_bytes   live after the session is created, minus baseline (weights, fixed overhead)
 //   input_bytes     the input tensors (JS buffers) as created
 //   first_run_peak_bytes  peak during run 1 above the live bytes before it
-//   arena_growth_bytes    live after runs 1 and 2 (their outputs released) minus live before run 1
+//   arena_after_run1_bytes, arena_growth_bytes
+//                   live after run 1, and after runs 1 and 2 (outputs released), minus live before
+//                   run 1: what the arena keeps
 //   run_bytes       peak during run 3 above the live bytes before it (runs 1 and 2 are warm-ups)
 //   output_bytes    the outputs' bytes (onnxruntime-node copies them into JS buffers, so they are
 //                   held twice for a moment at the end of a run)
@@ -133,6 +135,7 @@ async function run() {
 
 const run1 = await run();
 await settle();
+const afterRun1 = read();
 await run();
 await settle();
 const afterRun2 = read();
@@ -148,6 +151,7 @@ const result = {
   session_tensor_bytes: afterSession.alignedLive - baseline.alignedLive,
   input_bytes: beforeRun1.live - afterSession.live,
   first_run_peak_bytes: run1.reading.peak - beforeRun1.live,
+  arena_after_run1_bytes: afterRun1.live - beforeRun1.live,
   arena_growth_bytes: afterRun2.live - beforeRun1.live,
   arena_tensor_growth_bytes: afterRun2.alignedLive - beforeRun1.alignedLive,
   run_bytes: run3.reading.peak - afterRun2.live,

@@ -87,6 +87,7 @@ def main() -> int:
 
     # (c) the driver end to end
     rows_file = args.work / "rows.json"
+    (args.work / "history.tsv").unlink(missing_ok=True)  # this run's lines only
     proc = subprocess.run([sys.executable, str(HERE / "validate.py"), "--build", str(args.build),
                            "--models", str(args.work), "--history", str(args.work / "history.tsv"),
                            "--json", str(rows_file)], capture_output=True, text=True, timeout=100)
@@ -105,7 +106,7 @@ def main() -> int:
                       f"{r['size']} {r['kind']}: measured {r['measured']} (8N), "
                       f"predicted {r['predicted']} (4N), ratio {r['ratio']:.3f}")
         history = (args.work / "history.tsv").read_text().splitlines()
-        check(history[0] == validate.HISTORY_HEADER.strip() and len(history) >= 9,
+        check(history[0] == validate.HISTORY_HEADER.strip() and len(history) == 9,
               f"history file has its header and {len(history) - 1} lines")
     if failures:
         print(f"{len(failures)} check(s) failed")

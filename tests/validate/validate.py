@@ -37,7 +37,7 @@ DTYPE_BYTES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int64":
                "int16": 2, "uint16": 2, "int8": 1, "uint8": 1, "bool": 1}
 TOLERANCE = {"no-arena": 0.10, "arena": 0.25}
 SESSION_TOLERANCE = 0.10
-HISTORY_HEADER = "date\tcommit\tmodel\tsize\tkind\tmode\tprofile\tmeasured\tpredicted\n"
+HISTORY_HEADER = "date\tcommit\tmodel\tsize\tkind\tmode\tprofile\tmeasured\tpredicted\ttensors\n"
 
 
 def parse_args() -> argparse.Namespace:
@@ -63,7 +63,7 @@ class Tools:
         self.counter = build / "lib" / "libcctx_alloc_counter.so"
         self.node_modules = build / "validate" / "node_modules"
         self.run_ort = HERE / "run_ort.mjs"
-        self.default_profile = build / "share" / "cctx" / "profiles" / "default.yaml"
+        self.default_profile = (build / "share" / "cctx" / "profiles" / "default.yaml").resolve()
         if not self.default_profile.exists():
             self.default_profile = HERE.parent.parent / "config" / "profiles" / "default.yaml"
         missing = [str(p) for p in (self.cctx, self.counter) if not p.exists()]
@@ -212,6 +212,8 @@ def main() -> int:
             p = predict(tools, path, symbols, size["shapes"], profiles[mode])
             row["measured"] = m["run_bytes"] if mode == "no-arena" else m["arena_growth_bytes"]
             row["predicted"] = p["run_bytes"]
+            row["tensors"] = (m["run_tensor_bytes"] if mode == "no-arena"
+                              else m["arena_tensor_growth_bytes"])
             row["session_measured"] = m["session_bytes"]
             row["session_predicted"] = p["session_bytes"]
             row["ort"], row["cctx"] = m, p
@@ -221,13 +223,16 @@ def main() -> int:
         sr = ratio(row.get("session_predicted"), row.get("session_measured"))
         row["ratio"], row["session_ratio"] = r, sr
         row["hit"] = r is not None and abs(r - 1) <= TOLERANCE[mode]
+        tr = ratio(row.get("predicted"), row.get("tensors"))
+        row["tensor_ratio"] = tr
+        row["tensor_hit"] = tr is not None and abs(tr - 1) <= TOLERANCE[mode]
         row["session_hit"] = sr is not None and abs(sr - 1) <= SESSION_TOLERANCE
         rows.append(row)
         if "error" in row:
             print(f"{row['model']:<22} {row['size']:<26} {kind:<8} {mode:<8} FAILED: "
                   f"{row['error'][:200]}", flush=True)
             continue
-        tensors = m["run_tensor_bytes"] if mode == "no-arena" else m["arena_tensor_growth_bytes"]
+        tensors = row["tensors"]
         print(f"{row['model']:<22} {row['size']:<26} {kind:<8} {mode:<8} "
               f"{mb(row['measured']):>11} {mb(row['predicted']):>12} {r:>6.2f} "
               f"{'yes' if row['hit'] else 'no':>3} {mb(tensors):>10}  "
@@ -258,6 +263,9 @@ def summarize(rows: List[dict], manifest: dict) -> None:
               f"{TOLERANCE[mode]:.0%} ({hits / len(done):.0%}; {', '.join(parts)}); "
               f"ratio predicted/measured {ratios[0]:.2f} to {ratios[-1]:.2f}, "
               f"median {ratios[len(ratios) // 2]:.2f}")
+        t_hits = sum(r["tensor_hit"] for r in done)
+        print(f"  against ONNX Runtime's allocator alone (tensors MB, without node's copies of the "
+              f"outputs): {t_hits}/{len(done)} within {TOLERANCE[mode]:.0%}")
     done = [r for r in rows if "error" not in r]
     if done:
         s = sum(r["session_hit"] for r in done)
@@ -285,7 +293,7 @@ def append_history(path: pathlib.Path, rows: List[dict]) -> None:
             if "error" in r:
                 continue
             f.write(f"{date}\t{commit}\t{r['model']}\t{r['size']}\t{r['kind']}\t{r['mode']}\t"
-                    f"{r['profile']}\t{r['measured']}\t{r['predicted']}\n")
+                    f"{r['profile']}\t{r['measured']}\t{r['predicted']}\t{r['tensors']}\n")
 
 
 if __name__ == "__main__":
