@@ -122,7 +122,10 @@ def predict(tools: Tools, model: pathlib.Path, symbols: dict, shapes: dict,
     if evaluations:
         ev = evaluations[0]
     elif isinstance(report["peak"]["total_bytes"], int):  # no symbols: nothing to evaluate
-        ev = {"bytes": report["peak"]["total_bytes"], "node": report["peak"].get("node")}
+        # A fixed model has no assignment; take the peak's own keys (run_bytes and session_bytes
+        # too, should the report put them there for a model without symbols).
+        ev = {k: v for k, v in report["peak"].items() if k in ("run_bytes", "session_bytes")}
+        ev.update(bytes=report["peak"]["total_bytes"], node=report["peak"].get("node"))
     else:
         raise RuntimeError(f"peak not evaluable: {report['peak']['total_bytes']}")
     # The graph inputs as fed (their shapes are known here, whatever the model declares).
@@ -271,6 +274,11 @@ def summarize(rows: List[dict], manifest: dict) -> None:
         s = sum(r["session_hit"] for r in done)
         print(f"session: {s}/{len(done)} points within {SESSION_TOLERANCE:.0%} "
               f"(predicted from {done[0]['cctx']['session_source']})")
+        seed = sum(1 for r in done if r["profile"] != "default"
+                   and r["cctx"]["run_source"] != "run_bytes")
+        if seed:
+            print(f"warning: {seed} points under a named profile had no run_bytes in the report; "
+                  "they were predicted with the seed's accounting (peak - inputs - initializers)")
         capped = sum(1 for r in done if r["cctx"]["uncapped"])
         if capped:
             print(f"{capped} points had no value under the profile's expression caps (a cap_<k> "
