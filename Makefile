@@ -13,21 +13,33 @@ DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotob
   python3-onnx python3-numpy python3-matplotlib python3-pytest zlib1g-dev chromium
 # Only `make fuzz` needs these: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+# The runtime tests (ctest -L runtime) and `make validate` need node and npm. They are checked as
+# commands, not packages: a node from elsewhere (NodeSource's nodejs bundles npm and conflicts with
+# Debian's npm package) is fine; Debian's nodejs and npm are installed only when a command is missing.
+NODE_PACKAGES := nodejs npm
+# `make validate` exports its models with PyTorch (Debian's torch 1.13 and torchvision 0.14),
+# checked as modules of /usr/bin/python3 for the same reason.
+TORCH_PACKAGES := python3-torch python3-torchvision
 
 ASAN_BUILD   ?= build-asan
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
-.PHONY: all deps fuzz-deps configure build test demo bench sanitize fuzz clean format coverage-doc
+.PHONY: all deps fuzz-deps validate-deps configure build test demo bench sanitize fuzz clean format \
+  coverage-doc validate
 
 all: build
 
-deps fuzz-deps:
+deps fuzz-deps validate-deps:
 	@missing=""; \
 	for p in $(DEB_PACKAGES) $(if $(filter fuzz-deps,$@),$(FUZZ_PACKAGES)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
+	command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing $(NODE_PACKAGES)"; \
+	if [ "$@" = validate-deps ]; then \
+	  /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null || missing="$$missing $(TORCH_PACKAGES)"; \
+	fi; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = "0" ]; then \
 	    echo "Installing Debian packages:$$missing"; \
@@ -58,6 +70,18 @@ demo: build
 
 bench: build
 	bash $(BUILD)/tests/bench/run_benchmarks.sh
+
+# Measures the models of tests/validate/export_models.py under the real ONNX Runtime (CPU, from
+# the npm registry, installed into $(BUILD)/validate) and prints measured vs predicted memory,
+# appending to tests/validate/history.tsv. The models are exported once into
+# $(BUILD)/validate/models (delete it to re-export). VALIDATE_ARGS go to validate.py, e.g.
+# VALIDATE_ARGS='--only resnet18,lstm --profile-no-arena onnxruntime-cpu-no-arena'.
+VALIDATE_ARGS ?=
+validate: build validate-deps
+	sh tests/validate/install_ort.sh $(BUILD)/validate
+	@[ -f $(BUILD)/validate/models/manifest.json ] || \
+	  /usr/bin/python3 tests/validate/export_models.py $(BUILD)/validate/models
+	/usr/bin/python3 tests/validate/validate.py --build $(BUILD) $(VALIDATE_ARGS)
 
 # docs/coverage.md: the operator coverage table, generated from the plugins' registered rules.
 coverage-doc: build
