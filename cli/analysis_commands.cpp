@@ -44,7 +44,8 @@ std::pair<std::string, Interval> parse_bounds(const std::string& text) {
 }
 
 Profile resolve_profile(const AnalysisArgs& args) {
-  Profile profile = args.profile.empty() ? Host::default_profile() : load_profile(args.profile);
+  Profile profile = args.profile.empty() ? Host::default_profile()
+                                         : load_profile(Host::profile_path(args.profile));
   for (const std::string& b : args.bounds) {
     auto [name, interval] = parse_bounds(b);
     profile.symbols[name] = interval;
@@ -266,7 +267,8 @@ void add_analyze_command(CLI::App& app) {
       app.add_subcommand("analyze", "Per-node memory profile, scratch and peak of a model");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--profile", args->profile,
-                  "Analysis profile (YAML); default: the installed default.yaml");
+                  "Analysis profile: a YAML file, or the name of one cctx ships (default, "
+                  "onnxruntime-cpu, onnxruntime-cpu-no-arena); default: default");
   cmd->add_option("--format", args->format, "table | json | csv | html (one self-contained page)")
       ->capture_default_str();
   cmd->add_option("--eval", args->eval,

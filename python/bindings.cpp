@@ -77,7 +77,7 @@ Profile to_profile(const py::object& profile) {
       (!text.empty() && text.front() == '{')) {
     return parse_profile(text, "<profile string>", std::filesystem::current_path());
   }
-  return load_profile(text);
+  return load_profile(Host::profile_path(text));  // a path, or a shipped profile's name
 }
 
 class PyComputeContext {
@@ -219,6 +219,18 @@ class PyComputeContext {
     return py::make_tuple(e.bytes, e.node);
   }
 
+  py::dict evaluate_runtime(const py::dict& assignment) const {
+    require_computed();
+    PeakEvaluation e = ctx_->evaluate_peak(to_assignment(assignment));
+    py::dict out;
+    out["bytes"] = e.bytes;
+    out["node"] = e.node;
+    out["run_bytes"] = e.run_bytes;
+    out["run_node"] = e.run_node;
+    out["session_bytes"] = e.session_bytes;
+    return out;
+  }
+
   py::list warnings() const {
     require_computed();
     py::list out;
@@ -330,6 +342,9 @@ PYBIND11_MODULE(_cctx, m) {
       .def_property_readonly("peak", &PyComputeContext::peak)
       .def("evaluate_peak", &PyComputeContext::evaluate_peak, py::arg("assignment"),
            "(bytes, node) of the whole-graph peak under an assignment")
+      .def("evaluate_runtime", &PyComputeContext::evaluate_runtime, py::arg("assignment"),
+           "the peak under an assignment with what a runtime holds: {bytes, node, run_bytes, "
+           "run_node, session_bytes}")
       .def_property_readonly("warnings", &PyComputeContext::warnings)
       .def("to_json", &PyComputeContext::to_json, py::arg("evaluate") = py::none(),
            "The cctx.analysis/1 report as a JSON string");

@@ -79,7 +79,35 @@ TEST(CliAnalyze, JsonFollowsTheAnalysisContract) {
   EXPECT_EQ(doc["peak"]["evaluations"][0]["bytes"], 576);
   EXPECT_EQ(doc["peak"]["evaluations"][0]["node"], 1);
   EXPECT_EQ(doc["peak"]["evaluations"][0]["assignment"]["N"], 8);
+  // The runtime's figures: the peak minus the input X (16*N) and the initializer W (64); the
+  // session holds W.
+  EXPECT_EQ(doc["peak"]["evaluations"][0]["run_bytes"], 576 - 128 - 64);
+  EXPECT_EQ(doc["peak"]["evaluations"][0]["session_bytes"], 64);
+  EXPECT_FALSE(doc["peak"].contains("run_bytes"));  // symbolic: only per assignment
   EXPECT_TRUE(doc["warnings"].empty());
+}
+
+TEST(CliAnalyze, TableNamesTheRuntimeFigures) {
+  auto r = run_cctx("analyze " + seed() + " --eval N=8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  N=8: 576 bytes at node 1 (Concat); run 384 bytes, session 64 bytes"),
+            std::string::npos)
+      << r.out;
+}
+
+// A shipped profile is found by its name; a bare name that names nothing is a one-line error.
+TEST(CliAnalyze, ShippedProfileByName) {
+  auto r = run_cctx("analyze " + seed() +
+                    " --format json --eval N=8 --profile onnxruntime-cpu-no-arena");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& e = doc["peak"]["evaluations"][0];
+  // ONNX Runtime writes no graph output in place and runs no Concat in place: ORT_SEED_RUN.
+  EXPECT_EQ(e["run_bytes"], ORT_SEED_RUN) << e;
+  EXPECT_EQ(e["session_bytes"], 64 + 8400000) << e;  // W and the session's own
+  auto missing = run_cctx("analyze " + seed() + " --profile no-such-profile");
+  EXPECT_EQ(missing.exit_code, 3);
+  expect_one_line_error(missing, "no-such-profile");
 }
 
 TEST(CliAnalyze, CsvHasOneRowPerNodeAndEvaluatedColumns) {

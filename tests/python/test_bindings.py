@@ -116,7 +116,8 @@ def test_to_json_is_the_analysis_contract():
     import json
     doc = json.loads(computed().to_json([{"N": 8}]))
     assert doc["format"] == "cctx.analysis/1"
-    assert doc["peak"]["evaluations"][0] == {"assignment": {"N": 8}, "bytes": 576, "node": 1}
+    assert doc["peak"]["evaluations"][0] == {"assignment": {"N": 8}, "bytes": 576, "node": 1,
+                                             "run_bytes": 384, "session_bytes": 64}
 
 
 def hostile_model_bytes() -> bytes:

@@ -258,7 +258,7 @@ TEST_F(ProfileTest, BufferPlanIsOneOfThePlanners) {
   EXPECT_EQ(load_profile(write("p.yaml", "memory: {buffer_plan: seed}\n")).memory.buffer_plan,
             "seed");
   EXPECT_EQ(error_in("memory: {buffer_plan: arena}\n"),
-            "1:23: 'memory.buffer_plan' must be one of: seed; got 'arena'");
+            "1:23: 'memory.buffer_plan' must be one of: seed, free_list; got 'arena'");
 }
 
 TEST_F(ProfileTest, FloatIsNotAnInteger) {

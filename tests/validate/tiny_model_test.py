@@ -17,6 +17,7 @@ The model (made here with onnx.helper) is X[N] -> Relu -> A -> Sigmoid -> Y, flo
     table and summary; with the default profile cctx predicts X + A (Sigmoid in place) minus the
     input, 4N, so the no-arena ratio is 0.50 — the in-place difference the ONNX Runtime profiles
     are to model; the test checks the ratio is what the two sides compute, not that it is good.
+(d) The onnxruntime-cpu-no-arena profile's run_bytes is the hand count, 8N, symbolic and fixed.
 """
 import argparse
 import json
@@ -108,6 +109,15 @@ def main() -> int:
         history = (args.work / "history.tsv").read_text().splitlines()
         check(history[0] == validate.HISTORY_HEADER.strip() and len(history) == 9,
               f"history file has its header and {len(history) - 1} lines")
+    # (d) the ONNX Runtime profile predicts the hand count: A and Y both held at Sigmoid (a graph
+    # output is never written in place), then Y and its JS copy after the run: 8N.
+    for n in SIZES:
+        for kind, model, symbols in (("symbolic", "tiny_chain.onnx", {"N": n}),
+                                     ("fixed", f"tiny_chain_fixed_N{n}.onnx", {})):
+            p = validate.predict(tools, args.work / model, symbols, {"X": [n]},
+                                 "onnxruntime-cpu-no-arena")
+            check(p["run_source"] == "run_bytes" and p["run_bytes"] == 8 * n,
+                  f"N={n} {kind} onnxruntime-cpu-no-arena: run_bytes {p['run_bytes']}, want 8N")
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

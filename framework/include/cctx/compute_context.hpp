@@ -198,6 +198,15 @@ struct PeakEvaluation {
   Assignment assignment;
   std::int64_t bytes = 0;
   std::int64_t node = -1;  ///< lowest node index attaining the max
+  /// What a runtime allocates during one run on top of what it holds before the run starts: the
+  /// largest of the nodes' totals plus scratch minus the graph inputs and initializers live at
+  /// the node (for the default profile: the peak minus the inputs and initializers).
+  std::int64_t run_bytes = 0;
+  std::int64_t run_node = -1;  ///< lowest node index attaining run_bytes
+  /// What is held before a run starts: the initializers (and, with
+  /// `memory.constants_as_initializers`, the Constant nodes' outputs) plus the profile's
+  /// `memory.session_overhead_bytes`. Graph inputs are the caller's, in neither figure.
+  std::int64_t session_bytes = 0;
 };
 
 class ComputeContext {

@@ -47,6 +47,12 @@ class Host {
   static std::filesystem::path default_plugin_dir();
   /// `<folder of the binary containing cctx>/../share/cctx/profiles/default.yaml`.
   static std::filesystem::path default_profile_path();
+  /// A profile given by the user: a path as it is, or a bare name (no '/', no ".yaml") of a
+  /// profile shipped with cctx, `<profiles>/<name>.yaml` ("onnxruntime-cpu"), when no file of
+  /// that name exists.
+  static std::filesystem::path profile_path(const std::string& name_or_path);
+  /// The names of the profiles shipped with cctx, sorted.
+  static std::vector<std::string> shipped_profiles();
   /// Reads the default profile (or built-in defaults loading the `onnx` plugin if the file is
   /// missing).
   static Profile default_profile();

@@ -48,8 +48,19 @@ struct Profile {
   } inplace;
   struct Memory {
     bool enabled = true;
-    /// The buffer planner (lifetimes, in-place reuse, buffers): "seed", the seed's accounting.
+    /// The buffer planner (lifetimes, in-place reuse, buffers): "seed", the seed's accounting;
+    /// "free_list", ONNX Runtime's sequential planner (architecture.md, "The buffer plan").
     std::string buffer_plan = "seed";
+    /// Constant nodes' outputs are held like initializers, from before the first node (ONNX
+    /// Runtime turns Constant nodes into initializers when it loads a graph).
+    bool constants_as_initializers = false;
+    /// Bytes a runtime session holds besides the initializers (its own structures): added to
+    /// every evaluation's session_bytes.
+    std::int64_t session_overhead_bytes = 0;
+    /// Copies of the graph outputs the caller makes after a run while the runtime still holds
+    /// them (onnxruntime-node copies each output into a JavaScript buffer: 1). run_bytes is at
+    /// least the outputs' bytes times 1 + output_copies.
+    std::int64_t output_copies = 0;
   } memory;
   struct Scratch {
     bool enabled = true;

@@ -28,6 +28,7 @@ class SeedBufferPlanner final : public BufferPlanner {
 
 std::unique_ptr<BufferPlanner> make_buffer_planner(std::string_view name) {
   if (name == "seed") return std::make_unique<SeedBufferPlanner>();
+  if (name == "free_list") return make_free_list_planner();
   throw std::invalid_argument("unknown buffer planner '" + std::string(name) + "'");
 }
 

@@ -34,6 +34,13 @@ struct BufferPlan {
   NodeValueLists release_after_shape_tag;
   /// Per main node: the outputs that take over an input's buffer.
   NodeLists<InplaceDecision> inplace;
+  /// Per main node: outputs (indices) that take a buffer no input of the node holds (a freed
+  /// buffer of the same size, a Constant's preloaded one): in buffer_of, not allocated by the
+  /// node. Empty lists when the planner makes no such choice (the seed's).
+  NodeLists<std::uint32_t> takes_buffer;
+  /// Values whose buffers are live before the first node besides the inputs and initializers
+  /// (Constant outputs held like initializers).
+  std::vector<ValueId> preloaded;
   /// Own byte size of each value (nullopt: unsized), computed once for the plan and the memory
   /// stage alike.
   std::vector<std::optional<Expr>> bytes;
@@ -66,7 +73,10 @@ class BufferPlanner {
                           const StepTimer& timed) const = 0;
 };
 
-/// The planner named by `memory.buffer_plan` (the profile loader checks the name: "seed").
+/// The planner named by `memory.buffer_plan` (the profile loader checks the name: "seed",
+/// "free_list").
 std::unique_ptr<BufferPlanner> make_buffer_planner(std::string_view name);
+/// ONNX Runtime's sequential plan (free_list_planner.cpp).
+std::unique_ptr<BufferPlanner> make_free_list_planner();
 
 }  // namespace cctx

@@ -116,12 +116,65 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   result.assignment = assignment;
   // One batch: identical terms (real graphs repeat the same few totals many times) and shared
   // monomials are evaluated once.
-  const std::vector<std::int64_t> values =
-      state_->pool->eval_all(state_->peak.node_terms, assignment);
-  for (std::size_t n = 0; n < values.size(); ++n) {
+  // The held amounts (inputs and initializers) join the same batch: their rows change at few
+  // nodes, so most nodes repeat the previous node's handles.
+  const std::vector<Expr>& terms = state_->peak.node_terms;
+  const std::size_t count = terms.size();
+  std::vector<Expr> batch(terms);
+  std::vector<std::uint32_t> held_from(count + 1, 0);
+  for (std::size_t n = 0; n < count; ++n) {
+    held_from[n] = static_cast<std::uint32_t>(batch.size());
+    const MemoryProfile& p = state_->memory.nodes[n];
+    for (const auto& [tag, amount] : p.inputs) batch.push_back(amount);
+    for (const auto& [tag, amount] : p.initializers) batch.push_back(amount);
+  }
+  held_from[count] = static_cast<std::uint32_t>(batch.size());
+  const std::int64_t copies = state_->options.memory.output_copies;
+  if (copies > 0) {
+    for (ValueId v : state_->graph->main().outputs) {
+      if (v < state_->plan.bytes.size() && state_->plan.bytes[v])
+        batch.push_back(*state_->plan.bytes[v]);
+    }
+  }
+  const std::vector<std::int64_t> values = state_->pool->eval_all(batch, assignment);
+  for (std::size_t n = 0; n < count; ++n) {
     if (result.node < 0 || values[n] > result.bytes) {
       result.bytes = values[n];
       result.node = static_cast<std::int64_t>(n);
+    }
+    std::int64_t run = values[n];
+    for (std::uint32_t k = held_from[n]; k < held_from[n + 1]; ++k) run -= values[k];
+    if (result.run_node < 0 || run > result.run_bytes) {
+      result.run_bytes = run;
+      result.run_node = static_cast<std::int64_t>(n);
+    }
+  }
+  if (copies > 0) {
+    // After the last node the outputs are held by the runtime and by the caller's copies.
+    std::int64_t outputs = 0;
+    for (std::size_t k = held_from[count]; k < values.size(); ++k) outputs += values[k];
+    std::int64_t held = 0;
+    if (__builtin_mul_overflow(outputs, copies + 1, &held)) {
+      throw ExprError(
+          ExprError::Kind::kOverflow,
+          "integer overflow: the outputs and their copies add up to more than 2^63 - 1");
+    }
+    if (held > result.run_bytes) {
+      result.run_bytes = held;
+      result.run_node = static_cast<std::int64_t>(count) - 1;
+    }
+  }
+  // Initializers are never released: node 0 holds them all.
+  result.session_bytes = state_->options.memory.session_overhead_bytes;
+  if (count > 0) {
+    const MemoryProfile& first = state_->memory.nodes[0];
+    std::uint32_t k = held_from[0];
+    for (std::size_t i = 0; i < first.inputs.size(); ++i) ++k;
+    for (; k < held_from[1]; ++k) {
+      if (__builtin_add_overflow(result.session_bytes, values[k], &result.session_bytes)) {
+        throw ExprError(ExprError::Kind::kOverflow,
+                        "integer overflow: the session's bytes add up to more than 2^63 - 1");
+      }
     }
   }
   return result;

@@ -7,53 +7,12 @@
 #include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
-#include "pipeline/host_node_view.hpp"
+#include "pipeline/inplace_declarations.hpp"
 #include "pipeline/node_flags.hpp"
 
 namespace cctx {
 
 namespace {
-
-// Per-node declarations live inline: most nodes declare a pair or two, and an allocation per
-// node was a visible share of this stage.
-using IndexPairs = boost::container::small_vector<std::pair<std::uint32_t, std::uint32_t>, 4>;
-
-struct Declarations {
-  IndexPairs aliases;    // (output, input)
-  IndexPairs may_reuse;  // (output, input)
-  std::string error;
-};
-
-class HostInplaceSink final : public sdk::IInplaceSink {
- public:
-  explicit HostInplaceSink(Declarations& d) : d_(d) {}
-  sdk::Status may_reuse(std::uint32_t out, std::uint32_t in) noexcept override {
-    try {
-      d_.may_reuse.emplace_back(out, in);
-    } catch (...) {
-      return sdk::Status::kInternal;
-    }
-    return sdk::Status::kOk;
-  }
-  sdk::Status alias(std::uint32_t out, std::uint32_t in) noexcept override {
-    try {
-      d_.aliases.emplace_back(out, in);
-    } catch (...) {
-      return sdk::Status::kInternal;
-    }
-    return sdk::Status::kOk;
-  }
-  sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override {
-    try {
-      d_.error.assign(message.data ? message.data : "", message.size);
-    } catch (...) {
-    }
-    return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
-  }
-
- private:
-  Declarations& d_;
-};
 
 class InplaceStage {
  public:
@@ -113,42 +72,8 @@ class InplaceStage {
 
   /// Fills `d` (cleared first; a member reused from node to node, so that neither its lists nor
   /// a returned copy cost anything per node).
-  void declarations(NodeId n, Declarations& d) {
-    d.aliases.clear();
-    d.may_reuse.clear();
-    d.error.clear();
-    if (!s_.options.inplace.enabled) return;
-    const NodeEntry& node = s_.graph->node(n);
-    const ResolvedRules& rules = s_.rules_of(n);
-    if (rules.inplace != nullptr) {
-      HostNodeView view(s_, shapes_, bridge_, n);
-      HostInplaceSink sink(d);
-      const std::string_view origin = rules.entry(RuleKind::kInplace)->origin;
-      sdk::Status status;
-      {
-        RunningRule running(origin, "in-place", node.domain, node.op_type);
-        status = rules.inplace->declare(view, sink);
-      }
-      // A policy hands no handle back through its sink, only to ExprApi.
-      if (bridge_.has_invalid()) {
-        status = sdk::Status::kInternal;
-        d.error =
-            invalid_handle_error(bridge_.take_invalid()) + "; in-place rule " + std::string(origin);
-      }
-      if (status != sdk::Status::kOk) {
-        s_.warn(n, describe_node(*s_.graph, n) + ": in-place policy failed: " +
-                       (d.error.empty() ? std::string("no reason given") : d.error) +
-                       "; no reuse for this node");
-        d.aliases.clear();
-        d.may_reuse.clear();
-      }
-      return;
-    }
-    if (s_.options.inplace.fallback == InplaceFallback::kStructural) {
-      for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
-        for (std::uint32_t k = 0; k < node.inputs.size(); ++k) d.may_reuse.emplace_back(o, k);
-      }
-    }
+  void declarations(NodeId n, InplaceDeclarations& d) {
+    collect_inplace_declarations(s_, shapes_, bridge_, n, d);
   }
 
   // semantics.md "In-place reuse: may_reuse(o, k) at node i" except the size class.
@@ -187,7 +112,7 @@ class InplaceStage {
 
   void plan(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
-    Declarations& d = declarations_;
+    InplaceDeclarations& d = declarations_;
     declarations(n, d);
     const bool structural = s_.rules_of(n).inplace == nullptr;
     const bool squeeze_shortcut = structural && node.domain.empty() &&
@@ -262,7 +187,7 @@ class InplaceStage {
   std::vector<std::uint32_t> last_;         // per buffer: last node any member is used
   std::vector<bool> protected_;             // per buffer
   std::vector<InplaceDecision> decisions_;  // plan()'s, sorted then stored
-  Declarations declarations_;               // plan()'s, of the current node
+  InplaceDeclarations declarations_;        // plan()'s, of the current node
   std::vector<DecisionEvent> pending_;
 };
 

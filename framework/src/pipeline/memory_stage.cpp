@@ -51,6 +51,7 @@ class MemoryStage {
     try {
       for (ValueId v : main.initializers) seed(v);
       for (ValueId v : main.inputs) seed(v);
+      for (ValueId v : plan_.preloaded) seed(v);
     } catch (const ExprError& e) {
       if (e.kind() != ExprError::Kind::kOverflow) throw;
       throw ExprError(e.kind(),
@@ -108,6 +109,12 @@ class MemoryStage {
   }
 
   void join(std::uint32_t b, ValueId v) {
+    if (members_[b] == 0) {  // a buffer no value holds: it is allocated again
+      tag_[b] = tags_.values[v];
+      members_[b] = 1;
+      account(b, true);
+      return;
+    }
     const Tag merged = merge_tag(tag_[b], tags_.values[v]);
     if (merged != tag_[b]) {
       account(b, false);
@@ -148,6 +155,9 @@ class MemoryStage {
     const std::span<const InplaceDecision> decisions = plan_.inplace[n];
     NodeFlags decided(node.outputs.size());
     for (const InplaceDecision& d : decisions) decided.set(d.output);
+    const std::span<const std::uint32_t> taken =
+        n < plan_.takes_buffer.size() ? plan_.takes_buffer[n] : std::span<const std::uint32_t>();
+    for (const std::uint32_t o : taken) decided.set(o);
 
     // The sums read below are interned one after the other; their table slots are fetched
     // together first, so that their cache misses overlap.
@@ -191,6 +201,7 @@ class MemoryStage {
       const ValueId out = node.outputs[d.output];
       join(plan_.buffer_of[out], out);
     }
+    for (const std::uint32_t o : taken) join(plan_.buffer_of[node.outputs[o]], node.outputs[o]);
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
       if (v == kNoValue || decided[o] || plan_.buffer_of[v] == kInvalidId) continue;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <cctx/sdk/abi.hpp>
@@ -96,6 +97,25 @@ fs::path Host::default_plugin_dir() {
 
 fs::path Host::default_profile_path() {
   return first_existing(install_candidates(CCTX_PROFILE_SUBDIR), "default.yaml");
+}
+
+fs::path Host::profile_path(const std::string& name_or_path) {
+  std::error_code ec;
+  const fs::path given(name_or_path);
+  const bool bare = name_or_path.find('/') == std::string::npos && !given.has_extension();
+  if (!bare || fs::exists(given, ec)) return given;
+  const fs::path shipped = default_profile_path().parent_path() / (name_or_path + ".yaml");
+  return fs::exists(shipped, ec) ? shipped : given;
+}
+
+std::vector<std::string> Host::shipped_profiles() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(default_profile_path().parent_path(), ec)) {
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 Profile Host::default_profile() {

@@ -98,11 +98,18 @@ std::string peak_section(const ComputeContext& ctx, const std::vector<Assignment
   }
   out += "</p>\n";
   if (evaluate.empty()) return out + "</section>\n";
-  out += "<table id=\"peak-table\"><tr><th>assignment</th><th>bytes</th><th>node</th></tr>\n";
+  out +=
+      "<table id=\"peak-table\"><tr><th>assignment</th><th>bytes</th><th>node</th>"
+      "<th title=\"allocated during one run on top of what is held before it\">run bytes</th>"
+      "<th title=\"held before a run: initializers and the session's own\">session bytes</th>"
+      "</tr>\n";
   for (const Assignment& a : evaluate) {
     const PeakEvaluation e = ctx.evaluate_peak(a);
-    out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-                       safe_text::xml(assignment_label(a)), e.bytes, node_name(ctx, e.node));
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
+        safe_text::xml(assignment_label(a)), e.bytes, node_name(ctx, e.node), e.run_bytes,
+        e.session_bytes);
   }
   return out + "</table>\n</section>\n";
 }

@@ -152,10 +152,19 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
   Json evaluations = Json::array();
   for (const Assignment& a : options.evaluate) {
     PeakEvaluation e = ctx.evaluate_peak(a);
-    evaluations.push_back(
-        {{"assignment", assignment_json(a)}, {"bytes", e.bytes}, {"node", e.node}});
+    evaluations.push_back({{"assignment", assignment_json(a)},
+                           {"bytes", e.bytes},
+                           {"node", e.node},
+                           {"run_bytes", e.run_bytes},
+                           {"session_bytes", e.session_bytes}});
   }
   peak["evaluations"] = evaluations;
+  // A peak without symbols has its runtime figures without an assignment.
+  if (ctx.pool().as_int(ctx.peak_total_bytes())) {
+    const PeakEvaluation e = ctx.evaluate_peak({});
+    peak["run_bytes"] = e.run_bytes;
+    peak["session_bytes"] = e.session_bytes;
+  }
   return peak;
 }
 

@@ -141,7 +141,7 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
       out += fmt::format(
           " ({})", safe_text::terminal(ctx.graph().node(static_cast<NodeId>(e.node)).op_type));
     }
-    out += '\n';
+    out += fmt::format("; run {} bytes, session {} bytes\n", e.run_bytes, e.session_bytes);
   }
   return out;
 }

@@ -1,0 +1,316 @@
+// The "free_list" buffer planner: ONNX Runtime's sequential allocation plan (architecture.md,
+// "The buffer plan"), as read from its planner's public source and measured with the
+// validation suite (tests/validate):
+// - a graph output always gets a buffer of its own;
+// - an output that its node's policy declares an alias of an input shares that input's buffer,
+//   unconditionally (Reshape, Squeeze, Identity, ... view their input);
+// - a may_reuse output takes over its input's buffer only when the node is the last reader of
+//   everything in that buffer and the two values have the same size as the runtime sees it;
+// - otherwise the output takes the most recently freed buffer of the same size, or a new one.
+// "The same size" is the runtime's test, not cctx's proof: the same element size and rank, and
+// each dim the same integer or the same named dim of the graph's declarations. ONNX Runtime's
+// shapes come from ONNX's shape inference, which does no arithmetic on named dims: a dim cctx
+// knows as `(H-1)//2+1` is unknown there, and unknown dims never match.
+// A buffer is freed after the last node reading any value it holds; a buffer taken from the
+// free list was never given back to the allocator, so it stays allocated between its values.
+// Which ops alias or may run in place is the in-place policies' say (the onnxruntime plugin
+// declares ONNX Runtime's kernels).
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cctx/dtypes.hpp"
+#include "pipeline/analysis_state.hpp"
+#include "pipeline/buffer_plan.hpp"
+#include "pipeline/inplace_declarations.hpp"
+#include "pipeline/node_flags.hpp"
+#include "util/hash_mix.hpp"
+
+namespace cctx {
+
+namespace {
+
+/// A value's size as the runtime sees it: element bits, rank, then per dim (0, value) for an
+/// integer or (1, symbol handle) for a named dim. Empty when the runtime cannot know it.
+using SizeKey = std::vector<std::int64_t>;
+
+struct SizeKeyHash {
+  std::size_t operator()(const SizeKey& k) const {
+    std::uint64_t h = k.size() * kGoldenMul;
+    for (const std::int64_t w : k) h = (h ^ static_cast<std::uint64_t>(w)) * kGoldenMul;
+    return mix64(h);
+  }
+};
+
+class FreeListPlan {
+ public:
+  FreeListPlan(Analysis& a, const ShapeResult& shapes, const TagResult& tags, BufferPlan& plan)
+      : s_(a), shapes_(shapes), tags_(tags), plan_(plan), bridge_(*a.pool) {
+    for (const SymbolInfo& sym : a.pool->symbols()) {
+      if (sym.kind != SymbolKind::kFresh) named_.insert(a.pool->symbol(sym.name).id);
+    }
+  }
+
+  void run() {
+    const GraphView& g = *s_.graph;
+    const std::size_t count = g.main_node_count();
+    const std::size_t values = g.values().size();
+    plan_.inplace.reset(count);
+    plan_.takes_buffer.reset(count);
+    plan_.bytes.assign(values, std::nullopt);
+    plan_.buffer_of.assign(values, kInvalidId);
+    plan_.buffers.clear();
+    key_.assign(values, SizeKey{});
+    ByteSizes byte_size(s_, shapes_);
+    for (ValueId v = 0; v < values; ++v) {
+      if (g.value(v).graph != 0) continue;
+      plan_.bytes[v] = byte_size(v);
+      if (!plan_.bytes[v]) plan_.unsized_values.push_back(v);
+      key_[v] = size_key(v);
+    }
+    seed_buffers();
+    for (NodeId n = 0; n < count; ++n) {
+      plan_node(n);
+      free_after(n);
+    }
+    plan_.inplace.finish(count);
+    plan_.takes_buffer.finish(count);
+    releases(count);
+  }
+
+ private:
+  SizeKey size_key(ValueId v) const {
+    const ValueShape& shape = shapes_.values[v];
+    if (shape.kind != ValueKind::kTensor || !shape.known_rank || shape.dims.empty()) return {};
+    const std::uint32_t bits = dtype_bits(shape.dtype, s_.registry.get());
+    if (bits == 0) return {};
+    SizeKey key{bits, static_cast<std::int64_t>(shape.dims.size())};
+    for (const Expr d : shape.dims) {
+      if (const std::optional<std::int64_t> value = s_.pool->as_int(d)) {
+        key.push_back(0);
+        key.push_back(*value);
+      } else if (named_.count(d.id) != 0) {
+        key.push_back(1);
+        key.push_back(d.id);
+      } else {
+        return {};
+      }
+    }
+    return key;
+  }
+
+  std::uint32_t new_buffer(ValueId v, BufferSource source, NodeId at) {
+    const auto id = static_cast<std::uint32_t>(plan_.buffers.size());
+    plan_.buffers.push_back({*plan_.bytes[v], source});
+    last_.push_back(at);
+    protected_.push_back(false);
+    freed_.push_back(false);
+    origin_.push_back(v);
+    join(id, v, at);
+    return id;
+  }
+
+  void join(std::uint32_t b, ValueId v, NodeId at) {
+    plan_.buffer_of[v] = b;
+    const std::uint32_t last = plan_.last_use[v] == kInvalidId ? at : plan_.last_use[v];
+    if (last > last_[b]) last_[b] = last;
+    const ValueEntry& e = s_.graph->value(v);
+    if (e.is_output() || e.is_initializer() || e.is_input()) protected_[b] = true;
+  }
+
+  void seed_buffers() {
+    const GraphEntry& main = s_.graph->main();
+    for (ValueId v : main.initializers) {
+      if (plan_.bytes[v]) new_buffer(v, BufferSource::kInitializer, 0);
+    }
+    for (ValueId v : main.inputs) {
+      if (plan_.bytes[v] && plan_.buffer_of[v] == kInvalidId)
+        new_buffer(v, BufferSource::kInput, 0);
+    }
+    if (!s_.options.memory.constants_as_initializers) return;
+    for (NodeId n = 0; n < s_.graph->main_node_count(); ++n) {
+      const NodeEntry& node = s_.graph->node(n);
+      if (!node.domain.empty() || node.op_type != "Constant" || node.outputs.empty()) continue;
+      const ValueId v = node.outputs[0];
+      if (v == kNoValue || !plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) continue;
+      const std::uint32_t b = new_buffer(v, BufferSource::kInitializer, 0);
+      protected_[b] = true;  // held for the whole session, like an initializer
+      plan_.preloaded.push_back(v);
+    }
+  }
+
+  bool same_size(ValueId a, ValueId b) const { return !key_[a].empty() && key_[a] == key_[b]; }
+
+  /// The node is the last reader of everything in input k's buffer, and reads it once.
+  bool may_take_over(NodeId n, const NodeEntry& node, std::uint32_t k) const {
+    const ValueId in = node.inputs[k];
+    const std::uint32_t b = plan_.buffer_of[in];
+    if (b == kInvalidId || protected_[b] || last_[b] > n) return false;
+    int reads = 0;
+    for (ValueId v : node.inputs) reads += v != kNoValue && plan_.buffer_of[v] == b;
+    for (ValueId v : node.captures) reads += plan_.buffer_of[v] == b;
+    return reads == 1;
+  }
+
+  void plan_node(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    collect_inplace_declarations(s_, shapes_, bridge_, n, declarations_);
+    NodeFlags served(node.outputs.size()), claimed(node.inputs.size());
+    decisions_.clear();
+    const bool constant =
+        node.domain.empty() && node.op_type == "Constant" && !node.outputs.empty();
+    for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
+      const ValueId out = node.outputs[o];
+      if (out == kNoValue || !plan_.bytes[out]) continue;
+      if (plan_.buffer_of[out] != kInvalidId) {
+        // A Constant's preloaded buffer (or a value produced twice: the first counts).
+        if (constant && o == 0) {
+          plan_.takes_buffer.push(n, o);
+          served.set(o);
+        }
+        continue;
+      }
+      if (s_.graph->value(out).is_output()) {
+        new_buffer(out, BufferSource::kIntermediate, n);
+        served.set(o);
+        continue;
+      }
+      if (take_declared(n, node, o, served, claimed)) continue;
+      if (take_freed(n, o, out)) {
+        served.set(o);
+        continue;
+      }
+      new_buffer(out, BufferSource::kIntermediate, n);
+      served.set(o);
+    }
+    std::sort(
+        decisions_.begin(), decisions_.end(),
+        [](const InplaceDecision& a, const InplaceDecision& b) { return a.output < b.output; });
+    for (const InplaceDecision& d : decisions_) plan_.inplace.push(n, d);
+  }
+
+  bool take_declared(NodeId n, const NodeEntry& node, std::uint32_t o, NodeFlags& served,
+                     NodeFlags& claimed) {
+    const ValueId out = node.outputs[o];
+    for (auto [oo, k] : declarations_.aliases) {
+      if (oo != o || k >= node.inputs.size() || claimed[k]) continue;
+      const ValueId in = node.inputs[k];
+      if (in == kNoValue || in == out || plan_.buffer_of[in] == kInvalidId) continue;
+      join(plan_.buffer_of[in], out, n);
+      decisions_.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kAlias});
+      served.set(o);
+      claimed.set(k);
+      return true;
+    }
+    for (auto [oo, k] : declarations_.may_reuse) {
+      if (oo != o || k >= node.inputs.size() || claimed[k]) continue;
+      const ValueId in = node.inputs[k];
+      if (in == kNoValue || in == out || !may_take_over(n, node, k) || !same_size(in, out))
+        continue;
+      join(plan_.buffer_of[in], out, n);
+      decisions_.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kMayReuse});
+      served.set(o);
+      claimed.set(k);
+      return true;
+    }
+    return false;
+  }
+
+  bool take_freed(NodeId n, std::uint32_t o, ValueId out) {
+    if (key_[out].empty()) return false;
+    auto it = free_.find(key_[out]);
+    if (it == free_.end() || it->second.empty()) return false;
+    const std::uint32_t b = it->second.back();  // the most recently freed of this size
+    it->second.pop_back();
+    freed_[b] = false;
+    join(b, out, n);
+    plan_.takes_buffer.push(n, o);
+    return true;
+  }
+
+  /// Buffers whose last reader is node n go to the free list (after n's outputs are planned, so
+  /// that no output of n takes a buffer n still reads).
+  void free_after(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    auto consider = [&](ValueId v) {
+      if (v == kNoValue || plan_.buffer_of[v] == kInvalidId) return;
+      const std::uint32_t b = plan_.buffer_of[v];
+      if (protected_[b] || freed_[b] || last_[b] != n) return;
+      const SizeKey& key = key_[origin_[b]];
+      if (key.empty()) return;
+      freed_[b] = true;
+      free_[key].push_back(b);
+    };
+    for (ValueId v : node.inputs) consider(v);
+    for (ValueId v : node.captures) consider(v);
+    for (ValueId v : node.outputs) consider(v);
+  }
+
+  /// Every value leaves its buffer after the buffer's last reader: the memory stage frees a
+  /// buffer when its last value leaves. Values nobody reads that took over a buffer leave it at
+  /// once (the memory stage's rule); a buffer nobody reads stays until the run ends.
+  void releases(std::size_t count) {
+    const GraphView& g = *s_.graph;
+    std::vector<bool> read(plan_.buffers.size(), false);
+    for (ValueId v = 0; v < g.values().size(); ++v) {
+      const std::uint32_t b = plan_.buffer_of[v];
+      if (b != kInvalidId && plan_.last_use[v] != kInvalidId) read[b] = true;
+    }
+    std::vector<std::pair<NodeId, ValueId>> order;
+    for (ValueId v = 0; v < g.values().size(); ++v) {
+      const std::uint32_t b = plan_.buffer_of[v];
+      if (b == kInvalidId || protected_[b] || !read[b]) continue;
+      if (plan_.last_use[v] == kInvalidId && origin_[b] != v) continue;  // left at once
+      order.emplace_back(last_[b], v);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    plan_.release_after.reset(count);
+    plan_.release_after_shape_tag.reset(count);
+    for (const auto& [n, v] : order) {
+      plan_.release_after.push(n, v);
+      if (tags_.values[v] == Tag::kShape) plan_.release_after_shape_tag.push(n, v);
+    }
+    plan_.release_after.finish(count);
+    plan_.release_after_shape_tag.finish(count);
+  }
+
+  Analysis& s_;
+  const ShapeResult& shapes_;
+  const TagResult& tags_;
+  BufferPlan& plan_;
+  ExprBridge bridge_;
+  std::unordered_set<std::uint32_t> named_;  ///< handles of the graph's named (declared) dims
+  std::vector<SizeKey> key_;                 ///< per value
+  std::vector<std::uint32_t> last_;          ///< per buffer: last node any value of it is read
+  std::vector<bool> protected_;              ///< per buffer: never freed during a run
+  std::vector<bool> freed_;                  ///< per buffer: on the free list now
+  std::vector<ValueId> origin_;              ///< per buffer: the value it was made for
+  std::unordered_map<SizeKey, std::vector<std::uint32_t>, SizeKeyHash> free_;
+  InplaceDeclarations declarations_;
+  std::vector<InplaceDecision> decisions_;
+};
+
+/// ONNX Runtime's sequential plan: lifetimes as the seed's (who reads what last), then the
+/// runtime's buffer choices and releases.
+class FreeListPlanner final : public BufferPlanner {
+ public:
+  std::string_view name() const override { return "free_list"; }
+  BufferPlan plan(Analysis& a, const ShapeResult& shapes, const TagResult& tags,
+                  const StepTimer& timed) const override {
+    BufferPlan plan;
+    timed("lifetimes", [&] { run_lifetime_stage(a, tags, plan); });
+    timed("inplace", [&] { FreeListPlan(a, shapes, tags, plan).run(); });
+    return plan;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<BufferPlanner> make_free_list_planner() {
+  return std::make_unique<FreeListPlanner>();
+}
+
+}  // namespace cctx

@@ -1,0 +1,85 @@
+// Collecting a node's in-place declarations (see inplace_declarations.hpp).
+#include "pipeline/inplace_declarations.hpp"
+
+#include <onnx/onnx_pb.h>
+
+#include "cctx/crash_report.hpp"
+#include "pipeline/host_node_view.hpp"
+
+namespace cctx {
+
+namespace {
+
+class HostInplaceSink final : public sdk::IInplaceSink {
+ public:
+  explicit HostInplaceSink(InplaceDeclarations& d) : d_(d) {}
+  sdk::Status may_reuse(std::uint32_t out, std::uint32_t in) noexcept override {
+    try {
+      d_.may_reuse.emplace_back(out, in);
+    } catch (...) {
+      return sdk::Status::kInternal;
+    }
+    return sdk::Status::kOk;
+  }
+  sdk::Status alias(std::uint32_t out, std::uint32_t in) noexcept override {
+    try {
+      d_.aliases.emplace_back(out, in);
+    } catch (...) {
+      return sdk::Status::kInternal;
+    }
+    return sdk::Status::kOk;
+  }
+  sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override {
+    try {
+      d_.error.assign(message.data ? message.data : "", message.size);
+    } catch (...) {
+    }
+    return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
+  }
+
+ private:
+  InplaceDeclarations& d_;
+};
+
+}  // namespace
+
+void collect_inplace_declarations(Analysis& s, const ShapeResult& shapes, ExprBridge& bridge,
+                                  NodeId n, InplaceDeclarations& d) {
+  d.aliases.clear();
+  d.may_reuse.clear();
+  d.error.clear();
+  if (!s.options.inplace.enabled) return;
+  const NodeEntry& node = s.graph->node(n);
+  const ResolvedRules& rules = s.rules_of(n);
+  if (rules.inplace != nullptr) {
+    HostNodeView view(s, shapes, bridge, n);
+    HostInplaceSink sink(d);
+    const std::string_view origin = rules.entry(RuleKind::kInplace)->origin;
+    sdk::Status status;
+    {
+      RunningRule running(origin, "in-place", node.domain, node.op_type);
+      status = rules.inplace->declare(view, sink);
+    }
+    // A policy hands no handle back through its sink, only to ExprApi.
+    if (bridge.has_invalid()) {
+      status = sdk::Status::kInternal;
+      d.error =
+          invalid_handle_error(bridge.take_invalid()) + "; in-place rule " + std::string(origin);
+    }
+    if (status != sdk::Status::kOk) {
+      s.warn(n, describe_node(*s.graph, n) + ": in-place policy failed: " +
+                    (d.error.empty() ? std::string("no reason given") : d.error) +
+                    "; no reuse for this node");
+      d.aliases.clear();
+      d.may_reuse.clear();
+    }
+    return;
+  }
+  if (s.options.inplace.fallback == InplaceFallback::kStructural) {
+    for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
+      for (std::uint32_t k = 0; k < node.inputs.size(); ++k) d.may_reuse.emplace_back(o, k);
+    }
+  }
+}
+
+}  // namespace cctx
