@@ -1,0 +1,16 @@
+// One registration function per operator family of the ONNX Runtime scratch plugin. Each
+// registers scratch estimators only (no shape rules, tags or in-place policies: those stay the
+// ai.onnx plugin's), through the SDK's Registration bound to the ai.onnx domain.
+#pragma once
+
+#include <cctx/sdk/rule_kit.hpp>
+
+namespace cctx::opsets::onnxruntime {
+
+using Registration = cctx::sdk::Registration;
+
+void register_conv(Registration& reg);    // Conv, ConvTranspose
+void register_rnn(Registration& reg);     // LSTM, GRU, RNN
+void register_tensor(Registration& reg);  // Where, Softmax, LogSoftmax, Resize, TopK, zeros
+
+}  // namespace cctx::opsets::onnxruntime

@@ -1,0 +1,101 @@
+// Conv and ConvTranspose as ONNX Runtime's CPU kernels run them (cpu/nn/conv.cc with MLAS's
+// MlasConvPrepare, cpu/nn/conv_transpose.cc), one thread: the working buffer each call allocates
+// from the temp-space allocator and frees before it returns.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "families.hpp"
+#include "ort_kit.hpp"
+
+namespace cctx::opsets::onnxruntime {
+namespace {
+
+/// MLAS's working buffer for the segmented im2col: MLAS_SGEMM_STRIDEN x MLAS_SGEMM_STRIDEK =
+/// 128 x 128 floats per thread, one thread.
+constexpr std::int64_t kMlasWorkingBufferBytes = 128 * 128 * 4;
+
+/// MLAS's GemmDirect cases, which need no buffer: strides 1, no padding and a 1x1 kernel (any
+/// dilation); or, in 2-D, strides 1, no padding, dilations 1, one input channel per group and a
+/// kernel as wide as the input (or as high as the input and 1 wide). Symbolic dims that cannot be
+/// proven equal make the second case false (the larger answer).
+bool mlas_direct(const Window& w, const Shape& x, Dim channels_per_group) {
+  bool unit_strides = true, unpadded = true, unit_kernel = true, unit_dilations = true;
+  for (std::size_t i = 0; i < w.spatial(); ++i) {
+    unit_strides = unit_strides && w.strides[i] == 1;
+    unpadded = unpadded && no_padding(w, i);
+    unit_kernel = unit_kernel && w.kernel[i].is(1);
+    unit_dilations = unit_dilations && w.dilations[i] == 1;
+  }
+  if (!unit_strides || !unpadded) return false;
+  if (unit_kernel) return true;
+  if (w.spatial() != 2 || !unit_dilations || !channels_per_group.is(1)) return false;
+  return w.kernel[1].provably_eq(x.dims[3]) ||
+         (w.kernel[0].provably_eq(x.dims[2]) && w.kernel[1].is(1));
+}
+
+/// Conv<float> (kernel rank 1-3), after MlasConvPrepare, with K = (C/group) * prod(kernel),
+/// OutputSize = prod(output spatial dims), F = M/group:
+///   GemmDirect (mlas_direct)  -> 0;
+///   F > OutputSize            -> full im2col, OutputSize * K * 4;
+///   otherwise                 -> the segmented working buffer, 65536.
+/// The choice between the last two is exact for symbolic dims (select_less). Kernel rank > 3 and
+/// other element types take the generic path: a K * OutputSize * e column buffer, none for 1x1
+/// kernels with strides 1 and no padding.
+Status conv_scratch(const INodeView& node, IScratchSink& out) {
+  Shape x, w;
+  Window win;
+  std::string why;
+  if (!read_conv(node, &x, &w, &win, &why)) return cannot_estimate(out, why);
+  std::int64_t e;
+  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  const std::int64_t group = node.attr_int_or("group", 1);
+  if (group < 1) return cannot_estimate(out, "group is not positive");
+  const bool w_known = w.known && w.rank() == x.rank();
+  const Dim channels_per_group = w_known ? w.dims[1] : exact_div(x.dims[1], group);
+  Dim kernel_size = node.constant(1), output_size = node.constant(1);
+  bool pointwise = true;
+  for (std::size_t i = 0; i < win.spatial(); ++i) {
+    kernel_size = kernel_size * win.kernel[i];
+    output_size = output_size * conv_output(win, i, x.dims[i + 2]);
+    pointwise = pointwise && win.kernel[i].is(1) && win.strides[i] == 1 && no_padding(win, i);
+  }
+  const Dim im2col = output_size * channels_per_group * kernel_size * e;
+  const bool mlas = node.input_dtype(0) == dtype::kFloat && win.spatial() <= 3;
+  if (!mlas) return out.set_bytes(pointwise ? node.constant(0) : im2col);
+  if (mlas_direct(win, x, channels_per_group)) return out.set_bytes(node.constant(0));
+  const Dim segmented = node.constant(kMlasWorkingBufferBytes);
+  if (!w_known) {
+    // Without W's shape, M (hence F) is unknown: the larger of the two buffers.
+    return out.set_bytes(max(im2col, segmented));
+  }
+  const Dim filters_per_group = exact_div(w.dims[0], group);
+  return out.set_bytes(select_less(output_size, filters_per_group, im2col, segmented));
+}
+
+/// ConvTranspose: the column buffer before col2im, (M/group) * prod(kernel) * prod(input spatial)
+/// * e (W is [C, M/group, k...]), allocated for every call, 1x1 kernels included (measured).
+Status conv_transpose_scratch(const INodeView& node, IScratchSink& out) {
+  Shape x, w;
+  Window win;
+  std::string why;
+  if (!read_conv(node, &x, &w, &win, &why)) return cannot_estimate(out, why);
+  if (!w.known || w.rank() < 2) return cannot_estimate(out, "weight shape unknown");
+  std::int64_t e;
+  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  Dim bytes = w.dims[1] * e;
+  for (std::size_t i = 0; i < win.spatial(); ++i) bytes = bytes * win.kernel[i] * x.dims[i + 2];
+  return out.set_bytes(bytes);
+}
+
+constinit const FnScratchEstimator kConvScratch{&conv_scratch};
+constinit const FnScratchEstimator kConvTransposeScratch{&conv_transpose_scratch};
+
+}  // namespace
+
+void register_conv(Registration& reg) {
+  register_every_version(reg, "Conv", 1, kConvScratch);
+  register_every_version(reg, "ConvTranspose", 1, kConvTransposeScratch);
+}
+
+}  // namespace cctx::opsets::onnxruntime

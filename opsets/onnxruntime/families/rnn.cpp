@@ -1,0 +1,131 @@
+// LSTM, GRU and RNN as ONNX Runtime's CPU kernels run them (cpu/rnn/deep_cpu_lstm.cc with
+// uni_directional_lstm.cc, deep_cpu_gru.cc, rnn.cc): the per-direction workspaces each call
+// allocates from the temp-space allocator. A bidirectional node builds both directions' objects
+// before running them, so both workspaces are alive together (measured).
+#include <cstdint>
+#include <string>
+
+#include "families.hpp"
+#include "ort_kit.hpp"
+
+namespace cctx::opsets::onnxruntime {
+namespace {
+
+struct RecurrentDims {
+  Dim seq, batch, input, hidden;
+  std::int64_t directions = 1;
+  bool forward = true, reverse = false;  ///< which UniDirectional objects the kernel builds
+};
+
+bool recurrent_dims(const INodeView& node, RecurrentDims* d, std::string* why) {
+  Shape x;
+  if (!known_shape(node, 0, &x, 3)) {
+    *why = "X is not of rank 3";
+    return false;
+  }
+  const bool batch_major = node.opset_version() >= 14 && node.attr_int_or("layout", 0) != 0;
+  d->seq = batch_major ? x.dims[1] : x.dims[0];
+  d->batch = batch_major ? x.dims[0] : x.dims[1];
+  d->input = x.dims[2];
+  std::int64_t h;
+  Shape r;
+  if (node.attr_int("hidden_size", &h)) {
+    d->hidden = node.constant(h);
+  } else if (known_shape(node, 2, &r, 3)) {
+    d->hidden = r.dims[2];
+  } else {
+    *why = "no hidden_size attribute and R's shape unknown";
+    return false;
+  }
+  const std::string direction = attr_string_or(node, "direction", "forward");
+  if (direction == "bidirectional") {
+    d->directions = 2;
+    d->reverse = true;
+  } else if (direction == "reverse") {
+    d->forward = false;
+    d->reverse = true;
+  } else if (direction != "forward") {
+    *why = "unknown direction '" + direction + "'";
+    return false;
+  }
+  return true;
+}
+
+/// LSTM, per UniDirectionalLstm (AllocateBuffers, ComputeImpl), in elements of X's type:
+///   2H (hidden0, internal_memory_prev) + 3BH (batched hidden0, internal memory prev and
+///   clipped) + 4HBS (output_iofc) [+ 4H with bias B] [+ 3H with peepholes P]
+///   [reverse direction: + SBI (inputs_reverse) + SBH (outputs_reverse)]
+///   [+ B int32 sequence lengths when sequence_lens is absent];
+/// and once per node: D*B*H for Y_h and D*B*H for Y_c when the node does not produce them.
+Status lstm_scratch(const INodeView& node, IScratchSink& out) {
+  RecurrentDims d;
+  std::string why;
+  if (!recurrent_dims(node, &d, &why)) return cannot_estimate(out, why);
+  std::int64_t e;
+  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  const Dim bh = d.batch * d.hidden;
+  Dim per = 2 * d.hidden + 3 * bh + 4 * bh * d.seq;
+  if (has_input(node, 3)) per = per + 4 * d.hidden;
+  if (has_input(node, 7)) per = per + 3 * d.hidden;
+  Dim elements = node.constant(0);
+  if (d.forward) elements = elements + per;
+  if (d.reverse) elements = elements + per + d.seq * d.batch * (d.input + d.hidden);
+  const std::int64_t objects = (d.forward ? 1 : 0) + (d.reverse ? 1 : 0);
+  for (std::uint32_t o = 1; o <= 2; ++o) {
+    if (!has_output(node, o)) elements = elements + d.directions * bh;
+  }
+  Dim bytes = elements * e;
+  if (!has_input(node, 4)) bytes = bytes + objects * 4 * d.batch;
+  return out.set_bytes(bytes);
+}
+
+/// GRU, per UniDirectionalGru (AllocateBuffers), in elements of X's type:
+///   2BH (current and initial hidden) + 3HBS (outputZRH)
+///   [with bias B: 3BH, 4BH with linear_before_reset] [+ BH with linear_before_reset]
+///   [reverse direction: + SBI + SBH];
+/// and once per node D*B*H for Y_h when the node does not produce it.
+Status gru_scratch(const INodeView& node, IScratchSink& out) {
+  RecurrentDims d;
+  std::string why;
+  if (!recurrent_dims(node, &d, &why)) return cannot_estimate(out, why);
+  std::int64_t e;
+  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  const bool lbr = node.attr_int_or("linear_before_reset", 0) != 0;
+  const Dim bh = d.batch * d.hidden;
+  Dim per = 2 * bh + 3 * bh * d.seq;
+  if (has_input(node, 3)) per = per + (lbr ? 4 : 3) * bh;
+  if (lbr) per = per + bh;
+  Dim elements = node.constant(0);
+  if (d.forward) elements = elements + per;
+  if (d.reverse) elements = elements + per + d.seq * d.batch * (d.input + d.hidden);
+  if (!has_output(node, 1)) elements = elements + d.directions * bh;
+  return out.set_bytes(elements * e);
+}
+
+/// RNN (rnn.cc): one X*W^T buffer of S*B*H floats, reused by both directions, and an S*D*B*H
+/// buffer for Y when the node does not produce Y.
+Status rnn_scratch(const INodeView& node, IScratchSink& out) {
+  RecurrentDims d;
+  std::string why;
+  if (!recurrent_dims(node, &d, &why)) return cannot_estimate(out, why);
+  std::int64_t e;
+  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  const Dim sbh = d.seq * d.batch * d.hidden;
+  Dim elements = sbh;
+  if (!has_output(node, 0)) elements = elements + d.directions * sbh;
+  return out.set_bytes(elements * e);
+}
+
+constinit const FnScratchEstimator kLstmScratch{&lstm_scratch};
+constinit const FnScratchEstimator kGruScratch{&gru_scratch};
+constinit const FnScratchEstimator kRnnScratch{&rnn_scratch};
+
+}  // namespace
+
+void register_rnn(Registration& reg) {
+  register_every_version(reg, "LSTM", 1, kLstmScratch);
+  register_every_version(reg, "GRU", 1, kGruScratch);
+  register_every_version(reg, "RNN", 1, kRnnScratch);
+}
+
+}  // namespace cctx::opsets::onnxruntime

@@ -1,0 +1,30 @@
+// The ONNX Runtime CPU scratch plugin: the working buffers ONNX Runtime's CPU kernels allocate
+// during a run (one thread, graph optimisations off), replacing the ai.onnx plugin's generic
+// estimates. Load it after `onnx` with `override: true` (README.md).
+#include <cctx/sdk/plugin.hpp>
+
+#include "families.hpp"
+#include "ort_kit.hpp"
+
+namespace cctx::opsets::onnxruntime {
+namespace {
+
+using Family = void (*)(Registration&);
+constexpr Family kFamilies[] = {register_conv, register_rnn, register_tensor};
+
+Status register_all(IRegistrar& r) noexcept {
+  return guarded(r, [&] {
+    if (Status s = r.declare_domain("", 1, kMaxOpset); s != Status::kOk) return s;
+    Registration reg(r, "");
+    for (Family family : kFamilies) {
+      family(reg);
+      if (!reg.ok()) return reg.status();
+    }
+    return Status::kOk;
+  });
+}
+
+}  // namespace
+}  // namespace cctx::opsets::onnxruntime
+
+CCTX_DEFINE_PLUGIN("onnxruntime", "0.1.0", cctx::opsets::onnxruntime::register_all)

@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""ctest validate_ort_scratch: the ONNX Runtime scratch plugin against the real ONNX Runtime.
+
+    ort_scratch_test.py --build BUILD --work DIR
+
+One single-node model per case (onnx.helper, fixed shapes, weights as initializers), run by
+run_ort.mjs in no-arena mode under the allocation counter. ONNX Runtime's own allocator (the
+aligned family) then holds, during run 3, the output and the kernel's scratch, plus a few hundred
+bytes of small per-run blocks; that baseline is measured on a 1x1 Conv (no scratch) and
+subtracted. The rest is compared with the node's peak_scratch_bytes from `cctx analyze` under a
+profile loading the ai.onnx plugin then libcctx_onnxruntime.so with override: true. Tolerance:
+512 bytes plus 64 per temp-space allocation (glibc's posix_memalign slack, counted by
+malloc_usable_size), i.e. a few per cent for the recurrent ops, which make 10-30 allocations.
+"""
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = pathlib.Path(__file__).resolve().parent
+F = TensorProto.FLOAT
+vi = helper.make_tensor_value_info
+PROFILE = "plugins:\n  - name: onnx\n  - name: onnxruntime\n    override: true\n"
+
+
+def weights(name, shape):
+    return numpy_helper.from_array(np.zeros(shape, dtype=np.float32), name)
+
+
+def conv(c, m, spatial, kernel, **attrs):
+    group = attrs.get("group", 1)
+    x = [1, c] + list(spatial)
+    node = helper.make_node("Conv", ["X", "W"], ["Y"], kernel_shape=list(kernel), **attrs)
+    out = vi("Y", F, ["n", "m"] + ["s%d" % i for i in range(len(spatial))])
+    return [node], [vi("X", F, x)], [out], [weights("W", (m, c // group) + tuple(kernel))], \
+        {"X": x}, 1
+
+
+def conv_transpose(c, m, spatial, kernel, **attrs):
+    x = [1, c] + list(spatial)
+    node = helper.make_node("ConvTranspose", ["X", "W"], ["Y"], kernel_shape=list(kernel), **attrs)
+    return [node], [vi("X", F, x)], [vi("Y", F, ["n", "m", "h", "w"])], \
+        [weights("W", (c, m) + tuple(kernel))], {"X": x}, 1
+
+
+def where(cs, xs, ys):
+    node = helper.make_node("Where", ["c", "x", "y"], ["o"])
+    ins = [vi("c", TensorProto.BOOL, cs), vi("x", F, xs), vi("y", F, ys)]
+    return [node], ins, [vi("o", F, ["a", "b"])], [], {"c": cs, "x": xs, "y": ys}, 2
+
+
+def softmax(axis):
+    node = helper.make_node("Softmax", ["x"], ["o"], axis=axis)
+    return [node], [vi("x", F, [3, 211, 97])], [vi("o", F, [3, 211, 97])], [], \
+        {"x": [3, 211, 97]}, 2
+
+
+def lstm(direction, d):
+    s, b, i, h = 13, 3, 17, 23
+    node = helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y"], hidden_size=h, direction=direction)
+    inits = [weights("W", (d, 4 * h, i)), weights("R", (d, 4 * h, h)), weights("B", (d, 8 * h))]
+    return [node], [vi("X", F, [s, b, i])], [vi("Y", F, ["a", "b", "c", "d"])], inits, \
+        {"X": [s, b, i]}, 14 * d
+
+
+CASES = [
+    ("Conv 1x1 64->32 over 57x61 (baseline)", conv(64, 32, (57, 61), (1, 1))),
+    ("Conv 3x3 pad 1 16->32 over 57x61", conv(16, 32, (57, 61), (3, 3), pads=[1, 1, 1, 1])),
+    ("Conv 3x3 depthwise 32 over 57x61", conv(32, 32, (57, 61), (3, 3), pads=[1, 1, 1, 1],
+                                              group=32)),
+    ("Conv 3x3 stride 2 8->16 over 57x61", conv(8, 16, (57, 61), (3, 3), strides=[2, 2])),
+    ("Conv 3x3 pad 1 64->256 over 7x7", conv(64, 256, (7, 7), (3, 3), pads=[1, 1, 1, 1])),
+    ("Conv 3x3 group 2 20->200 over 9x11", conv(20, 200, (9, 11), (3, 3), group=2)),
+    ("Conv 1x1 stride 2 32->128 over 15x15", conv(32, 128, (15, 15), (1, 1), strides=[2, 2])),
+    ("Conv 1x1 stride 2 32->64 over 15x15", conv(32, 64, (15, 15), (1, 1), strides=[2, 2])),
+    ("Conv 3x3x3 4->256 over 6x7x8", conv(4, 256, (6, 7, 8), (3, 3, 3))),
+    ("Conv 1x5 k=5 4->8 over 1001", conv(4, 8, (1001,), (5,))),
+    ("Conv 3x5 1->8 over 20x5 (full width)", conv(1, 8, (20, 5), (3, 5))),
+    ("ConvTranspose 3x3 stride 2 16->8 over 31x29",
+     conv_transpose(16, 8, (31, 29), (3, 3), strides=[2, 2])),
+    ("Where [257,129] x3", where([257, 129], [257, 129], [257, 129])),
+    ("Where [257,1] [1,129] [1,1]", where([257, 1], [1, 129], [1, 1])),
+    ("Softmax axis 1 [3,211,97]", softmax(1)),
+    ("Softmax axis -1 [3,211,97]", softmax(-1)),
+    ("LSTM forward S13 B3 I17 H23", lstm("forward", 1)),
+    ("LSTM bidirectional S13 B3 I17 H23", lstm("bidirectional", 2)),
+]
+
+
+def save(path, nodes, inputs, outputs, inits):
+    graph = helper.make_graph(nodes, path.stem, inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+
+
+def measure(build, work, model, inputs):
+    env = dict(os.environ, LD_PRELOAD=str(build / "lib/libcctx_alloc_counter.so"),
+               CCTX_ALLOC_REPORT=str(work / "readings.txt"))
+    spec = {"model": str(model), "inputs": inputs, "mode": "no-arena",
+            "ort": str(build / "validate/node_modules")}
+    r = subprocess.run(["node", "--expose-gc", str(HERE / "run_ort.mjs"), json.dumps(spec)],
+                       env=env, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"run_ort.mjs failed on {model}: {r.stderr.strip()}")
+    m = json.loads(r.stdout)
+    return m["run_tensor_bytes"] - m["output_bytes"]
+
+
+def predict(build, profile, model):
+    r = subprocess.run([str(build / "bin/cctx"), "analyze", str(model), "--profile", str(profile),
+                        "--format", "json"], capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"cctx failed on {model}: {r.stderr.strip()}")
+    return int(json.loads(r.stdout)["nodes"][0]["peak_scratch_bytes"])
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--build", type=pathlib.Path, required=True)
+    p.add_argument("--work", type=pathlib.Path, required=True)
+    args = p.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    profile = args.work / "ort-scratch.yaml"
+    profile.write_text(PROFILE)
+    rows, baseline, failures = [], None, 0
+    for k, (name, (nodes, ins, outs, inits, shapes, allocs)) in enumerate(CASES):
+        model = args.work / f"case{k}.onnx"
+        save(model, nodes, ins, outs, inits)
+        measured = measure(args.build, args.work, model, shapes)
+        if baseline is None:
+            baseline = measured  # the 1x1 Conv: no scratch, only the run's small blocks
+        rows.append((name, measured - baseline, predict(args.build, profile, model), allocs))
+    print(f"baseline (small per-run blocks of ONNX Runtime's allocator): {baseline} bytes")
+    print(f"{'case':45} {'measured':>9} {'predicted':>9} {'diff':>6}")
+    for name, measured, predicted, allocs in rows:
+        ok = abs(measured - predicted) <= 512 + 64 * allocs
+        failures += not ok
+        print(f"{name:45} {measured:9d} {predicted:9d} {measured - predicted:6d}"
+              f"{'' if ok else '  FAIL'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
