@@ -1,5 +1,5 @@
 // One registration function per operator family of the ONNX Runtime scratch plugin. Each
-// registers scratch estimators only (no shape rules, tags or in-place policies: those stay the
+// registers scratch estimators or in-place policies (no shape rules or tags: those stay the
 // ai.onnx plugin's), through the SDK's Registration bound to the ai.onnx domain.
 #pragma once
 
@@ -9,8 +9,9 @@ namespace cctx::opsets::onnxruntime {
 
 using Registration = cctx::sdk::Registration;
 
-void register_conv(Registration& reg);    // Conv, ConvTranspose
-void register_rnn(Registration& reg);     // LSTM, GRU, RNN
-void register_tensor(Registration& reg);  // Where, Softmax, LogSoftmax, Resize, TopK, zeros
+void register_conv(Registration& reg);     // Conv, ConvTranspose
+void register_rnn(Registration& reg);      // LSTM, GRU, RNN
+void register_tensor(Registration& reg);   // Where, Softmax, LogSoftmax, Resize, TopK, zeros
+void register_inplace(Registration& reg);  // the in-place kernels: aliases, unary activations
 
 }  // namespace cctx::opsets::onnxruntime

@@ -1,6 +1,6 @@
-// The ONNX Runtime CPU scratch plugin: the working buffers ONNX Runtime's CPU kernels allocate
-// during a run (one thread, graph optimisations off), replacing the ai.onnx plugin's generic
-// estimates. Load it after `onnx` with `override: true` (README.md).
+// The ONNX Runtime CPU plugin: its in-place kernels, and the working buffers its CPU kernels
+// allocate during a run (one thread, graph optimisations off), replacing the ai.onnx plugin's
+// generic estimates. Load it after `onnx` with `override: true` (README.md).
 #include <cctx/sdk/plugin.hpp>
 
 #include "families.hpp"
@@ -10,7 +10,7 @@ namespace cctx::opsets::onnxruntime {
 namespace {
 
 using Family = void (*)(Registration&);
-constexpr Family kFamilies[] = {register_conv, register_rnn, register_tensor};
+constexpr Family kFamilies[] = {register_conv, register_rnn, register_tensor, register_inplace};
 
 Status register_all(IRegistrar& r) noexcept {
   return guarded(r, [&] {

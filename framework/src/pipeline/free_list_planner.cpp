@@ -8,9 +8,9 @@
 //   everything in that buffer and the two values have the same size as the runtime sees it;
 // - otherwise the output takes the most recently freed buffer of the same size, or a new one.
 // "The same size" is the runtime's test, not cctx's proof: the same element size and rank, and
-// each dim the same integer or the same named dim of the graph's declarations. ONNX Runtime's
-// shapes come from ONNX's shape inference, which does no arithmetic on named dims: a dim cctx
-// knows as `(H-1)//2+1` is unknown there, and unknown dims never match.
+// each dim the same integer or the same name (a graph input's dim, or one the model's value_info
+// declares). ONNX Runtime's shapes come from ONNX's shape inference, which does no arithmetic on
+// names: a dim cctx knows as `(H-1)//2+1` is unknown there, and unknown dims never match.
 // A buffer is freed after the last node reading any value it holds; a buffer taken from the
 // free list was never given back to the allocator, so it stays allocated between its values.
 // Which ops alias or may run in place is the in-place policies' say (the onnxruntime plugin
@@ -81,22 +81,48 @@ class FreeListPlan {
   }
 
  private:
-  SizeKey size_key(ValueId v) const {
+  /// A dim as the runtime sees it. Its shapes are ONNX's inference merged with the model's
+  /// declarations: an integer is known; a dim the model declares by name (exporters name every
+  /// intermediate dim in value_info) is that name; a dim cctx knows as a declared symbol is the
+  /// symbol's name (ONNX propagates names unchanged); anything else is unknown.
+  bool key_dim(ValueId v, std::size_t axis, Expr d, SizeKey& key) {
+    if (const std::optional<std::int64_t> value = s_.pool->as_int(d)) {
+      key.push_back(0);
+      key.push_back(*value);
+      return true;
+    }
+    const onnx::ValueInfoProto* declared = s_.graph->value(v).value_info;
+    if (declared == nullptr) declared = s_.graph->value(v).graph_output;
+    if (declared != nullptr && declared->type().has_tensor_type() &&
+        declared->type().tensor_type().has_shape()) {
+      const onnx::TensorShapeProto& shape = declared->type().tensor_type().shape();
+      if (static_cast<std::size_t>(shape.dim_size()) == shapes_.values[v].dims.size() &&
+          !shape.dim(static_cast<int>(axis)).dim_param().empty()) {
+        key.push_back(1);
+        key.push_back(name_id(shape.dim(static_cast<int>(axis)).dim_param()));
+        return true;
+      }
+    }
+    if (named_.count(d.id) != 0) {
+      key.push_back(1);
+      key.push_back(name_id(s_.pool->print(d)));
+      return true;
+    }
+    return false;
+  }
+
+  std::int64_t name_id(const std::string& name) {
+    return names_.try_emplace(name, static_cast<std::int64_t>(names_.size())).first->second;
+  }
+
+  SizeKey size_key(ValueId v) {
     const ValueShape& shape = shapes_.values[v];
     if (shape.kind != ValueKind::kTensor || !shape.known_rank || shape.dims.empty()) return {};
     const std::uint32_t bits = dtype_bits(shape.dtype, s_.registry.get());
     if (bits == 0) return {};
     SizeKey key{bits, static_cast<std::int64_t>(shape.dims.size())};
-    for (const Expr d : shape.dims) {
-      if (const std::optional<std::int64_t> value = s_.pool->as_int(d)) {
-        key.push_back(0);
-        key.push_back(*value);
-      } else if (named_.count(d.id) != 0) {
-        key.push_back(1);
-        key.push_back(d.id);
-      } else {
-        return {};
-      }
+    for (std::size_t axis = 0; axis < shape.dims.size(); ++axis) {
+      if (!key_dim(v, axis, shape.dims[axis], key)) return {};
     }
     return key;
   }
@@ -283,11 +309,12 @@ class FreeListPlan {
   BufferPlan& plan_;
   ExprBridge bridge_;
   std::unordered_set<std::uint32_t> named_;  ///< handles of the graph's named (declared) dims
-  std::vector<SizeKey> key_;                 ///< per value
-  std::vector<std::uint32_t> last_;          ///< per buffer: last node any value of it is read
-  std::vector<bool> protected_;              ///< per buffer: never freed during a run
-  std::vector<bool> freed_;                  ///< per buffer: on the free list now
-  std::vector<ValueId> origin_;              ///< per buffer: the value it was made for
+  std::unordered_map<std::string, std::int64_t> names_;  ///< dim names met, numbered
+  std::vector<SizeKey> key_;                             ///< per value
+  std::vector<std::uint32_t> last_;  ///< per buffer: last node any value of it is read
+  std::vector<bool> protected_;      ///< per buffer: never freed during a run
+  std::vector<bool> freed_;          ///< per buffer: on the free list now
+  std::vector<ValueId> origin_;      ///< per buffer: the value it was made for
   std::unordered_map<SizeKey, std::vector<std::uint32_t>, SizeKeyHash> free_;
   InplaceDeclarations declarations_;
   std::vector<InplaceDecision> decisions_;
