@@ -104,7 +104,7 @@ TEST(CliAnalyze, ShippedProfileByName) {
   const auto& e = doc["peak"]["evaluations"][0];
   // ONNX Runtime writes no graph output in place and runs no Abs in place: 528.
   EXPECT_EQ(e["run_bytes"], 528) << e;
-  EXPECT_EQ(e["session_bytes"], 64 + 8400000) << e;  // W and the session's own
+  EXPECT_EQ(e["session_bytes"], 64 + 7580000 + 5 * 4000) << e;  // W, the session, 5 nodes
   auto missing = run_cctx("analyze " + seed() + " --profile no-such-profile");
   EXPECT_EQ(missing.exit_code, 3);
   expect_one_line_error(missing, "no-such-profile");

@@ -261,6 +261,29 @@ TEST_F(ProfileTest, BufferPlanIsOneOfThePlanners) {
             "1:23: 'memory.buffer_plan' must be one of: seed, free_list; got 'arena'");
 }
 
+TEST_F(ProfileTest, RuntimeMemoryKeys) {
+  const Profile p =
+      load_profile(write("p.yaml",
+                         "memory: {buffer_plan: free_list, constants_as_initializers: true, "
+                         "session_overhead_bytes: 7580000, session_overhead_per_node_bytes: 4000, "
+                         "output_copies: 1}\n"));
+  EXPECT_EQ(p.memory.buffer_plan, "free_list");
+  EXPECT_TRUE(p.memory.constants_as_initializers);
+  EXPECT_EQ(p.memory.session_overhead_bytes, 7580000);
+  EXPECT_EQ(p.memory.session_overhead_per_node_bytes, 4000);
+  EXPECT_EQ(p.memory.output_copies, 1);
+  const Profile d = load_profile(write("d.yaml", "memory: {enabled: true}\n"));
+  EXPECT_FALSE(d.memory.constants_as_initializers);
+  EXPECT_EQ(d.memory.session_overhead_bytes, 0);
+  EXPECT_EQ(d.memory.output_copies, 0);
+  EXPECT_NE(error_in("memory: {output_copies: 17}\n")
+                .find("'memory.output_copies' must be an integer "
+                      "between 0 and 16"),
+            std::string::npos);
+  EXPECT_NE(error_in("memory: {session_overhead_bytes: -1}\n").find("session_overhead_bytes"),
+            std::string::npos);
+}
+
 TEST_F(ProfileTest, FloatIsNotAnInteger) {
   EXPECT_EQ(error_in("expressions:\n  max_weight: 1.5\n"),
             "2:15: 'expressions.max_weight' must be an integer between 1 and 4294967295, got "

@@ -57,6 +57,8 @@ struct Profile {
     /// Bytes a runtime session holds besides the initializers (its own structures): added to
     /// every evaluation's session_bytes.
     std::int64_t session_overhead_bytes = 0;
+    /// And per node of the main graph (a runtime keeps a kernel object per node).
+    std::int64_t session_overhead_per_node_bytes = 0;
     /// Copies of the graph outputs the caller makes after a run while the runtime still holds
     /// them (onnxruntime-node copies each output into a JavaScript buffer: 1). run_bytes is at
     /// least the outputs' bytes times 1 + output_copies.

@@ -41,9 +41,14 @@ constexpr std::string_view kShapeFallbacks[] = {"onnx_schema", "declared", "unkn
 constexpr std::string_view kEnabledKeys[] = {"enabled"};
 constexpr std::string_view kInplaceKeys[] = {"enabled", "allow_input_overwrite", "fallback"};
 constexpr std::string_view kInplaceFallbacks[] = {"none", "structural"};
-constexpr std::string_view kMemoryKeys[] = {"enabled", "buffer_plan", "constants_as_initializers",
-                                            "session_overhead_bytes", "output_copies"};
-constexpr std::string_view kBufferPlans[] = {"seed", "free_list"};  // pipeline/buffer_plan.cpp makes them
+constexpr std::string_view kMemoryKeys[] = {"enabled",
+                                            "buffer_plan",
+                                            "constants_as_initializers",
+                                            "session_overhead_bytes",
+                                            "session_overhead_per_node_bytes",
+                                            "output_copies"};
+constexpr std::string_view kBufferPlans[] = {"seed",
+                                             "free_list"};  // pipeline/buffer_plan.cpp makes them
 constexpr std::string_view kReportKeys[] = {"evaluate"};
 constexpr std::string_view kExpressionKeys[] = {"max_weight", "max_terms", "max_degree",
                                                 "max_args"};
@@ -273,8 +278,10 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
         profile.memory.constants_as_initializers = check_.boolean(e.value);
       } else if (e.key == "output_copies") {
         profile.memory.output_copies = check_.integer(e.value, 0, 16);
+      } else if (e.key == "session_overhead_per_node_bytes") {
+        profile.memory.session_overhead_per_node_bytes = check_.integer(e.value, 0, 1 << 30);
       } else if (e.key == "session_overhead_bytes") {
-        profile.memory.session_overhead_bytes = check_.integer(e.value, 0);
+        profile.memory.session_overhead_bytes = check_.integer(e.value, 0, std::int64_t{1} << 50);
       } else {
         profile.memory.buffer_plan = std::string(check_.one_of(e.value, kBufferPlans));
       }

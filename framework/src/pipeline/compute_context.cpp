@@ -165,12 +165,14 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
     }
   }
   // Initializers are never released: node 0 holds them all.
-  result.session_bytes = state_->options.memory.session_overhead_bytes;
+  // The per-node part is below 2^30 per node and node counts below 2^32: no overflow.
+  result.session_bytes =
+      state_->options.memory.session_overhead_bytes +
+      state_->options.memory.session_overhead_per_node_bytes * static_cast<std::int64_t>(count);
   if (count > 0) {
     const MemoryProfile& first = state_->memory.nodes[0];
-    std::uint32_t k = held_from[0];
-    for (std::size_t i = 0; i < first.inputs.size(); ++i) ++k;
-    for (; k < held_from[1]; ++k) {
+    for (std::uint32_t k = held_from[0] + static_cast<std::uint32_t>(first.inputs.size());
+         k < held_from[1]; ++k) {
       if (__builtin_add_overflow(result.session_bytes, values[k], &result.session_bytes)) {
         throw ExprError(ExprError::Kind::kOverflow,
                         "integer overflow: the session's bytes add up to more than 2^63 - 1");

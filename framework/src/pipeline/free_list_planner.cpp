@@ -8,14 +8,17 @@
 //   everything in that buffer and the two values have the same size as the runtime sees it;
 // - otherwise the output takes the most recently freed buffer of the same size, or a new one.
 // "The same size" is the runtime's test, not cctx's proof: the same element size and rank, and
-// each dim the same integer or the same name (a graph input's dim, or one the model's value_info
-// declares). ONNX Runtime's shapes come from ONNX's shape inference, which does no arithmetic on
-// names: a dim cctx knows as `(H-1)//2+1` is unknown there, and unknown dims never match.
+// each dim the same integer or the same name. ONNX Runtime's shapes come from ONNX's shape
+// inference, which does no arithmetic on names and computes no shape tensors: a dim cctx knows as
+// `(H-1)//2+1` or `seq` (the length of a Range) is unknown there, and unknown dims never match.
+// The planner runs ONNX's inference (the linked onnx library) to see the shapes as it does.
 // A buffer is freed after the last node reading any value it holds; a buffer taken from the
 // free list was never given back to the allocator, so it stays allocated between its values.
 // Which ops alias or may run in place is the in-place policies' say (the onnxruntime plugin
 // declares ONNX Runtime's kernels).
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <unordered_map>
@@ -63,6 +66,7 @@ class FreeListPlan {
     plan_.buffer_of.assign(values, kInvalidId);
     plan_.buffers.clear();
     key_.assign(values, SizeKey{});
+    inferred_ = infer_runtime_shapes();
     ByteSizes byte_size(s_, shapes_);
     for (ValueId v = 0; v < values; ++v) {
       if (g.value(v).graph != 0) continue;
@@ -81,27 +85,64 @@ class FreeListPlan {
   }
 
  private:
-  /// A dim as the runtime sees it. Its shapes are ONNX's inference merged with the model's
-  /// declarations: an integer is known; a dim the model declares by name (exporters name every
-  /// intermediate dim in value_info) is that name; a dim cctx knows as a declared symbol is the
-  /// symbol's name (ONNX propagates names unchanged); anything else is unknown.
+  /// The shapes as the runtime sees them: ONNX's own shape inference over the model, without
+  /// data propagation (ONNX Runtime resolves its graph this way; it does no arithmetic on dim
+  /// names and computes no shape tensors). False when the inference fails as a whole.
+  bool infer_runtime_shapes() {
+    try {
+      onnx::ModelProto copy = s_.model->proto();
+      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(false, 0, false));
+      const onnx::GraphProto& g = copy.graph();
+      for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
+        for (const onnx::ValueInfoProto& vi : *list) runtime_types_[vi.name()] = vi.type();
+      }
+      for (const onnx::TensorProto& init : g.initializer()) {
+        onnx::TypeProto type;
+        type.mutable_tensor_type()->set_elem_type(init.data_type());
+        for (const std::int64_t d : init.dims()) {
+          type.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+        }
+        runtime_types_.emplace(init.name(), std::move(type));
+      }
+      return true;
+    } catch (const std::exception&) {
+      runtime_types_.clear();
+      return false;
+    }
+  }
+
+  /// A dim as the runtime sees it: an integer, a name, or unknown (false). From ONNX's
+  /// inference when it ran; else an integer, or a declared symbol of cctx's, kept as its name.
   bool key_dim(ValueId v, std::size_t axis, Expr d, SizeKey& key) {
+    if (inferred_) {
+      auto it = runtime_types_.find(std::string(s_.graph->value(v).name));
+      if (it == runtime_types_.end() || !it->second.has_tensor_type() ||
+          !it->second.tensor_type().has_shape()) {
+        return false;
+      }
+      const onnx::TensorShapeProto& shape = it->second.tensor_type().shape();
+      if (static_cast<std::size_t>(shape.dim_size()) != shapes_.values[v].dims.size()) return false;
+      const onnx::TensorShapeProto::Dimension& dim = shape.dim(static_cast<int>(axis));
+      if (dim.has_dim_value()) {
+        key.push_back(0);
+        key.push_back(dim.dim_value());
+        return true;
+      }
+      // ONNX's InferShapes names the dims it cannot infer `unk__N`; ONNX Runtime's per-node
+      // inference leaves them unnamed, and unnamed dims never match.
+      if (dim.has_dim_param() && !dim.dim_param().empty() &&
+          !std::string_view(dim.dim_param()).starts_with("unk__")) {
+        key.push_back(1);
+        key.push_back(name_id(dim.dim_param()));
+        return true;
+      }
+      return false;
+    }
     if (const std::optional<std::int64_t> value = s_.pool->as_int(d)) {
       key.push_back(0);
       key.push_back(*value);
       return true;
-    }
-    const onnx::ValueInfoProto* declared = s_.graph->value(v).value_info;
-    if (declared == nullptr) declared = s_.graph->value(v).graph_output;
-    if (declared != nullptr && declared->type().has_tensor_type() &&
-        declared->type().tensor_type().has_shape()) {
-      const onnx::TensorShapeProto& shape = declared->type().tensor_type().shape();
-      if (static_cast<std::size_t>(shape.dim_size()) == shapes_.values[v].dims.size() &&
-          !shape.dim(static_cast<int>(axis)).dim_param().empty()) {
-        key.push_back(1);
-        key.push_back(name_id(shape.dim(static_cast<int>(axis)).dim_param()));
-        return true;
-      }
     }
     if (named_.count(d.id) != 0) {
       key.push_back(1);
@@ -309,8 +350,10 @@ class FreeListPlan {
   BufferPlan& plan_;
   ExprBridge bridge_;
   std::unordered_set<std::uint32_t> named_;  ///< handles of the graph's named (declared) dims
-  std::unordered_map<std::string, std::int64_t> names_;  ///< dim names met, numbered
-  std::vector<SizeKey> key_;                             ///< per value
+  std::unordered_map<std::string, std::int64_t> names_;             ///< dim names met, numbered
+  std::unordered_map<std::string, onnx::TypeProto> runtime_types_;  ///< by value name
+  bool inferred_ = false;
+  std::vector<SizeKey> key_;         ///< per value
   std::vector<std::uint32_t> last_;  ///< per buffer: last node any value of it is read
   std::vector<bool> protected_;      ///< per buffer: never freed during a run
   std::vector<bool> freed_;          ///< per buffer: on the free list now

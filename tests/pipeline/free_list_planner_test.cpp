@@ -1,0 +1,65 @@
+// The free_list buffer planner (ONNX Runtime's sequential plan) through the shipped
+// onnxruntime-cpu-no-arena profile: no element-wise op in place, freed buffers reused at equal
+// size, a reused buffer held until its last value's last reader, graph outputs on their own.
+#include <gtest/gtest.h>
+
+#include "cctx/host.hpp"
+#include "cctx/profile.hpp"
+#include "stage_test_support.hpp"
+
+namespace cctx {
+namespace {
+
+using namespace stage_test;
+
+test::Analysis analyze_for_onnxruntime(const ModelBuilder& b) {
+  const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu-no-arena"));
+  return test::analyze(b.build(), profile);
+}
+
+std::int64_t as_int(const test::Analysis& a, Expr e) { return *a.ctx->pool().as_int(e); }
+
+// X -> A -> B -> C -> D -> Y, each Add(v, v) of 4 floats (16 bytes).
+ModelBuilder add_chain() {
+  ModelBuilder b;
+  b.input("X", kFloat, {std::int64_t{4}});
+  const char* names[] = {"X", "A", "B", "C", "D", "Y"};
+  for (int k = 0; k + 1 < 6; ++k) b.node("Add", {names[k], names[k]}, {names[k + 1]});
+  b.output("Y", kFloat);
+  return b;
+}
+
+TEST(FreeListPlanner, ReusesFreedBuffersOfTheSameSize) {
+  const test::Analysis a = analyze_for_onnxruntime(add_chain());
+  // A and B are new; C takes A's buffer (freed after B), D takes B's; Y, a graph output, is
+  // new. No Add runs in place.
+  const std::int64_t allocated[] = {16, 16, 0, 0, 16};
+  const std::int64_t total[] = {32, 48, 48, 48, 48};
+  for (NodeId n = 0; n < 5; ++n) {
+    EXPECT_TRUE(a.ctx->inplace(n).empty()) << n;
+    EXPECT_EQ(as_int(a, a.ctx->memory(n).output_allocation), allocated[n]) << n;
+    EXPECT_EQ(as_int(a, a.ctx->memory(n).total), total[n]) << n;
+  }
+  // A's buffer holds A then C: released after D, C's last reader, not after B.
+  EXPECT_TRUE(a.ctx->release_after(1).empty());
+  EXPECT_EQ(names(a, a.ctx->release_after(3)), (std::vector<std::string>{"A", "C"}));
+  const PeakEvaluation e = a.ctx->evaluate_peak({});
+  EXPECT_EQ(e.run_bytes, 48 - 16);
+}
+
+// With a dim ONNX's inference cannot name (here a dim of the input left unnamed), sizes are not
+// provably equal to the runtime: nothing is reused, every Add allocates.
+TEST(FreeListPlanner, UnknownDimsAreNeverReused) {
+  ModelBuilder b;
+  b.input("X", kFloat, {std::string()});  // neither value nor name
+  const char* names[] = {"X", "A", "B", "C", "D", "Y"};
+  for (int k = 0; k + 1 < 6; ++k) b.node("Add", {names[k], names[k]}, {names[k + 1]});
+  b.output("Y", kFloat);
+  const test::Analysis a = analyze_for_onnxruntime(b);
+  for (NodeId n = 0; n < 5; ++n) {
+    EXPECT_NE(a.print(a.ctx->memory(n).output_allocation), "0") << n;
+  }
+}
+
+}  // namespace
+}  // namespace cctx
