@@ -17,6 +17,7 @@ namespace cctx::opsets::onnx {
 using namespace cctx::sdk;
 using sdk::kit::attr_ints_vec;
 using sdk::kit::attr_string_or;
+using sdk::kit::ints_attr;
 using sdk::kit::fresh;
 
 /// Unbounded upper end of a fresh symbol's range.

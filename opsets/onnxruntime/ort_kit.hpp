@@ -104,19 +104,6 @@ struct Window {
   std::int64_t pad_end(std::size_t i) const { return pads[i + spatial()]; }
 };
 
-/// An INTS attribute of `n` values (absent: `n` copies of `fill`).
-inline bool ints_attr(const INodeView& node, const char* name, std::size_t n, std::int64_t fill,
-                      std::vector<std::int64_t>* values, std::string* why) {
-  if (!attr_ints_vec(node, name, values)) {
-    values->assign(n, fill);
-    return true;
-  }
-  if (values->size() == n) return true;
-  *why = "attribute '" + std::string(name) + "' has " + std::to_string(values->size()) +
-         " values, expected " + std::to_string(n);
-  return false;
-}
-
 /// Reads X (rank >= 3), W and the window of a Conv or ConvTranspose node; `why` on failure.
 inline bool read_conv(const INodeView& node, Shape* x, Shape* w, Window* win, std::string* why) {
   if (!known_shape(node, 0, x) || x->rank() < 3) {

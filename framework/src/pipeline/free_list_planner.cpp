@@ -26,6 +26,7 @@
 
 #include "cctx/dtypes.hpp"
 #include "pipeline/analysis_state.hpp"
+#include "pipeline/buffer_ledger.hpp"
 #include "pipeline/buffer_plan.hpp"
 #include "pipeline/inplace_declarations.hpp"
 #include "pipeline/node_flags.hpp"
@@ -50,7 +51,12 @@ struct SizeKeyHash {
 class FreeListPlan {
  public:
   FreeListPlan(Analysis& a, const ShapeResult& shapes, const TagResult& tags, BufferPlan& plan)
-      : s_(a), shapes_(shapes), tags_(tags), plan_(plan), bridge_(*a.pool) {
+      : s_(a),
+        shapes_(shapes),
+        tags_(tags),
+        plan_(plan),
+        bridge_(*a.pool),
+        buffers_(*a.graph, plan, /*inputs_protected=*/true) {
     for (const SymbolInfo& sym : a.pool->symbols()) {
       if (sym.kind != SymbolKind::kFresh) named_.insert(a.pool->symbol(sym.name).id);
     }
@@ -169,23 +175,11 @@ class FreeListPlan {
   }
 
   std::uint32_t new_buffer(ValueId v, BufferSource source, NodeId at) {
-    const auto id = static_cast<std::uint32_t>(plan_.buffers.size());
-    plan_.buffers.push_back({*plan_.bytes[v], source});
-    last_.push_back(at);
-    protected_.push_back(false);
     freed_.push_back(false);
     origin_.push_back(v);
-    join(id, v, at);
-    return id;
+    return buffers_.make(v, source, at);
   }
-
-  void join(std::uint32_t b, ValueId v, NodeId at) {
-    plan_.buffer_of[v] = b;
-    const std::uint32_t last = plan_.last_use[v] == kInvalidId ? at : plan_.last_use[v];
-    if (last > last_[b]) last_[b] = last;
-    const ValueEntry& e = s_.graph->value(v);
-    if (e.is_output() || e.is_initializer() || e.is_input()) protected_[b] = true;
-  }
+  void join(std::uint32_t b, ValueId v, NodeId at) { buffers_.join(b, v, at); }
 
   void seed_buffers() {
     const GraphEntry& main = s_.graph->main();
@@ -203,7 +197,7 @@ class FreeListPlan {
       const ValueId v = node.outputs[0];
       if (v == kNoValue || !plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) continue;
       const std::uint32_t b = new_buffer(v, BufferSource::kInitializer, 0);
-      protected_[b] = true;  // held for the whole session, like an initializer
+      buffers_.protect(b);  // held for the whole session, like an initializer
       plan_.preloaded.push_back(v);
     }
   }
@@ -214,7 +208,7 @@ class FreeListPlan {
   bool may_take_over(NodeId n, const NodeEntry& node, std::uint32_t k) const {
     const ValueId in = node.inputs[k];
     const std::uint32_t b = plan_.buffer_of[in];
-    if (b == kInvalidId || protected_[b] || last_[b] > n) return false;
+    if (b == kInvalidId || buffers_.is_protected(b) || buffers_.last(b) > n) return false;
     int reads = 0;
     for (ValueId v : node.inputs) reads += v != kNoValue && plan_.buffer_of[v] == b;
     for (ValueId v : node.captures) reads += plan_.buffer_of[v] == b;
@@ -304,7 +298,7 @@ class FreeListPlan {
     auto consider = [&](ValueId v) {
       if (v == kNoValue || plan_.buffer_of[v] == kInvalidId) return;
       const std::uint32_t b = plan_.buffer_of[v];
-      if (protected_[b] || freed_[b] || last_[b] != n) return;
+      if (buffers_.is_protected(b) || freed_[b] || buffers_.last(b) != n) return;
       const SizeKey& key = key_[origin_[b]];
       if (key.empty()) return;
       freed_[b] = true;
@@ -328,9 +322,9 @@ class FreeListPlan {
     std::vector<std::pair<NodeId, ValueId>> order;
     for (ValueId v = 0; v < g.values().size(); ++v) {
       const std::uint32_t b = plan_.buffer_of[v];
-      if (b == kInvalidId || protected_[b] || !read[b]) continue;
+      if (b == kInvalidId || buffers_.is_protected(b) || !read[b]) continue;
       if (plan_.last_use[v] == kInvalidId && origin_[b] != v) continue;  // left at once
-      order.emplace_back(last_[b], v);
+      order.emplace_back(buffers_.last(b), v);
     }
     std::stable_sort(order.begin(), order.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -353,11 +347,10 @@ class FreeListPlan {
   std::unordered_map<std::string, std::int64_t> names_;             ///< dim names met, numbered
   std::unordered_map<std::string, onnx::TypeProto> runtime_types_;  ///< by value name
   bool inferred_ = false;
-  std::vector<SizeKey> key_;         ///< per value
-  std::vector<std::uint32_t> last_;  ///< per buffer: last node any value of it is read
-  std::vector<bool> protected_;      ///< per buffer: never freed during a run
-  std::vector<bool> freed_;          ///< per buffer: on the free list now
-  std::vector<ValueId> origin_;      ///< per buffer: the value it was made for
+  std::vector<SizeKey> key_;  ///< per value
+  BufferLedger buffers_;
+  std::vector<bool> freed_;      ///< per buffer: on the free list now
+  std::vector<ValueId> origin_;  ///< per buffer: the value it was made for
   std::unordered_map<SizeKey, std::vector<std::uint32_t>, SizeKeyHash> free_;
   InplaceDeclarations declarations_;
   std::vector<InplaceDecision> decisions_;

@@ -6,6 +6,7 @@
 
 #include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
+#include "pipeline/buffer_ledger.hpp"
 #include "pipeline/expr_bridge.hpp"
 #include "pipeline/inplace_declarations.hpp"
 #include "pipeline/node_flags.hpp"
@@ -17,7 +18,11 @@ namespace {
 class InplaceStage {
  public:
   InplaceStage(Analysis& a, const ShapeResult& shapes, BufferPlan& plan)
-      : s_(a), shapes_(shapes), plan_(plan), bridge_(*a.pool) {}
+      : s_(a),
+        shapes_(shapes),
+        plan_(plan),
+        bridge_(*a.pool),
+        buffers_(*a.graph, plan, !a.options.inplace.allow_input_overwrite) {}
 
   void run() {
     const GraphView& g = *s_.graph;
@@ -39,25 +44,9 @@ class InplaceStage {
 
  private:
   std::uint32_t new_buffer(ValueId v, BufferSource source, NodeId at) {
-    const auto id = static_cast<std::uint32_t>(plan_.buffers.size());
-    plan_.buffers.push_back({*plan_.bytes[v], source});
-    last_.push_back(at);
-    protected_.push_back(false);
-    plan_.buffer_of[v] = id;
-    join(id, v, at);
-    return id;
+    return buffers_.make(v, source, at);
   }
-
-  // A value joins buffer b: the buffer lives until its last member's last use, and is protected
-  // while it holds a graph output, an initializer, or a graph input that may not be overwritten.
-  void join(std::uint32_t b, ValueId v, NodeId at) {
-    plan_.buffer_of[v] = b;
-    const std::uint32_t last = plan_.last_use[v] == kInvalidId ? at : plan_.last_use[v];
-    if (last > last_[b]) last_[b] = last;
-    const ValueEntry& e = s_.graph->value(v);
-    const bool overwrite = s_.options.inplace.allow_input_overwrite;
-    if (e.is_output() || e.is_initializer() || (e.is_input() && !overwrite)) protected_[b] = true;
-  }
+  void join(std::uint32_t b, ValueId v, NodeId at) { buffers_.join(b, v, at); }
 
   void seed_buffers() {
     const GraphEntry& main = s_.graph->main();
@@ -93,7 +82,7 @@ class InplaceStage {
     for (ValueId v : node.captures) {
       if (plan_.buffer_of[v] == b) return false;
     }
-    return !protected_[b] && last_[b] <= n;
+    return !buffers_.is_protected(b) && buffers_.last(b) <= n;
   }
 
   std::optional<ReuseKind> size_class(NodeId n, std::uint32_t o, std::uint32_t k,
@@ -184,8 +173,7 @@ class InplaceStage {
   const ShapeResult& shapes_;
   BufferPlan& plan_;
   ExprBridge bridge_;
-  std::vector<std::uint32_t> last_;         // per buffer: last node any member is used
-  std::vector<bool> protected_;             // per buffer
+  BufferLedger buffers_;
   std::vector<InplaceDecision> decisions_;  // plan()'s, sorted then stored
   InplaceDeclarations declarations_;        // plan()'s, of the current node
   std::vector<DecisionEvent> pending_;

@@ -20,19 +20,6 @@ struct Window {
   std::string auto_pad = "NOTSET";
 };
 
-/// An INTS attribute of `n` values, or `n` copies of `fill` when absent.
-bool ints_attr(const INodeView& node, const char* name, std::size_t n, std::int64_t fill,
-               std::vector<std::int64_t>* values, std::string* error) {
-  if (!attr_ints_vec(node, name, values)) {
-    values->assign(n, fill);
-    return true;
-  }
-  if (values->size() == n) return true;
-  *error = "attribute '" + std::string(name) + "' has " + std::to_string(values->size()) +
-           " values, expected " + std::to_string(n);
-  return false;
-}
-
 bool read_window(const INodeView& node, std::size_t spatial, const Shape& w, Window* win,
                  std::string* error) {
   std::vector<std::int64_t> kernel;

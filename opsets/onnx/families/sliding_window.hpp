@@ -39,19 +39,6 @@ struct Window {
   bool kernel_known() const { return !kernel.empty(); }
 };
 
-/// Reads an INTS attribute of `n` values (absent: `n` copies of `fill`).
-inline bool ints_attr(const INodeView& node, const char* name, std::size_t n, std::int64_t fill,
-                      std::vector<std::int64_t>* values, std::string* error) {
-  if (!attr_ints_vec(node, name, values)) {
-    values->assign(n, fill);
-    return true;
-  }
-  if (values->size() == n) return true;
-  *error = "attribute '" + std::string(name) + "' has " + std::to_string(values->size()) +
-           " values, expected " + std::to_string(n);
-  return false;
-}
-
 inline bool parse_auto_pad(const INodeView& node, AutoPad* mode, std::string* error) {
   const std::string text = attr_string_or(node, "auto_pad", "NOTSET");
   if (text == "NOTSET") {

@@ -170,6 +170,20 @@ inline bool attr_ints_vec(const INodeView& node, const char* name, std::vector<s
   return true;
 }
 
+/// The INTS attribute `name` of exactly `n` values, or `n` copies of `fill` when absent; false,
+/// with `why` naming the attribute and both counts, when it has another number of values.
+inline bool ints_attr(const INodeView& node, const char* name, std::size_t n, std::int64_t fill,
+                      std::vector<std::int64_t>* values, std::string* why) {
+  if (!attr_ints_vec(node, name, values)) {
+    values->assign(n, fill);
+    return true;
+  }
+  if (values->size() == n) return true;
+  *why = "attribute '" + std::string(name) + "' has " + std::to_string(values->size()) +
+         " values, expected " + std::to_string(n);
+  return false;
+}
+
 /// The STRING attribute `name`, or `fallback` when absent.
 inline std::string attr_string_or(const INodeView& node, const char* name, const char* fallback) {
   StringRef s;
