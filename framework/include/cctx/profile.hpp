@@ -63,6 +63,27 @@ struct Profile {
     /// them (onnxruntime-node copies each output into a JavaScript buffer: 1). run_bytes is at
     /// least the outputs' bytes times 1 + output_copies.
     std::int64_t output_copies = 0;
+    /// An arena between the runtime and malloc, modelled after ONNX Runtime's BFC arena
+    /// (docs/design/onnxruntime-memory.md, "BFC arena"): best-fit chunks in regions that are
+    /// never returned, the first region `initial_region_bytes`, each next one twice the last
+    /// (up to `max_doubling_bytes`) or the next power-of-two multiple that fits the request.
+    /// With an arena, run_bytes is what the arena reserves over the first two runs, and
+    /// session_bytes counts the regions the initializers took when they are allocated from it
+    /// (architecture.md, "The buffer plan").
+    struct Arena {
+      bool enabled = false;
+      std::int64_t initial_region_bytes = std::int64_t{1} << 20;
+      std::int64_t max_doubling_bytes = std::int64_t{1} << 30;
+      std::int64_t rounding_bytes = 256;  ///< every request rounded up to a multiple
+      /// A free chunk is split when it is at least twice the request or would waste this much.
+      std::int64_t max_dead_bytes_per_chunk = std::int64_t{128} << 20;
+      /// The second run asks for one block holding every planned buffer at offsets traced in
+      /// the first run (ONNX Runtime's memory pattern); outputs and scratch stay separate.
+      bool memory_pattern = true;
+      /// The initializers are allocated from the arena when the session loads (older ONNX
+      /// Runtime releases; 1.30 holds them outside it, measured).
+      bool initializers = false;
+    } arena;
   } memory;
   struct Scratch {
     bool enabled = true;

@@ -46,7 +46,12 @@ constexpr std::string_view kMemoryKeys[] = {"enabled",
                                             "constants_as_initializers",
                                             "session_overhead_bytes",
                                             "session_overhead_per_node_bytes",
-                                            "output_copies"};
+                                            "output_copies",
+                                            "arena"};
+constexpr std::string_view kArenaKeys[] = {
+    "enabled",        "initial_region_bytes",     "max_doubling_bytes",
+    "rounding_bytes", "max_dead_bytes_per_chunk", "memory_pattern",
+    "initializers"};
 constexpr std::string_view kBufferPlans[] = {"seed",
                                              "free_list"};  // pipeline/buffer_plan.cpp makes them
 constexpr std::string_view kReportKeys[] = {"evaluate"};
@@ -156,6 +161,7 @@ class ProfileReader {
   void apply_extends(const Field& field, Profile& profile) const;
   void apply_shapes(const Field& field, Profile::Shapes& shapes) const;
   void apply_inplace(const Field& field, Profile::Inplace& inplace) const;
+  void apply_arena(const Field& field, Profile::Memory::Arena& arena) const;
   bool read_enabled(const Field& field, std::string_view section, bool current) const;
   void apply_expressions(const Field& field, ExprLimits& limits) const;
   void apply_limits(const Field& field, Limits& limits) const;
@@ -282,6 +288,8 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
         profile.memory.session_overhead_per_node_bytes = check_.integer(e.value, 0, 1 << 30);
       } else if (e.key == "session_overhead_bytes") {
         profile.memory.session_overhead_bytes = check_.integer(e.value, 0, std::int64_t{1} << 50);
+      } else if (e.key == "arena") {
+        apply_arena(e.value, profile.memory.arena);
       } else {
         profile.memory.buffer_plan = std::string(check_.one_of(e.value, kBufferPlans));
       }
@@ -339,6 +347,29 @@ void ProfileReader::apply_inplace(const Field& field, Profile::Inplace& inplace)
       inplace.fallback = check_.one_of(e.value, kInplaceFallbacks) == "structural"
                              ? InplaceFallback::kStructural
                              : InplaceFallback::kNone;
+    }
+  }
+}
+
+// `arena:` turns the arena on; `enabled: false` turns off one an extended profile set.
+void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& arena) const {
+  constexpr std::int64_t kMaxRegion = std::int64_t{1} << 50;
+  arena.enabled = true;
+  for (const Entry& e : check_.entries(field, "memory.arena", kArenaKeys)) {
+    if (e.key == "enabled") {
+      arena.enabled = check_.boolean(e.value);
+    } else if (e.key == "initial_region_bytes") {
+      arena.initial_region_bytes = check_.integer(e.value, 1, kMaxRegion);
+    } else if (e.key == "max_doubling_bytes") {
+      arena.max_doubling_bytes = check_.integer(e.value, 1, kMaxRegion);
+    } else if (e.key == "rounding_bytes") {
+      arena.rounding_bytes = check_.integer(e.value, 1, std::int64_t{1} << 20);
+    } else if (e.key == "max_dead_bytes_per_chunk") {
+      arena.max_dead_bytes_per_chunk = check_.integer(e.value, 0, kMaxRegion);
+    } else if (e.key == "memory_pattern") {
+      arena.memory_pattern = check_.boolean(e.value);
+    } else {
+      arena.initializers = check_.boolean(e.value);
     }
   }
 }

@@ -9,6 +9,7 @@
 #include "cctx/model.hpp"
 #include "model/inline_functions.hpp"
 #include "pipeline/analysis_state.hpp"
+#include "pipeline/arena_replay.hpp"
 
 namespace cctx {
 
@@ -177,6 +178,18 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
         throw ExprError(ExprError::Kind::kOverflow,
                         "integer overflow: the session's bytes add up to more than 2^63 - 1");
       }
+    }
+  }
+  const Profile::Memory::Arena& arena = state_->options.memory.arena;
+  if (arena.enabled && state_->options.memory.enabled) {
+    // An arena keeps what it reserved: the runtime figures are its regions.
+    const ArenaReplay replay = replay_on_arena(*state_->pool, *state_, assignment);
+    result.run_bytes = replay.run_reserved;
+    if (arena.initializers) {
+      result.session_bytes = state_->options.memory.session_overhead_bytes +
+                             state_->options.memory.session_overhead_per_node_bytes *
+                                 static_cast<std::int64_t>(count) +
+                             replay.session_reserved;
     }
   }
   return result;

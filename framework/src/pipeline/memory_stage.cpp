@@ -58,6 +58,12 @@ class MemoryStage {
                       "integer overflow: the graph's inputs and initializers add up to more "
                       "than 2^63 - 1 bytes");
     }
+    if (s_.options.memory.arena.enabled) {
+      trace_ = &out_.trace;
+      traced_.assign(buffers, false);
+      trace_->node_begin.reserve(count + 1);
+      trace_->frees_begin.reserve(count);
+    }
     for (NodeId n = 0; n < count; ++n) {
       try {
         step(n);
@@ -65,6 +71,7 @@ class MemoryStage {
         rethrow_at_node(s_, n, e, "the bytes live at this node add up to more than 2^63 - 1");
       }
     }
+    if (trace_) trace_->node_begin.push_back(static_cast<std::uint32_t>(trace_->buffers.size()));
   }
 
  private:
@@ -83,6 +90,16 @@ class MemoryStage {
   bool is_zero(Expr e) const {
     auto v = pool_.as_int(e);
     return v && *v == 0;
+  }
+
+  // A buffer coming to life (members 0 -> 1) or dying (1 -> 0): the allocator model sees it if
+  // it holds an intermediate (inputs are the caller's, initializers the session's).
+  void trace(std::uint32_t b, bool alloc) {
+    if (!trace_) return;
+    if (alloc && source_[b] != BufferSource::kIntermediate) return;
+    if (!alloc && !traced_[b]) return;
+    traced_[b] = alloc;
+    trace_->buffers.push_back(b);
   }
 
   void account(std::uint32_t b, bool add) {
@@ -113,6 +130,7 @@ class MemoryStage {
       tag_[b] = tags_.values[v];
       members_[b] = 1;
       account(b, true);
+      trace(b, true);
       return;
     }
     const Tag merged = merge_tag(tag_[b], tags_.values[v]);
@@ -127,7 +145,10 @@ class MemoryStage {
   void leave(ValueId v) {
     const std::uint32_t b = plan_.buffer_of[v];
     if (b == kInvalidId || members_[b] == 0) return;
-    if (--members_[b] == 0) account(b, false);
+    if (--members_[b] == 0) {
+      account(b, false);
+      trace(b, false);
+    }
   }
 
   void set_source(std::uint32_t b, BufferSource source) {
@@ -197,6 +218,7 @@ class MemoryStage {
     live_total_.sub(allocation);
 
     // Transition (8.3 step 5).
+    if (trace_) trace_->node_begin.push_back(static_cast<std::uint32_t>(trace_->buffers.size()));
     for (const InplaceDecision& d : decisions) {
       const ValueId out = node.outputs[d.output];
       join(plan_.buffer_of[out], out);
@@ -210,7 +232,9 @@ class MemoryStage {
       tag_[b] = tags_.values[v];
       members_[b] = 1;
       account(b, true);
+      trace(b, true);
     }
+    if (trace_) trace_->frees_begin.push_back(static_cast<std::uint32_t>(trace_->buffers.size()));
     for (ValueId v : plan_.release_after[n]) leave(v);
     for (const InplaceDecision& d : decisions) {
       const ValueId in = node.inputs[d.input];
@@ -242,6 +266,8 @@ class MemoryStage {
   std::vector<std::uint32_t> members_;
   std::vector<Tag> tag_;
   std::vector<BufferSource> source_;
+  AllocationTrace* trace_ = nullptr;  // set when the profile models an arena
+  std::vector<bool> traced_;          // per buffer: allocated in the trace and not yet freed
 };
 
 }  // namespace

@@ -32,9 +32,20 @@ struct TagResult {
   std::vector<bool> sticky;  ///< per NodeId: the node tag was set by a tag rule
 };
 
+/// The intermediate buffers' allocations and releases in run order, for an allocator model
+/// (recorded only when the profile models an arena, `memory.arena`): node n allocates
+/// buffers[node_begin[n] .. frees_begin[n]) and then releases buffers[frees_begin[n] ..
+/// node_begin[n + 1]). Buffer ids index BufferPlan::buffers.
+struct AllocationTrace {
+  std::vector<std::uint32_t> buffers;
+  std::vector<std::uint32_t> node_begin;
+  std::vector<std::uint32_t> frees_begin;
+};
+
 /// The memory stage: the profile of every main-graph node.
 struct MemoryResult {
   std::vector<MemoryProfile> nodes;
+  AllocationTrace trace;
 };
 
 /// The scratch stage: every main-graph node's scratch bytes (estimator plus bodies).

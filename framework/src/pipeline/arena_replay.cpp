@@ -1,0 +1,104 @@
+#include "pipeline/arena_replay.hpp"
+
+#include <vector>
+
+#include "pipeline/arena_model.hpp"
+
+namespace cctx {
+
+namespace {
+
+class Replay {
+ public:
+  Replay(ExprPool& pool, const ComputeContext::State& s, const Assignment& assignment)
+      : s_(s), plan_(s.plan), trace_(s.memory.trace), arena_(s.options.memory.arena) {
+    // One batch: every buffer's size, then every node's scratch.
+    std::vector<Expr> batch;
+    batch.reserve(plan_.buffers.size() + s.scratch.nodes.size());
+    for (const BufferPlan::Buffer& b : plan_.buffers) batch.push_back(b.size);
+    for (Expr e : s.scratch.nodes) batch.push_back(e);
+    values_ = pool.eval_all(batch, assignment);
+    scratch_from_ = plan_.buffers.size();
+    is_output_.assign(plan_.buffers.size(), false);
+    for (ValueId v : s.graph->main().outputs) {
+      if (v < plan_.buffer_of.size() && plan_.buffer_of[v] != kInvalidId)
+        is_output_[plan_.buffer_of[v]] = true;
+    }
+    held_.assign(plan_.buffers.size(), RegionArena::kNone);
+  }
+
+  ArenaReplay run() {
+    ArenaReplay out;
+    if (s_.options.memory.arena.initializers) load_session();
+    out.session_reserved = arena_.reserved();
+    const bool pattern = s_.options.memory.arena.memory_pattern;
+    run_once(pattern ? &tracer_ : nullptr, false);
+    run_once(nullptr, pattern);
+    out.run_reserved = arena_.reserved() - out.session_reserved;
+    return out;
+  }
+
+ private:
+  std::int64_t bytes(std::uint32_t buffer) const { return values_[buffer]; }
+
+  void load_session() {
+    std::vector<bool> loaded(plan_.buffers.size(), false);
+    auto load = [&](ValueId v) {
+      const std::uint32_t b = v < plan_.buffer_of.size() ? plan_.buffer_of[v] : kInvalidId;
+      if (b == kInvalidId || loaded[b]) return;
+      loaded[b] = true;
+      arena_.alloc(bytes(b));  // held for the session's life
+    };
+    for (ValueId v : s_.graph->main().initializers) load(v);
+    for (ValueId v : plan_.preloaded) load(v);
+  }
+
+  // One run in plan order. `tracer`: the run lays out the memory pattern. `from_block`: the
+  // pattern's block serves every planned buffer but the outputs.
+  void run_once(PatternTracer* tracer, bool from_block) {
+    const RegionArena::Handle block =
+        from_block ? arena_.alloc(tracer_.peak()) : RegionArena::kNone;
+    const std::size_t count = trace_.frees_begin.size();
+    for (std::size_t n = 0; n < count; ++n) {
+      for (std::uint32_t i = trace_.node_begin[n]; i < trace_.frees_begin[n]; ++i) {
+        const std::uint32_t b = trace_.buffers[i];
+        if (from_block && !is_output_[b]) continue;
+        held_[b] = arena_.alloc(bytes(b));
+        if (tracer && !is_output_[b]) tracer->alloc(b, arena_.rounded(bytes(b)));
+      }
+      // The kernel's working memory, allocated after its outputs and freed before it returns.
+      if (scratch_from_ + n < values_.size()) arena_.free(arena_.alloc(values_[scratch_from_ + n]));
+      for (std::uint32_t i = trace_.frees_begin[n]; i < trace_.node_begin[n + 1]; ++i) {
+        const std::uint32_t b = trace_.buffers[i];
+        arena_.free(held_[b]);
+        held_[b] = RegionArena::kNone;
+        if (tracer) tracer->free(b);
+      }
+    }
+    // The run ends: the frame's buffers and, once the caller has them, the outputs go back.
+    for (RegionArena::Handle& h : held_) {
+      arena_.free(h);
+      h = RegionArena::kNone;
+    }
+    arena_.free(block);
+  }
+
+  const ComputeContext::State& s_;
+  const BufferPlan& plan_;
+  const AllocationTrace& trace_;
+  RegionArena arena_;
+  PatternTracer tracer_;
+  std::vector<std::int64_t> values_;
+  std::size_t scratch_from_ = 0;
+  std::vector<bool> is_output_;
+  std::vector<RegionArena::Handle> held_;
+};
+
+}  // namespace
+
+ArenaReplay replay_on_arena(ExprPool& pool, const ComputeContext::State& s,
+                            const Assignment& assignment) {
+  return Replay(pool, s, assignment).run();
+}
+
+}  // namespace cctx

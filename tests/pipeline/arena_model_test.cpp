@@ -1,0 +1,134 @@
+// The arena model (pipeline/arena_model.hpp): the region ladder, best fit, splitting and merging
+// of ONNX Runtime's BFC arena, and the memory pattern's offsets; then the onnxruntime-cpu
+// profile end to end on a small chain whose arena can be worked out by hand.
+#include "pipeline/arena_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cctx/host.hpp"
+#include "cctx/profile.hpp"
+#include "stage_test_support.hpp"
+
+namespace cctx {
+namespace {
+
+constexpr std::int64_t kMiB = std::int64_t{1} << 20;
+
+Profile::Memory::Arena defaults() {
+  Profile::Memory::Arena a;
+  a.enabled = true;
+  return a;
+}
+
+TEST(RegionArena, RegionsDoubleFromOneMebibyte) {
+  RegionArena arena(defaults());
+  EXPECT_EQ(arena.alloc(0), RegionArena::kNone);  // nothing for an empty tensor
+  EXPECT_EQ(arena.reserved(), 0);
+  arena.alloc(kMiB);  // fills the first region exactly
+  EXPECT_EQ(arena.reserved(), kMiB);
+  arena.alloc(kMiB);  // the next region is twice the first
+  EXPECT_EQ(arena.reserved(), 3 * kMiB);
+  arena.alloc(3 * kMiB);  // fits the 4 MiB the ladder has reached
+  EXPECT_EQ(arena.reserved(), 7 * kMiB);
+}
+
+TEST(RegionArena, AnOversizedRequestSkipsRungsAndTheNextRegionStaysTheSame) {
+  RegionArena arena(defaults());
+  arena.alloc(3 * kMiB);  // 1 MiB doubles to 4 MiB inside the loop: no doubling after it
+  EXPECT_EQ(arena.reserved(), 4 * kMiB);
+  arena.alloc(3 * kMiB);  // the 1 MiB left does not fit: another 4 MiB region
+  EXPECT_EQ(arena.reserved(), 8 * kMiB);
+  arena.alloc(3 * kMiB);  // then 8 MiB
+  EXPECT_EQ(arena.reserved(), 16 * kMiB);
+}
+
+TEST(RegionArena, RequestsRoundUpAndSplitOnlyLargeChunks) {
+  RegionArena arena(defaults());
+  EXPECT_EQ(arena.rounded(1), 256);
+  // 600 KiB of a 1 MiB chunk: the chunk is less than twice the request, so all of it is
+  // handed out and a second 600 KiB needs a region.
+  arena.alloc(600 * 1024);
+  arena.alloc(600 * 1024);
+  EXPECT_EQ(arena.reserved(), 3 * kMiB);
+  // 2 MiB region: 600 KiB taken from its front, 1448 KiB left: 400 KiB more fit.
+  arena.alloc(400 * 1024);
+  EXPECT_EQ(arena.reserved(), 3 * kMiB);
+}
+
+TEST(RegionArena, FreedNeighboursMerge) {
+  RegionArena arena(defaults());
+  const auto a = arena.alloc(256 * 1024);
+  const auto b = arena.alloc(256 * 1024);
+  const auto c = arena.alloc(256 * 1024);
+  arena.free(a);
+  arena.free(c);
+  arena.free(b);  // merges with both: the whole first region is one free chunk again
+  arena.alloc(kMiB);
+  EXPECT_EQ(arena.reserved(), kMiB);
+}
+
+TEST(RegionArena, BestFitTakesTheSmallestChunkThatFits) {
+  RegionArena arena(defaults());
+  const auto small = arena.alloc(kMiB);      // region 1 (1 MiB)
+  const auto large = arena.alloc(2 * kMiB);  // region 2 (2 MiB)
+  arena.free(large);
+  arena.free(small);
+  arena.alloc(kMiB);  // into the 1 MiB chunk: the 2 MiB one stays whole
+  arena.alloc(2 * kMiB);
+  EXPECT_EQ(arena.reserved(), 3 * kMiB);
+}
+
+TEST(PatternTracer, BestFitGapsAndGrowth) {
+  PatternTracer p;
+  p.alloc(0, 100);
+  p.alloc(1, 50);  // [100, 150)
+  p.free(0);       // gap [0, 100)
+  p.alloc(2, 60);  // the gap: [0, 60)
+  p.alloc(3, 40);  // fits [60, 100) exactly
+  EXPECT_EQ(p.peak(), 150);
+  p.alloc(4, 10);  // no gap: after the highest block
+  EXPECT_EQ(p.peak(), 160);
+  p.free(1);       // gap [100, 150)
+  p.free(4);       // merges with the tail: [100, 160)
+  p.alloc(5, 30);  // best fit among gaps of 60: [100, 130)
+  p.alloc(6, 40);  // only [130, 160) is left, too small: after the highest block, at 130
+  EXPECT_EQ(p.peak(), 170);
+  p.alloc(7, 0);  // an empty block takes no room
+  EXPECT_EQ(p.peak(), 170);
+}
+
+TEST(PatternTracer, TheSmallestGapWinsAndTheLowestAmongEquals) {
+  PatternTracer p;
+  for (std::uint32_t k = 0; k < 5; ++k) p.alloc(k, 10);  // [0,10) ... [40,50)
+  p.free(1);                                             // gap [10, 20)
+  p.free(3);                                             // gap [30, 40)
+  p.alloc(5, 10);                                        // the lower one
+  p.free(0);                                             // gap [0, 10)
+  p.alloc(6, 10);                                        // [0, 10): the lowest of two fits
+  p.alloc(7, 10);                                        // [30, 40)
+  p.alloc(8, 1);                                         // nothing left: at 50
+  EXPECT_EQ(p.peak(), 51);
+}
+
+using namespace stage_test;
+
+// X[N] -> Relu -> A -> Sigmoid -> Y with N floats of 1 MiB: run 1 puts A in the first region
+// (1 MiB) and Y, a graph output, in a second (2 MiB); run 2 asks for the pattern's block (A:
+// 1 MiB), which the first region holds, and Y goes to the second again: 3 MiB reserved.
+TEST(ArenaProfile, TinyChainByHand) {
+  for (const auto& [n, want] :
+       {std::pair{std::int64_t{1} << 18, 3 * kMiB}, std::pair{std::int64_t{1} << 20, 8 * kMiB},
+        std::pair{std::int64_t{1000}, kMiB}}) {
+    ModelBuilder b;
+    b.input("X", kFloat, {n});
+    b.node("Relu", {"X"}, {"A"});
+    b.node("Sigmoid", {"A"}, {"Y"});
+    b.output("Y", kFloat);
+    const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu"));
+    const test::Analysis a = test::analyze(b.build(), profile);
+    EXPECT_EQ(a.ctx->evaluate_peak({}).run_bytes, want) << n;
+  }
+}
+
+}  // namespace
+}  // namespace cctx
