@@ -29,6 +29,8 @@ import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
 
+import {makeFeeds} from './ort_inputs.mjs';
+
 const spec = JSON.parse(process.argv[2] ?? '{}');
 const reportFile = process.env.CCTX_ALLOC_REPORT;
 const fail = (msg) => {
@@ -73,30 +75,6 @@ async function settle() {
   }
 }
 
-// Deterministic input data (xorshift), so two runs of the harness see the same values.
-let seed = 0x2545f491;
-function fillTensor(type, shape, fill) {
-  const n = shape.reduce((a, b) => a * b, 1);
-  const arrays = {
-    float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array,
-    int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, bool: Uint8Array,
-  };
-  const Ctor = arrays[type];
-  if (!Ctor) fail(`input element type ${type} is not supported`);
-  const data = new Ctor(n);
-  if (type === 'float32' || type === 'float64') {
-    for (let i = 0; i < n; i++) {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      data[i] = fill ?? (seed >>> 0) / 4294967296;
-    }
-  } else if (fill !== undefined) {
-    data.fill(type === 'int64' ? BigInt(fill) : fill);
-  }
-  return new ort.Tensor(type, data, shape);
-}
-
 const options = {
   graphOptimizationLevel: 'disabled',
   intraOpNumThreads: 1,
@@ -112,15 +90,7 @@ const session = await ort.InferenceSession.create(spec.model, options);
 await settle();
 const afterSession = read();
 
-const feeds = {};
-const metadata = Object.fromEntries(session.inputMetadata.map((m) => [m.name, m]));
-for (const [name, entry] of Object.entries(spec.inputs)) {
-  if (!metadata[name]) fail(`the model has no input '${name}'`);
-  const [shape, fill] = Array.isArray(entry) ? [entry, undefined] : [entry.shape, entry.fill];
-  feeds[name] = fillTensor(metadata[name].type, shape, fill);
-}
-for (const name of session.inputNames)
-  if (!feeds[name]) fail(`no shape given for input '${name}'`);
+const feeds = makeFeeds(ort, session, spec.inputs, fail);
 await settle();
 const beforeRun1 = read();
 

@@ -17,6 +17,10 @@ initializers (the session is then predicted as the initializers). The measuremen
 with is run_ort's run_bytes in no-arena mode (the heap a run allocates above what is held before
 it) and arena_growth_bytes in arena mode (what the arena holds after two runs).
 
+With the per-node check (on unless --no-per-node), each no-arena point also runs once under
+ONNX Runtime's profiler, and every main-graph node's output bytes are compared with cctx's
+(per_node.py): the row ends with "nodes EQUAL/COMPARED" and the mismatches follow it.
+
 Prints one row per point, a summary of hit rates (within 10% in no-arena mode, within 25% in
 arena mode, session within 10%) and appends one line per point to the history file
 (tests/validate/history.tsv by default; "none" to skip). Exit status: 0 when every point was
@@ -33,6 +37,8 @@ import tempfile
 from typing import Dict, List, Optional
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import per_node  # noqa: E402
 DTYPE_BYTES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4,
                "int16": 2, "uint16": 2, "int8": 1, "uint8": 1, "bool": 1}
 TOLERANCE = {"no-arena": 0.10, "arena": 0.25}
@@ -54,6 +60,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--history", default=str(HERE / "history.tsv"))
     p.add_argument("--json", type=pathlib.Path, help="write every point's numbers here")
     p.add_argument("--timeout", type=int, default=900, help="seconds per ONNX Runtime run")
+    p.add_argument("--no-per-node", dest="per_node", action="store_false",
+                   help="skip the per-node check against ONNX Runtime's profiler")
     return p.parse_args()
 
 
@@ -220,6 +228,13 @@ def main() -> int:
             row["session_measured"] = m["session_bytes"]
             row["session_predicted"] = p["session_bytes"]
             row["ort"], row["cctx"] = m, p
+            if args.per_node and mode == "no-arena":
+                # Each node's output bytes as ONNX Runtime's profiler saw them in one run.
+                nodes = per_node.compare(
+                    per_node.ort_nodes(args.build, path, size["shapes"], args.timeout),
+                    per_node.cctx_report(args.build, path, profiles[mode]), symbols, args.build)
+                row["nodes_compared"], row["nodes_equal"] = nodes["compared"], nodes["equal"]
+                row["node_mismatches"] = nodes["mismatches"]
         except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError, KeyError) as e:
             row["error"] = str(e).replace("\n", " ")
         r = ratio(row.get("predicted"), row.get("measured"))
@@ -240,7 +255,11 @@ def main() -> int:
               f"{mb(row['measured']):>11} {mb(row['predicted']):>12} {r:>6.2f} "
               f"{'yes' if row['hit'] else 'no':>3} {mb(tensors):>10}  "
               f"{mb(row['session_measured']):>10} {mb(row['session_predicted']):>8} {sr:>6.2f}  "
-              f"{p['peak_node'] or '-'}{' (caps raised)' if p['uncapped'] else ''}", flush=True)
+              f"{p['peak_node'] or '-'}{' (caps raised)' if p['uncapped'] else ''}"
+              + (f"  nodes {row['nodes_equal']}/{row['nodes_compared']}"
+                 if "nodes_compared" in row else ""), flush=True)
+        for mismatch in row.get("node_mismatches", [])[:5]:
+            print(f"    per node: {mismatch}")
     summarize(rows, manifest)
     if args.history != "none":
         append_history(pathlib.Path(args.history), rows)
@@ -269,6 +288,13 @@ def summarize(rows: List[dict], manifest: dict) -> None:
         t_hits = sum(r["tensor_hit"] for r in done)
         print(f"  against ONNX Runtime's allocator alone (tensors MB, without node's copies of the "
               f"outputs): {t_hits}/{len(done)} within {TOLERANCE[mode]:.0%}")
+    checked = [r for r in rows if "nodes_compared" in r]
+    if checked:
+        equal = sum(r["nodes_equal"] for r in checked)
+        compared = sum(r["nodes_compared"] for r in checked)
+        exact = sum(r["nodes_equal"] == r["nodes_compared"] for r in checked)
+        print(f"per node (ONNX Runtime's profiler, no-arena points): {equal}/{compared} nodes' "
+              f"output bytes equal; {exact}/{len(checked)} points with every node equal")
     done = [r for r in rows if "error" not in r]
     if done:
         s = sum(r["session_hit"] for r in done)
