@@ -95,6 +95,35 @@ TEST(CliAnalyze, TableNamesTheRuntimeFigures) {
       << r.out;
 }
 
+// Under the arena profile the run figure is whole regions (1 MiB, then doubling, or the next
+// power-of-two multiple for a large request), not less than what a run holds without the arena
+// (but for the outputs' JavaScript copies); the session is the same as without it.
+TEST(CliAnalyze, ArenaProfileCountsWholeRegions) {
+  const std::string cnn = quoted(test::source_dir() / "tests/models/cnn.onnx");
+  for (const char* eval :
+       {"batch=1 --eval height=20 --eval width=28", "batch=64 --eval height=97 --eval width=131"}) {
+    auto arena = run_cctx("analyze " + cnn + " --format json --profile onnxruntime-cpu --eval " +
+                          std::string(eval));
+    auto plain = run_cctx("analyze " + cnn +
+                          " --format json --profile onnxruntime-cpu-no-arena --eval " + eval);
+    ASSERT_EQ(arena.exit_code, 0) << arena.err;
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    const auto a = nlohmann::json::parse(arena.out)["peak"]["evaluations"][0];
+    const auto p = nlohmann::json::parse(plain.out)["peak"]["evaluations"][0];
+    const std::int64_t mib = std::int64_t{1} << 20;
+    const std::int64_t run = a["run_bytes"];
+    EXPECT_EQ(run % mib, 0) << a;
+    // The arena also holds the outputs, not their JavaScript copies: compare without those.
+    EXPECT_GE(run, std::int64_t{p["run_bytes"]} / 2) << a << p;
+    EXPECT_EQ(a["session_bytes"], p["session_bytes"]);
+  }
+  auto seed_run =
+      run_cctx("analyze " + seed() + " --format json --eval N=8 --profile onnxruntime-cpu");
+  ASSERT_EQ(seed_run.exit_code, 0) << seed_run.err;
+  EXPECT_EQ(nlohmann::json::parse(seed_run.out)["peak"]["evaluations"][0]["run_bytes"],
+            std::int64_t{1} << 20);  // a first region of 1 MiB holds everything
+}
+
 // A shipped profile is found by its name; a bare name that names nothing is a one-line error.
 TEST(CliAnalyze, ShippedProfileByName) {
   auto r = run_cctx("analyze " + seed() +

@@ -96,6 +96,7 @@ def main() -> int:
     (args.work / "history.tsv").unlink(missing_ok=True)  # this run's lines only
     proc = subprocess.run([sys.executable, str(HERE / "validate.py"), "--build", str(args.build),
                            "--models", str(args.work), "--history", str(args.work / "history.tsv"),
+                           "--profile-no-arena", "default", "--profile-arena", "default",
                            "--json", str(rows_file)], capture_output=True, text=True, timeout=100)
     print(proc.stdout, end="")
     print(proc.stderr, end="", file=sys.stderr)

@@ -4,13 +4,15 @@
     /usr/bin/python3 tests/validate/validate.py --build build [--models DIR] [--only a,b]
         [--kinds symbolic,fixed] [--modes no-arena,arena]
         [--profile-no-arena P] [--profile-arena P] [--history FILE|none] [--json OUT]
+        [--no-per-node]
 
 For each model of DIR/manifest.json (written by export_models.py), each of its sizes, each input
 kind (symbolic: the export with dynamic axes, evaluated at the size; fixed: the export with its
 inputs fixed to the size) and each mode (no-arena: ONNX Runtime's CPU arena and memory pattern
 off; arena: both on, its defaults), it
   - measures with run_ort.mjs under the allocation counter (LD_PRELOAD);
-  - predicts with `cctx analyze MODEL --format json [--eval SYM=V ...] [--profile P]`.
+  - predicts with `cctx analyze MODEL --format json [--eval SYM=V ...] --profile P`, P being
+    onnxruntime-cpu-no-arena and onnxruntime-cpu unless said otherwise.
 The prediction is peak.evaluations[i].run_bytes when the report has it (and session_bytes for the
 session), else the seed's accounting: the peak minus the bytes of the graph inputs and the
 initializers (the session is then predicted as the initializers). The measurement it is compared
@@ -55,8 +57,11 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--kinds", default="symbolic,fixed")
     p.add_argument("--modes", default="no-arena,arena")
     p.add_argument("--sizes", type=int, default=0, help="only the first N sizes of each model")
-    p.add_argument("--profile-no-arena", default="", help="cctx profile for no-arena points")
-    p.add_argument("--profile-arena", default="", help="cctx profile for arena points")
+    p.add_argument("--profile-no-arena", default="onnxruntime-cpu-no-arena",
+                   help="cctx profile for no-arena points (a shipped name or a file; "
+                        "'default' for the seed's accounting)")
+    p.add_argument("--profile-arena", default="onnxruntime-cpu",
+                   help="cctx profile for arena points")
     p.add_argument("--history", default=str(HERE / "history.tsv"))
     p.add_argument("--json", type=pathlib.Path, help="write every point's numbers here")
     p.add_argument("--timeout", type=int, default=900, help="seconds per ONNX Runtime run")
@@ -106,11 +111,13 @@ def predict(tools: Tools, model: pathlib.Path, symbols: dict, shapes: dict,
     cmd = [str(tools.cctx), "analyze", str(model), "--format", "json"]
     for name, value in symbols.items():
         cmd += ["--eval", f"{name}={value}"]
+    base = list(cmd)
     if profile:
         cmd += ["--profile", profile]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     capped = False
-    if proc.returncode != 0 and "no value for symbol 'cap_" in proc.stderr and not profile:
+    if (proc.returncode != 0 and "no value for symbol 'cap_" in proc.stderr
+            and profile in ("", "default")):
         # The default profile's expression caps turned a total into a fresh cap_<k> symbol, so
         # the peak has no value (a finding in itself, flagged in the table): evaluate again with
         # the caps raised, which changes nothing else in the accounting.
@@ -119,7 +126,7 @@ def predict(tools: Tools, model: pathlib.Path, symbols: dict, shapes: dict,
             f.write(f"extends: {tools.default_profile}\n"
                     "expressions: {max_weight: 1000000, max_terms: 100000, max_args: 10000}\n")
         try:
-            proc = subprocess.run(cmd + ["--profile", f.name], capture_output=True, text=True,
+            proc = subprocess.run(base + ["--profile", f.name], capture_output=True, text=True,
                                   timeout=600)
         finally:
             os.unlink(f.name)
