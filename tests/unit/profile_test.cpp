@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cctx/errors.hpp"
+#include "cctx/host.hpp"
 
 namespace cctx {
 namespace {
@@ -282,6 +283,38 @@ TEST_F(ProfileTest, RuntimeMemoryKeys) {
             std::string::npos);
   EXPECT_NE(error_in("memory: {session_overhead_bytes: -1}\n").find("session_overhead_bytes"),
             std::string::npos);
+}
+
+TEST_F(ProfileTest, ArenaKeys) {
+  const Profile p = load_profile(write(
+      "p.yaml",
+      "memory:\n  arena: {initial_region_bytes: 4096, max_doubling_bytes: 65536, rounding_bytes: "
+      "64,\n          max_dead_bytes_per_chunk: 0, memory_pattern: false, initializers: true}\n"));
+  const Profile::Memory::Arena& a = p.memory.arena;
+  EXPECT_TRUE(a.enabled);  // the map turns it on
+  EXPECT_EQ(a.initial_region_bytes, 4096);
+  EXPECT_EQ(a.max_doubling_bytes, 65536);
+  EXPECT_EQ(a.rounding_bytes, 64);
+  EXPECT_EQ(a.max_dead_bytes_per_chunk, 0);
+  EXPECT_FALSE(a.memory_pattern);
+  EXPECT_TRUE(a.initializers);
+  EXPECT_FALSE(load_profile(write("d.yaml", "memory: {enabled: true}\n")).memory.arena.enabled);
+  // An extended profile's arena is turned off by `enabled: false`, its other keys kept.
+  write("base.yaml", "memory: {arena: {initial_region_bytes: 8192}}\n");
+  const Profile off =
+      load_profile(write("off.yaml", "extends: base.yaml\nmemory: {arena: {enabled: false}}\n"));
+  EXPECT_FALSE(off.memory.arena.enabled);
+  EXPECT_EQ(off.memory.arena.initial_region_bytes, 8192);
+  EXPECT_NE(error_in("memory: {arena: {rounding_bytes: 0}}\n").find("memory.arena.rounding_bytes"),
+            std::string::npos);
+  EXPECT_NE(error_in("memory: {arena: {regions: 3}}\n").find("initial_region_bytes"),
+            std::string::npos);  // an unknown key lists the allowed ones
+  // The shipped profile: ONNX Runtime's defaults, initializers outside the arena.
+  const Profile ort = load_profile(Host::profile_path("onnxruntime-cpu"));
+  EXPECT_TRUE(ort.memory.arena.enabled);
+  EXPECT_EQ(ort.memory.arena.initial_region_bytes, 1 << 20);
+  EXPECT_FALSE(ort.memory.arena.initializers);
+  EXPECT_EQ(ort.memory.buffer_plan, "free_list");  // from onnxruntime-cpu-no-arena
 }
 
 TEST_F(ProfileTest, FloatIsNotAnInteger) {
