@@ -125,9 +125,22 @@ void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& ass
   }
   std::set<std::uint32_t> seen;
   std::set<std::string> needed;
-  auto collect = [&](Expr e) {
-    if (!seen.insert(e.id).second) return;
-    for (std::string& name : ctx.pool().symbols_of(e)) needed.insert(std::move(name));
+  // A size cap's symbol needs no value: evaluation expands it, so its definition's symbols count.
+  std::vector<Expr> pending;
+  auto collect = [&](Expr first) {
+    pending.push_back(first);
+    while (!pending.empty()) {
+      const Expr e = pending.back();
+      pending.pop_back();
+      if (!seen.insert(e.id).second) continue;
+      for (std::string& name : ctx.pool().symbols_of(e)) {
+        if (const auto definition = ctx.pool().definition(name)) {
+          pending.push_back(*definition);
+        } else {
+          needed.insert(std::move(name));
+        }
+      }
+    }
   };
   for (NodeId n = 0; n < ctx.node_count(); ++n) collect(ctx.memory(n).total);
   collect(ctx.peak_total_bytes());

@@ -124,6 +124,41 @@ TEST(CliAnalyze, ArenaProfileCountsWholeRegions) {
             std::int64_t{1} << 20);  // a first region of 1 MiB holds everything
 }
 
+// Expressions above the size caps never block an answer: --eval with the model's own symbols
+// evaluates the capped totals in full (the same figures as with the default caps), the table
+// lists the caps with their definitions and the JSON report gives each cap symbol's definition.
+TEST(CliAnalyze, SizeCappedTotalsStillEvaluate) {
+  test::TempDir dir;
+  write_file(dir / "tiny_caps.yaml", "extends: " + test::source_dir().string() +
+                                         "/config/profiles/default.yaml\n"
+                                         "expressions: {max_weight: 30, max_terms: 3}\n");
+  const std::string cnn = quoted(test::source_dir() / "tests/models/cnn.onnx");
+  const std::string eval = " --eval batch=3 --eval height=17 --eval width=31";
+  auto capped = run_cctx("analyze " + cnn + eval + " --profile " + quoted(dir / "tiny_caps.yaml"));
+  auto plain = run_cctx("analyze " + cnn + eval);
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const std::string line = "  batch=3,height=17,width=31: 133816 bytes at node 0 (Conv)";
+  EXPECT_NE(plain.out.find(line), std::string::npos) << plain.out;
+  EXPECT_NE(capped.out.find(line), std::string::npos) << capped.out;
+  EXPECT_NE(capped.out.find("Size-capped expressions (evaluated in full):\n  cap_1 = "),
+            std::string::npos)
+      << capped.out;
+  EXPECT_EQ(plain.out.find("Size-capped"), std::string::npos);
+  auto json = run_cctx("analyze " + cnn + eval + " --format json --profile " +
+                       quoted(dir / "tiny_caps.yaml"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["peak"]["evaluations"][0]["bytes"], 133816);
+  int definitions = 0;
+  for (const auto& s : doc["symbols"]) {
+    const bool cap = s["name"].get<std::string>().rfind("cap_", 0) == 0;
+    EXPECT_EQ(cap, s.contains("definition")) << s;
+    definitions += cap;
+  }
+  EXPECT_GT(definitions, 0);
+}
+
 // A shipped profile is found by its name; a bare name that names nothing is a one-line error.
 TEST(CliAnalyze, ShippedProfileByName) {
   auto r = run_cctx("analyze " + seed() +

@@ -13,6 +13,7 @@ using cctx::ExprError;
 using cctx::ExprLimits;
 using cctx::ExprPool;
 using cctx::Interval;
+using cctx::Assignment;
 using cctx::kPosInf;
 
 std::string canon(ExprPool& pool, std::string_view text) { return pool.print(pool.parse(text)); }
@@ -305,6 +306,51 @@ TEST(ExprSimplify, SizeCapsFollowConfiguredLimits) {
   ExprPool light(tiny);
   EXPECT_FALSE(light.is_symbol(light.parse("a+b")));
   EXPECT_TRUE(light.is_symbol(light.parse("(a+b)//2")));  // weight 7
+}
+
+// A cap symbol stands for the expression it replaced: evaluation expands it, so a capped result
+// evaluates exactly as the uncapped one, with no value for the cap; an assigned value still wins.
+TEST(ExprSimplify, SizeCapsEvaluateThroughTheirDefinitions) {
+  ExprLimits lim;
+  lim.max_terms = 4;
+  lim.max_weight = 40;
+  ExprPool capped(lim);
+  ExprPool whole;
+  const char* text = "(a+b+c+d+e)*(a+2*b)//3 + max(a,b)*((c+1)//2+d+e+1)";
+  const Expr small = capped.parse(text);
+  const Expr big = whole.parse(text);
+  bool has_cap = false;
+  for (const std::string& name : capped.symbols_of(small)) {
+    if (name.rfind("cap_", 0) != 0) continue;
+    has_cap = true;
+    const auto definition = capped.definition(name);
+    ASSERT_TRUE(definition.has_value()) << name;
+    EXPECT_FALSE(capped.print(*definition).empty());
+  }
+  ASSERT_TRUE(has_cap) << capped.print(small);
+  EXPECT_FALSE(capped.definition("a").has_value());
+  EXPECT_FALSE(capped.definition("no_such_symbol").has_value());
+  for (const Assignment& v : {Assignment{{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}, {"e", 5}},
+                              Assignment{{"a", 97}, {"b", 13}, {"c", 2}, {"d", 7}, {"e", 1000}}}) {
+    EXPECT_EQ(capped.eval(small, v), whole.eval(big, v));
+    const std::vector<Expr> both{small, small};
+    EXPECT_EQ(capped.eval_all(both, v),
+              (std::vector<std::int64_t>{whole.eval(big, v), whole.eval(big, v)}));
+  }
+  // A value given for the cap is taken as is.
+  const Expr five = capped.parse("a+b+c+d+e");
+  ASSERT_TRUE(capped.is_symbol(five));
+  const std::string name = capped.print(five);
+  EXPECT_EQ(capped.eval(five, {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}}), 5);
+  EXPECT_EQ(capped.eval(five, {{name, 9}}), 9);
+  // A missing declared symbol inside a definition is still an error naming it.
+  try {
+    capped.eval(five, {{"a", 1}});
+    ADD_FAILURE() << "evaluated without b";
+  } catch (const ExprError& e) {
+    EXPECT_EQ(e.kind(), ExprError::Kind::kUnknownSymbol);
+    EXPECT_NE(std::string(e.what()).find("'b'"), std::string::npos) << e.what();
+  }
 }
 
 // Checklist 35: interning and the operation memo.

@@ -76,9 +76,6 @@ class Tools:
         self.counter = build / "lib" / "libcctx_alloc_counter.so"
         self.node_modules = build / "validate" / "node_modules"
         self.run_ort = HERE / "run_ort.mjs"
-        self.default_profile = (build / "share" / "cctx" / "profiles" / "default.yaml").resolve()
-        if not self.default_profile.exists():
-            self.default_profile = HERE.parent.parent / "config" / "profiles" / "default.yaml"
         missing = [str(p) for p in (self.cctx, self.counter) if not p.exists()]
         if not (self.node_modules / "onnxruntime-node").is_dir():
             missing.append(f"{self.node_modules}/onnxruntime-node (run `make validate`, which "
@@ -111,25 +108,9 @@ def predict(tools: Tools, model: pathlib.Path, symbols: dict, shapes: dict,
     cmd = [str(tools.cctx), "analyze", str(model), "--format", "json"]
     for name, value in symbols.items():
         cmd += ["--eval", f"{name}={value}"]
-    base = list(cmd)
     if profile:
         cmd += ["--profile", profile]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    capped = False
-    if (proc.returncode != 0 and "no value for symbol 'cap_" in proc.stderr
-            and profile in ("", "default")):
-        # The default profile's expression caps turned a total into a fresh cap_<k> symbol, so
-        # the peak has no value (a finding in itself, flagged in the table): evaluate again with
-        # the caps raised, which changes nothing else in the accounting.
-        capped = True
-        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-            f.write(f"extends: {tools.default_profile}\n"
-                    "expressions: {max_weight: 1000000, max_terms: 100000, max_args: 10000}\n")
-        try:
-            proc = subprocess.run(base + ["--profile", f.name], capture_output=True, text=True,
-                                  timeout=600)
-        finally:
-            os.unlink(f.name)
     if proc.returncode != 0:
         raise RuntimeError(f"cctx exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
     report = json.loads(proc.stdout)
@@ -167,7 +148,6 @@ def predict(tools: Tools, model: pathlib.Path, symbols: dict, shapes: dict,
         "run_source": "run_bytes" if "run_bytes" in ev else "peak-inputs-initializers",
         "session_bytes": ev.get("session_bytes", initializers),
         "session_source": "session_bytes" if "session_bytes" in ev else "initializers",
-        "uncapped": capped,
     }
     _predictions[key] = result
     return result
@@ -262,7 +242,7 @@ def main() -> int:
               f"{mb(row['measured']):>11} {mb(row['predicted']):>12} {r:>6.2f} "
               f"{'yes' if row['hit'] else 'no':>3} {mb(tensors):>10}  "
               f"{mb(row['session_measured']):>10} {mb(row['session_predicted']):>8} {sr:>6.2f}  "
-              f"{p['peak_node'] or '-'}{' (caps raised)' if p['uncapped'] else ''}"
+              f"{p['peak_node'] or '-'}"
               + (f"  nodes {row['nodes_equal']}/{row['nodes_compared']}"
                  if "nodes_compared" in row else ""), flush=True)
         for mismatch in row.get("node_mismatches", [])[:5]:
@@ -312,10 +292,6 @@ def summarize(rows: List[dict], manifest: dict) -> None:
         if seed:
             print(f"warning: {seed} points under a named profile had no run_bytes in the report; "
                   "they were predicted with the seed's accounting (peak - inputs - initializers)")
-        capped = sum(1 for r in done if r["cctx"]["uncapped"])
-        if capped:
-            print(f"{capped} points had no value under the profile's expression caps (a cap_<k> "
-                  "symbol in the peak) and were evaluated with the caps raised")
     failed = [r for r in rows if "error" in r]
     if failed:
         print(f"{len(failed)} points failed (listed above)")

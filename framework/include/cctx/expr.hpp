@@ -200,6 +200,10 @@ class ExprPool {
   const SymbolInfo* find_symbol(std::string_view name) const;
   /// Every symbol in creation order.
   std::span<const SymbolInfo> symbols() const;
+  /// The expression a size-cap symbol stands for (expressions.md "Size cap"), printable with
+  /// print(); nullopt for any other symbol. eval() expands a cap symbol that has no value into
+  /// it, so a capped result is still evaluated exactly.
+  std::optional<Expr> definition(std::string_view symbol) const;
 
   /// Warnings recorded by the engine (caps, rewrite budget) since the last call.
   std::vector<std::string> take_warnings();

@@ -78,6 +78,11 @@ Int128 detail::PoolImpl::eval_rec(Expr e, const Assignment& values, Expr top) {
     case Kind::kSym: {
       const SymbolInfo& info = symbols[static_cast<std::size_t>(n.aux)];
       const auto it = values.find(info.name);
+      const std::uint32_t definition = symbol_definition[static_cast<std::size_t>(n.aux)];
+      if (it == values.end() && definition != kNoDefinition) {
+        v = eval_rec(Expr{definition}, values, top);  // a size cap: its discarded expression
+        break;
+      }
       if (it == values.end()) {
         throw ExprError(
             ExprError::Kind::kUnknownSymbol,

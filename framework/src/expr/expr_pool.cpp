@@ -206,6 +206,14 @@ const SymbolInfo* ExprPool::find_symbol(std::string_view name) const {
 
 std::span<const SymbolInfo> ExprPool::symbols() const { return impl_->symbols; }
 
+std::optional<Expr> ExprPool::definition(std::string_view symbol) const {
+  const auto it = impl_->symbol_index.find(symbol);
+  if (it == impl_->symbol_index.end()) return std::nullopt;
+  const std::uint32_t node = impl_->symbol_definition[it->second];
+  if (node == detail::PoolImpl::kNoDefinition) return std::nullopt;
+  return Expr{node};
+}
+
 std::vector<std::string> ExprPool::take_warnings() {
   std::vector<std::string> out;
   out.swap(impl_->warnings);

@@ -214,7 +214,7 @@ Expr detail::PoolImpl::intern_hashed(Kind k, std::int64_t aux, const std::uint32
     } else if (is_minmax(k) && n > limits.max_args) {
       reason = std::to_string(n) + " arguments > " + std::to_string(limits.max_args);
     }
-    if (!reason.empty()) return make_cap(k, aux, w, n, reason);
+    if (!reason.empty()) return make_cap(nd, w, reason);
   }
 
   const auto id = static_cast<std::uint32_t>(nodes.size());
@@ -226,8 +226,11 @@ Expr detail::PoolImpl::intern_hashed(Kind k, std::int64_t aux, const std::uint32
   return Expr{id};
 }
 
-Expr detail::PoolImpl::make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
+Expr detail::PoolImpl::make_cap(const Node& discarded, const std::uint32_t* w,
                                 const std::string& reason) {
+  const Kind k = discarded.kind;
+  const std::int64_t aux = discarded.aux;
+  const std::uint32_t n = discarded.len;
   std::string key;
   key.push_back(static_cast<char>(k));
   key.append(reinterpret_cast<const char*>(&aux), sizeof aux);
@@ -241,7 +244,16 @@ Expr detail::PoolImpl::make_cap(Kind k, std::int64_t aux, const std::uint32_t* w
   if (shown.size() > 80) shown = shown.substr(0, 80) + "...";
   const std::string name = "cap_" + std::to_string(++cap_count);
   const Expr sym = fresh(name, bounds, "size cap (" + reason + "): " + shown);
-  const std::string& actual = symbols[static_cast<std::size_t>(nodes[sym.id].aux)].name;
+  // The discarded node stays as the symbol's definition (expressions.md "Size cap"), so that
+  // evaluation never lacks a value: stored after the symbol, outside the intern table.
+  const auto index = static_cast<std::size_t>(nodes[sym.id].aux);
+  Node definition = discarded;
+  definition.off = static_cast<std::uint32_t>(payload.size());
+  payload.insert(payload.end(), parts.begin(), parts.end());
+  symbol_definition[index] = static_cast<std::uint32_t>(nodes.size());
+  nodes.push_back(definition);
+  extra.emplace_back();
+  const std::string& actual = symbols[index].name;
   warn("expression size cap (" + reason + "): '" + quote_text(shown, 100) + "' replaced by " +
        actual);
   caps.emplace(std::move(key), sym.id);
@@ -284,6 +296,7 @@ std::uint32_t detail::PoolImpl::new_symbol(std::string name, SymbolKind kind, In
   symbols.push_back(SymbolInfo{std::move(name), kind, bounds, std::move(origin)});
   symbol_nodes.push_back(intern(Kind::kSym, index, nullptr, 0).id);
   symbol_raw_text.push_back(0);
+  symbol_definition.push_back(kNoDefinition);
   return index;
 }
 

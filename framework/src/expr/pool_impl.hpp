@@ -170,6 +170,10 @@ struct PoolImpl {
   std::vector<SymbolInfo> symbols;
   std::vector<std::uint32_t> symbol_nodes;
   std::vector<std::uint32_t> symbol_raw_text;  // text id of a non-identifier name printed whole
+  /// Per symbol: the node a size cap discarded (kNoDefinition for every other symbol). The node
+  /// is stored but not interned: nothing is built on it, evaluation expands the symbol into it.
+  std::vector<std::uint32_t> symbol_definition;
+  static constexpr std::uint32_t kNoDefinition = 0xffffffffU;
   std::unordered_map<std::string, std::uint32_t, detail::StringHash, std::equal_to<>> symbol_index;
   std::unordered_map<std::string, std::uint32_t, detail::StringHash, std::equal_to<>> fresh_next;
 
@@ -207,8 +211,7 @@ struct PoolImpl {
   /// intern() with the node's hash already known (hash_node, or sum_hash for a sum).
   Expr intern_hashed(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
                      std::uint32_t h);
-  Expr make_cap(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n,
-                const std::string& reason);
+  Expr make_cap(const Node& discarded, const std::uint32_t* w, const std::string& reason);
   /// ExprPool::reserve.
   void reserve(std::size_t more);
   void warn(std::string msg);

@@ -168,7 +168,7 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
   return peak;
 }
 
-Json symbols_json(const ExprPool& pool) {
+Json symbols_json(ExprPool& pool) {
   Json symbols = Json::array();
   for (const SymbolInfo& s : pool.symbols()) {
     Json sym{{"name", s.name},
@@ -179,6 +179,10 @@ Json symbols_json(const ExprPool& pool) {
               {s.bounds.lo == kNegInf ? Json(nullptr) : Json(s.bounds.lo),
                s.bounds.hi == kPosInf ? Json(nullptr) : Json(s.bounds.hi)}}};
     if (!s.origin.empty()) sym["origin"] = s.origin;
+    // A size cap's symbol carries the expression it stands for: evaluation expands it.
+    if (const auto definition = pool.definition(s.name)) {
+      sym["definition"] = safe_text::utf8(pool.print(*definition));
+    }
     symbols.push_back(std::move(sym));
   }
   return symbols;

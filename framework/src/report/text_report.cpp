@@ -126,6 +126,32 @@ std::string evaluated_totals_table(const ComputeContext& ctx,
   return out;
 }
 
+namespace {
+
+// The size caps' symbols with the expressions they stand for (expressions.md "Size cap"): the
+// first few, shortened; the JSON report lists them all in full.
+std::string capped_expressions(ExprPool& pool) {
+  constexpr std::size_t kShown = 20, kChars = 160;
+  std::string out;
+  std::size_t count = 0;
+  for (const SymbolInfo& s : pool.symbols()) {
+    const auto definition = pool.definition(s.name);
+    if (!definition) continue;
+    if (count++ == 0) out += "Size-capped expressions (evaluated in full):\n";
+    if (count > kShown) continue;
+    std::string text = pool.print(*definition);
+    if (text.size() > kChars) text = text.substr(0, kChars) + "...";
+    out += "  " + safe_text::terminal(s.name) + " = " + safe_text::terminal(text) + "\n";
+  }
+  if (count > kShown) {
+    out +=
+        fmt::format("  ... and {} more (the JSON report's symbols[].definition)\n", count - kShown);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate) {
   ExprPool& pool = ctx.pool();
   std::string out = "Peak total bytes: " + safe_text::terminal(pool.print(ctx.peak_total_bytes()));
@@ -143,6 +169,7 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
     }
     out += fmt::format("; run {} bytes, session {} bytes\n", e.run_bytes, e.session_bytes);
   }
+  out += capped_expressions(pool);
   return out;
 }
 
