@@ -1,6 +1,7 @@
 // prove_ge and friends (expressions.md section 5). A false result means "not proven", never a
 // guess: every step below is sound, and any failure (budget, overflow) ends in false.
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 #include "expr/pool_impl.hpp"
@@ -191,6 +192,31 @@ bool detail::PoolImpl::nonneg_step(Expr d, int depth, ProofCtx& ctx) {
       if (w[i + 1] % 2 == 1) all = nonneg_rec(Expr{w[i]}, depth, ctx);
     }
     if (all) return true;
+  }
+
+  // (2c) floor division is monotone in its numerator: with c > 0, k a positive literal and
+  // q = c0 // c, c*(A//k) - c*(B//k) + c0 = c*(A//k - (B - q*k)//k) + (c0 - c*q), whose last
+  // part is in [0, c): so it is >= 0 when A - B + q*k >= 0. Pool and convolution sizes meet this
+  // as min((h+1)//4, (h+3)//4) or min((h+1)//4, (h+3)//4-1), which neither the interval nor the
+  // monotonicity step can settle.
+  if (n.kind == Kind::kSum && n.len == 6) {
+    const std::uint32_t* w = payload.data() + n.off;
+    const std::int64_t t0 = get_i64(w + 1), t1 = get_i64(w + 4);  // the terms' coefficients
+    if (t0 == -t1 && t0 != 0 && t0 != std::numeric_limits<std::int64_t>::min()) {
+      const Expr up{t0 > 0 ? w[0] : w[3]};
+      const Expr down{t0 > 0 ? w[3] : w[0]};
+      const Expr k = child(up, 1);
+      if (kind(up) == Kind::kFloorDiv && kind(down) == Kind::kFloorDiv && k == child(down, 1) &&
+          is_int(k) && int_value(k) > 0) {
+        const std::int64_t c = t0 > 0 ? t0 : -t0;
+        const std::int64_t q = floor_div_int(n.aux, c);
+        std::int64_t shift = 0;
+        if (!__builtin_mul_overflow(q, int_value(k), &shift) &&
+            nonneg_rec(add(sub(child(up, 0), child(down, 0)), integer(shift)), depth, ctx)) {
+          return true;
+        }
+      }
+    }
   }
 
   // (3) case split on max/min atoms that are linear terms c*atom of d. With -c*max / +c*min
