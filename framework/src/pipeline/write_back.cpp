@@ -50,6 +50,11 @@ onnx::GraphProto* locate_graph(const GraphView& g, onnx::ModelProto& target, Gra
 }  // namespace
 
 void ComputeContext::write_to_model(Model& model) const {
+  write_shapes_to_model(model);
+  write_annotations(model);
+}
+
+void ComputeContext::write_shapes_to_model(Model& model) const {
   const State& s = *state_;
   if (!s.graph) throw Error("write_to_model: compute() has not run", ExitCode::kUsage);
   const GraphView& g = *s.graph;
@@ -101,9 +106,14 @@ void ComputeContext::write_to_model(Model& model) const {
       *vi->mutable_type() = to_type_proto(pool, shape);
     }
   }
+}
 
+void ComputeContext::write_annotations(Model& model) const {
+  const State& s = *state_;
+  const GraphView& g = *s.graph;
+  ExprPool& pool = *s.pool;
   // ---- node annotations (main graph) -----------------------------------------------------------
-  onnx::GraphProto* main = target.mutable_graph();
+  onnx::GraphProto* main = model.proto().mutable_graph();
   for (NodeId n = 0; n < g.main_node_count(); ++n) {
     onnx::NodeProto* node = main->mutable_node(static_cast<int>(g.node(n).proto_index));
     std::string reuse;
