@@ -260,7 +260,8 @@ PYBIND11_MODULE(_cctx, m) {
   // analysis error...), so that Python code can tell the kinds apart as scripts do.
   py::register_exception_translator([](std::exception_ptr p) {
     auto raise = [](const char* message, ExitCode code) {
-      py::object value = error(py::str(safe_text::utf8(message)));
+      py::object value =
+          py::reinterpret_borrow<py::object>(error)(py::str(safe_text::utf8(message)));
       value.attr("exit_code") = static_cast<int>(code);
       PyErr_SetObject(error.ptr(), value.ptr());
     };
