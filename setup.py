@@ -48,7 +48,9 @@ class CMakeBuild(build_py):
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         run("cmake", "--build", str(build), "-j", jobs, "--target", *TARGETS)
         with tempfile.TemporaryDirectory() as staging:
-            run("cmake", "--install", str(build), "--component", "python", "--prefix", staging)
+            # --strip: the debug info of a RelWithDebInfo tree would make the wheel 150 MB.
+            run("cmake", "--install", str(build), "--component", "python", "--prefix", staging,
+                "--strip")
             packages = list(Path(staging).glob("lib/python*/*-packages/cctx"))
             if len(packages) != 1:
                 sys.exit(f"setup.py: the python component installed no single cctx folder under {staging}")
