@@ -42,7 +42,7 @@ void run_profiles(const ProfilesArgs& args) {
   };
   std::vector<Row> rows;
   for (const std::string& name : names) {
-    const std::filesystem::path file = Host::shipped_profile(name);
+    const std::filesystem::path file = std::filesystem::absolute(Host::shipped_profile(name));
     rows.push_back({name, file.string(), description(file)});
   }
   std::string out;

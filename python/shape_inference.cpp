@@ -1,14 +1,20 @@
 // Shape inference for Python callers. The model crosses once each way: a ModelProto is
-// serialized by protobuf and parsed here straight from Python's buffer; the result goes back
-// serialized into a Python bytes object of the right size (no intermediate std::string). When the
-// caller can merge (a ModelProto with no subgraph and no local function), only the graph's
-// outputs and value_info go back, and Python replaces those two lists in its own proto: the
+// serialized by protobuf and parsed here straight from the bytes object, without a copy; the
+// result goes back serialized into a Python bytes object of the right size. When the caller can
+// merge (a ModelProto with no subgraph and no local function), only the graph's outputs and
+// value_info go back, and Python replaces those two lists in its copy of the proto: the
 // initializers, which are most of a model's bytes, are not sent back at all.
+//
+// The analysis runs on a thread of its own (`_InferShapes` starts it, `result()` waits), with
+// the GIL released, so that Python can copy the caller's ModelProto meanwhile: on two cores the
+// copy costs no wall time.
 #include "shape_inference.hpp"
 
 #include <onnx/onnx_pb.h>
 
+#include <future>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cctx/compute_context.hpp"
@@ -37,8 +43,8 @@ py::bytes to_bytes(const google::protobuf::MessageLite& message) {
   return out;
 }
 
-/// The analysis of `model` under `profile` (None: the default), strict mode forced on when asked.
-/// `host` keeps the plugins loaded while the context lives.
+/// The analysis of one model under `profile` (None: the default), strict mode forced on when
+/// asked, and only the stages shapes need. `host` keeps the plugins loaded while the context lives.
 struct Inference {
   std::shared_ptr<Host> host;
   std::unique_ptr<ComputeContext> ctx;
@@ -46,8 +52,8 @@ struct Inference {
   Inference(const py::object& profile, bool strict) : host(host_for(profile)) {
     Profile options = host->profile();
     if (strict) options.shapes.strict = true;
-    // Only the shapes are asked for: the stages after them (tags, in-place, memory, scratch)
-    // have nothing to add to value_info, and skipping them is a third of the pipeline's time.
+    // The stages after the shapes (tags, in-place, memory, scratch) have nothing to add to
+    // value_info, and skipping them is a third of the pipeline's time.
     options.tags.enabled = false;
     options.inplace.enabled = false;
     options.memory.enabled = false;
@@ -55,9 +61,8 @@ struct Inference {
     ctx = std::make_unique<ComputeContext>(host->registry(), std::move(options));
   }
 
+  /// Without the GIL. Nested bodies recurse: analysed on a stack of known size.
   void run(Model& model) {
-    py::gil_scoped_release release;
-    // Nested bodies recurse: analyse on a stack of known size, not the interpreter's thread's.
     run_with_large_stack(kAnalysisStackBytes, [&] {
       ctx->compute(model);
       ctx->write_shapes_to_model(model);
@@ -71,24 +76,71 @@ struct Inference {
   }
 };
 
-/// (bytes, merged, warnings): the inferred model serialized, or with `merge` and when the
-/// model allows it, a ModelProto holding only graph.output and graph.value_info (merged is then
-/// True), which replace the caller's lists of the same name.
-py::tuple infer_shapes(const py::object& model, const py::object& profile, bool strict,
-                       bool merge) {
-  Model parsed = to_model(model);
-  const bool had_functions = parsed.proto().functions_size() != 0;
-  Inference inference(profile, strict);
-  inference.run(parsed);
-  const onnx::ModelProto& result = parsed.proto();
-  if (merge && !had_functions && inference.ctx->graph().graphs().size() == 1) {
-    onnx::ModelProto lists;
-    *lists.mutable_graph()->mutable_output() = result.graph().output();
-    *lists.mutable_graph()->mutable_value_info() = result.graph().value_info();
-    return py::make_tuple(to_bytes(lists), true, inference.warnings());
+/// `_cctx._InferShapes(model, profile, strict, merge)`: starts inferring; `result()` returns
+/// (bytes, merged, warnings): the inferred model serialized, or with `merge` and when the model
+/// allows it, a ModelProto holding only graph.output and graph.value_info (merged is then True),
+/// which replace the caller's lists of the same name.
+class InferShapesJob {
+ public:
+  InferShapesJob(const py::object& model, const py::object& profile, bool strict, bool merge)
+      : inference_(profile, strict), merge_(merge) {
+    // With the GIL: the bytes to parse are taken (a ModelProto serialized by protobuf, a bytes
+    // object as it is: immutable, so the thread may read it), or the model read from its path.
+    if (py::isinstance<py::bytes>(model)) {
+      bytes_ = py::reinterpret_borrow<py::bytes>(model);
+    } else if (py::hasattr(model, "SerializeToString") && !py::isinstance<py::str>(model)) {
+      bytes_ = model.attr("SerializeToString")();
+      source_ = "<onnx.ModelProto>";
+    } else {
+      model_.emplace(to_model(model));  // a path, or a mutable buffer (copied once)
+    }
+    std::string_view view;
+    if (bytes_) {
+      char* data = nullptr;
+      Py_ssize_t size = 0;
+      if (PyBytes_AsStringAndSize(bytes_.ptr(), &data, &size) != 0) throw py::error_already_set();
+      view = std::string_view(data, static_cast<std::size_t>(size));
+    }
+    done_ = std::async(std::launch::async, [this, view] {
+      if (!model_) model_.emplace(Model::parse(view, source_));
+      had_functions_ = model_->proto().functions_size() != 0;
+      inference_.run(*model_);
+    });
   }
-  return py::make_tuple(to_bytes(result), false, inference.warnings());
-}
+
+  ~InferShapesJob() {
+    if (done_.valid()) {
+      py::gil_scoped_release release;
+      done_.wait();
+    }
+  }
+
+  py::tuple result() {
+    if (!done_.valid()) throw Error("_InferShapes.result() called twice", ExitCode::kUsage);
+    {
+      py::gil_scoped_release release;
+      done_.wait();
+    }
+    done_.get();  // rethrows what the analysis threw, with the GIL held
+    const onnx::ModelProto& result = model_->proto();
+    if (merge_ && !had_functions_ && inference_.ctx->graph().graphs().size() == 1) {
+      onnx::ModelProto lists;
+      *lists.mutable_graph()->mutable_output() = result.graph().output();
+      *lists.mutable_graph()->mutable_value_info() = result.graph().value_info();
+      return py::make_tuple(to_bytes(lists), true, inference_.warnings());
+    }
+    return py::make_tuple(to_bytes(result), false, inference_.warnings());
+  }
+
+ private:
+  Inference inference_;
+  bool merge_;
+  py::object bytes_;
+  std::string source_ = "<bytes>";
+  std::optional<Model> model_;
+  bool had_functions_ = false;
+  std::future<void> done_;
+};
 
 /// Reads `in_path`, writes the inferred model to `out_path` (by the rules of output files: a
 /// failure leaves the target as it was); returns the warnings. No Python proto is involved.
@@ -96,9 +148,9 @@ py::list infer_shapes_path(const std::string& in_path, const std::string& out_pa
                            const py::object& profile, bool strict) {
   Model model = Model::load(in_path);
   Inference inference(profile, strict);
-  inference.run(model);
   {
     py::gil_scoped_release release;
+    inference.run(model);
     model.save(out_path);
   }
   return inference.warnings();
@@ -107,8 +159,10 @@ py::list infer_shapes_path(const std::string& in_path, const std::string& out_pa
 }  // namespace
 
 void add_shape_inference(py::module_& m) {
-  m.def("_infer_shapes", &infer_shapes, py::arg("model"), py::arg("profile"), py::arg("strict"),
-        py::arg("merge"));
+  py::class_<InferShapesJob>(m, "_InferShapes")
+      .def(py::init<const py::object&, const py::object&, bool, bool>(), py::arg("model"),
+           py::arg("profile"), py::arg("strict"), py::arg("merge"))
+      .def("result", &InferShapesJob::result);
   m.def("_infer_shapes_path", &infer_shapes_path, py::arg("in_path"), py::arg("out_path"),
         py::arg("profile"), py::arg("strict"));
 }

@@ -73,22 +73,24 @@ def infer_shapes(model: Union[onnx.ModelProto, bytes, PathLike], check_type: boo
     problem, and InferenceError with strict_mode=True on a failed rule."""
     del check_type, data_prop, int_max, auto_merge, guess_output_rank  # see the docstring
     is_proto = isinstance(model, onnx.ModelProto)
-    data, merged, warnings = _run(_cctx._infer_shapes, model, profile, bool(strict_mode), is_proto,
-                                   strict=strict_mode)
+    # The analysis runs on its own thread, without the GIL; the copy of the caller's proto that
+    # the result goes into is made meanwhile.
+    job = _run(_cctx._InferShapes, model, profile, bool(strict_mode), is_proto, strict=strict_mode)
+    target = model
+    if is_proto and not inplace:
+        target = onnx.ModelProto()
+        target.CopyFrom(model)
+    data, merged, warnings = _run(job.result, strict=strict_mode)
     _report(warnings, verbose)
     if merged:
-        # Only graph.output and graph.value_info came back: they replace the originals' lists.
-        target = model
-        if not inplace:
-            target = onnx.ModelProto()
-            target.CopyFrom(model)
+        # Only graph.output and graph.value_info came back: they replace the copy's lists.
         del target.graph.output[:]
         del target.graph.value_info[:]
         target.MergeFromString(data)
         return target
-    if is_proto and inplace:
-        model.ParseFromString(data)  # clears, then parses: the caller's object is updated
-        return model
+    if is_proto:
+        target.ParseFromString(data)  # clears, then parses (the caller's object with inplace)
+        return target
     out = onnx.ModelProto()
     out.ParseFromString(data)
     return out

@@ -6,6 +6,7 @@
 
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
+#include "report/attribute_text.hpp"
 
 namespace cctx {
 
@@ -179,7 +180,8 @@ std::string diagnostics_text(const ComputeContext& ctx) {
   return out;
 }
 
-std::string model_listing(const Model& model) {
+std::string model_listing(const Model& model, ListingStyle style) {
+  const bool full = style == ListingStyle::kFull;
   const onnx::ModelProto& m = model.proto();
   constexpr auto shown = [](std::string_view text) { return safe_text::terminal(text); };
   auto type_text = [&](const onnx::TypeProto& t) {
@@ -187,14 +189,14 @@ std::string model_listing(const Model& model) {
     std::string name = onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(t.tensor_type().elem_type()));
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // `float[]` is a scalar; a tensor of unknown rank (no shape) is `float?`.
+    if (full && !t.tensor_type().has_shape()) return name + "?";
     std::string dims;
-    if (t.tensor_type().has_shape()) {
-      for (const auto& d : t.tensor_type().shape().dim()) {
-        if (!dims.empty()) dims += ',';
-        dims += d.has_dim_value()   ? std::to_string(d.dim_value())
-                : d.has_dim_param() ? shown(d.dim_param())
-                                    : "?";
-      }
+    for (const auto& d : t.tensor_type().shape().dim()) {
+      if (!dims.empty()) dims += ',';
+      dims += d.has_dim_value()   ? std::to_string(d.dim_value())
+              : d.has_dim_param() ? shown(d.dim_param())
+                                  : "?";
     }
     return name + "[" + dims + "]";
   };
@@ -223,7 +225,11 @@ std::string model_listing(const Model& model) {
     std::string op =
         shown(n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type()
                                                             : n.domain() + ":" + n.op_type());
-    out += fmt::format("{}: {}({}) -> {}\n", k, op, inputs, outputs);
+    std::string attributes;  // ONNX's printer: `Concat <axis = 0> (M, X)`
+    for (int a = 0; full && a < n.attribute_size(); ++a)
+      attributes += (attributes.empty() ? " <" : ", ") + attribute_text(n.attribute(a));
+    if (!attributes.empty()) attributes += "> ";
+    out += fmt::format("{}: {}{}({}) -> {}\n", k, op, attributes, inputs, outputs);
   }
   for (const auto& o : g.output()) {
     out += "output: " + type_text(o.type()) + " " + shown(o.name()) + "\n";
