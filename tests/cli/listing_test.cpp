@@ -2,6 +2,8 @@
 // of `cctx analyze`'s evaluated-totals table and scratch lines, through the real binary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <vector>
 
@@ -37,7 +39,7 @@ TEST(CliPrintListing, AttributesOfEveryKindAndUnknownRank) {
           test::attr("scales", std::vector<float>{0.5f, 2.0f})},
          "com.acme");
   b.opset("com.acme", 1);
-  b.output("Q");  // no shape: unknown rank
+  b.output("Q", test::kFloat);  // no shape: unknown rank
   b.build().save(dir / "m.onnx");
   auto r = run_cctx("print " + quoted(dir / "m.onnx"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -58,12 +60,14 @@ TEST(CliPrintListing, AttributesOfEveryKindAndUnknownRank) {
   }
 }
 
-/// The column of each cell's last character in every line that starts with `prefix` spaces
-/// then a number: aligned columns end at the same offsets.
+/// The offset of each right-aligned cell's last character ("N", the digit of "node 3", a
+/// number): aligned columns end at the same offsets in every line.
 std::vector<std::size_t> column_ends(const std::string& line) {
   std::vector<std::size_t> ends;
   for (std::size_t i = 0; i < line.size(); ++i) {
-    if (line[i] != ' ' && (i + 1 == line.size() || line[i + 1] == ' ')) ends.push_back(i);
+    const bool cell_end = line[i] != ' ' && (i + 1 == line.size() || line[i + 1] == ' ');
+    if (cell_end && (std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == 'N'))
+      ends.push_back(i);
   }
   return ends;
 }

@@ -53,8 +53,12 @@ nlohmann::json runtime_figures(const std::string& profile) {
   auto r = run_cctx("analyze " + seed() + " --format json --eval N=8 --profile " + profile);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (r.exit_code != 0) return {};
-  const auto& e = nlohmann::json::parse(r.out)["peak"]["evaluations"][0];
-  return {{"run", e["run_bytes"]}, {"session", e["session_bytes"]}};
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const nlohmann::json& e = doc["peak"]["evaluations"][0];
+  nlohmann::json out = nlohmann::json::object();
+  out["run"] = e["run_bytes"];
+  out["session"] = e["session_bytes"];
+  return out;
 }
 
 TEST(CliProfiles, ExtendsByNameFindsTheShippedProfile) {
