@@ -59,7 +59,9 @@ def _run(call, *args, strict: bool):
         # An analysis error of strict mode (exit code 4 on the command line) is onnx's
         # InferenceError; a model or profile cctx cannot read stays a plain cctx.Error.
         if strict and getattr(e, "exit_code", None) == 4:
-            raise InferenceError(str(e)) from None
+            error = InferenceError(str(e))
+            error.exit_code = e.exit_code
+            raise error from None
         raise
 
 

@@ -158,6 +158,7 @@ def test_strict_mode_raises_like_onnx(capsys):
     with pytest.raises(onnx.shape_inference.InferenceError, match="more than one -1") as info:
         cctx.infer_shapes(model, strict_mode=True)
     assert isinstance(info.value, cctx.Error) and isinstance(info.value, ValueError)
+    assert info.value.exit_code == 4 and "node 0 'bad' (Reshape)" in str(info.value)
     # Without strict mode: a warning (printed with verbose) and the fallbacks.
     result = cctx.infer_shapes(model, verbose=1)
     assert "more than one -1" in capsys.readouterr().err
