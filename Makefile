@@ -10,7 +10,8 @@ CMAKE_ARGS ?=
 DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotobuf-dev \
   protobuf-compiler libonnx-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev \
   nlohmann-json3-dev libfmt-dev libxml2-dev libjemalloc-dev libonnx-testdata binutils pybind11-dev python3-dev \
-  python3-onnx python3-numpy python3-matplotlib python3-pytest zlib1g-dev chromium
+  python3-onnx python3-numpy python3-matplotlib python3-pytest zlib1g-dev chromium \
+  python3-pip python3-setuptools python3-wheel python3-venv
 # Only `make fuzz` needs these: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # The runtime tests (ctest -L runtime) and `make validate` need node and npm. They are checked as

@@ -315,7 +315,8 @@ void add_print_command(CLI::App& app) {
   auto model_path = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("print", "Compact text listing of a model's graph");
   cmd->add_option("model", *model_path, "ONNX model file")->required();
-  cmd->callback([model_path] { std::cout << model_listing(Model::load(*model_path)); });
+  cmd->callback(
+      [model_path] { std::cout << model_listing(Model::load(*model_path), ListingStyle::kFull); });
 }
 
 }  // namespace cctx::cli

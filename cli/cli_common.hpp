@@ -41,6 +41,7 @@ void add_analyze_command(CLI::App& app);
 void add_shapes_command(CLI::App& app);
 void add_print_command(CLI::App& app);
 void add_plugins_command(CLI::App& app);
+void add_profiles_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
 void add_diff_command(CLI::App& app);

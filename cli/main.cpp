@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   cctx::cli::add_shapes_command(app);
   cctx::cli::add_print_command(app);
   cctx::cli::add_plugins_command(app);
+  cctx::cli::add_profiles_command(app);
   cctx::cli::add_eval_command(app);
   cctx::cli::add_explain_command(app);
   cctx::cli::add_diff_command(app);

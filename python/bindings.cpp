@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "cctx/compute_context.hpp"
@@ -16,18 +15,11 @@
 #include "cctx/model.hpp"
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
-
-namespace py = pybind11;
+#include "module_common.hpp"
+#include "shape_inference.hpp"
 
 namespace cctx::python {
 namespace {
-
-/// Text from the model as a Python str: names may hold any bytes, and pybind11's own conversion
-/// raises UnicodeDecodeError on a malformed one; invalid bytes become U+FFFD instead.
-py::str py_text(std::string_view s) {
-  const std::string valid = safe_text::utf8(s);
-  return py::str(valid.data(), valid.size());
-}
 
 py::object amount(ExprPool& pool, Expr e) {
   if (auto v = pool.as_int(e)) return py::int_(*v);
@@ -46,44 +38,10 @@ Assignment to_assignment(const py::dict& d) {
   return a;
 }
 
-/// Serialized bytes of a model given as onnx.ModelProto, bytes or a path.
-Model to_model(const py::object& model) {
-  if (py::isinstance<py::bytes>(model) || py::isinstance<py::bytearray>(model)) {
-    return Model::parse(py::cast<std::string>(py::bytes(model)), "<bytes>");
-  }
-  if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
-    return Model::load(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
-  }
-  if (py::hasattr(model, "SerializeToString")) {
-    return Model::parse(py::cast<std::string>(model.attr("SerializeToString")()),
-                        "<onnx.ModelProto>");
-  }
-  throw Error("expected an onnx.ModelProto, serialized bytes or a path", ExitCode::kUsage);
-}
-
-/// One process-wide host for the default profile: plugins are loaded once.
-std::shared_ptr<Host> default_host() {
-  static std::mutex mutex;
-  static std::shared_ptr<Host> host;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!host) host = std::make_shared<Host>(Host::default_profile());
-  return host;
-}
-
-Profile to_profile(const py::object& profile) {
-  std::string text = py::cast<std::string>(py::module_::import("os").attr("fspath")(profile));
-  // YAML text when it looks like a document, a file path otherwise.
-  if (text.find('\n') != std::string::npos || text.find(": ") != std::string::npos ||
-      (!text.empty() && text.front() == '{')) {
-    return parse_profile(text, "<profile string>", std::filesystem::current_path());
-  }
-  return load_profile(Host::profile_path(text));  // a path, or a shipped profile's name
-}
-
 class PyComputeContext {
  public:
   explicit PyComputeContext(const py::object& profile) {
-    host_ = profile.is_none() ? default_host() : std::make_shared<Host>(to_profile(profile));
+    host_ = host_for(profile);
     ctx_ = std::make_unique<ComputeContext>(*host_);
   }
 
@@ -298,13 +256,21 @@ PYBIND11_MODULE(_cctx, m) {
   m.attr("__version__") = CCTX_VERSION;
 
   static py::exception<Error> error(m, "Error", PyExc_ValueError);
+  // The exception carries the command line's exit code as `exit_code` (3 bad input, 4 a strict
+  // analysis error...), so that Python code can tell the kinds apart as scripts do.
   py::register_exception_translator([](std::exception_ptr p) {
+    auto raise = [](const char* message, ExitCode code) {
+      py::object value =
+          py::reinterpret_borrow<py::object>(error)(py::str(safe_text::utf8(message)));
+      value.attr("exit_code") = static_cast<int>(code);
+      PyErr_SetObject(error.ptr(), value.ptr());
+    };
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      error(safe_text::utf8(e.what()).c_str());
+      raise(e.what(), e.exit_code());
     } catch (const ExprError& e) {
-      error(safe_text::utf8(e.what()).c_str());
+      raise(e.what(), ExitCode::kBadInput);
     }
   });
 
@@ -362,4 +328,5 @@ PYBIND11_MODULE(_cctx, m) {
       },
       py::arg("model"), "Compact text listing of a model");
   m.def("_load_default_plugins", [] { default_host(); });
+  add_shape_inference(m);
 }

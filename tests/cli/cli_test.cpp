@@ -214,11 +214,11 @@ TEST(CliPrint, SeedListing) {
             "input: float[N,4] X\n"
             "init: float[4,4] W\n"
             "0: MatMul(X, W) -> M\n"
-            "1: Concat(M, X) -> C\n"
+            "1: Concat <axis = 0> (M, X) -> C\n"
             "2: Shape(C) -> S\n"
             "3: Abs(C) -> A\n"
             "4: Reshape(A, S) -> Z\n"
-            "output: float[] Z\n");
+            "output: float? Z\n");
 }
 
 TEST(CliPlugins, ListsTheOpsetPluginAndItsRules) {

@@ -130,6 +130,7 @@ void write_everything(const cctx::ComputeContext& ctx, const cctx::Model& model,
   check_terminal("warnings", diagnostics_text(ctx));
   check_terminal("shapes table", shapes_table(ctx));
   check_terminal("listing", model_listing(model));
+  check_terminal("print listing", model_listing(model, ListingStyle::kFull));
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     const auto explanation = explain_node(ctx, n, {assignment});
     check("explain json", test::json_problem(safe_text::json(explanation, 2)));

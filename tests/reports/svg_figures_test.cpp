@@ -176,3 +176,39 @@ TEST(ReportFigures, UnwritableTargetIsReportedAndLeavesNothing) {
 
 }  // namespace
 }  // namespace cctx
+
+namespace cctx {
+namespace {
+
+/// The texts of the y tick labels of one figure.
+std::vector<std::string> y_tick_labels(const std::string& svg) {
+  std::vector<std::string> out;
+  const std::string axis = test::between(svg, "class=\"y-axis\"", "class=\"x-axis\"");
+  for (std::size_t at = axis.find("dy=\"0.35em\">"); at != std::string::npos;
+       at = axis.find("dy=\"0.35em\">", at + 1)) {
+    const std::size_t start = at + 12;
+    out.push_back(axis.substr(start, axis.find('<', start) - start));
+  }
+  return out;
+}
+
+// Both figures label bytes in the same decimal units: at N=20000 the totals reach 1.28 MB and the
+// first assignment's stack 1.28 MB too, so neither may print a bare "800000" next to "1.2M".
+TEST(FigureUnits, BothFiguresUseTheSameByteUnits) {
+  test::TempDir dir;
+  auto r =
+      test::run_cctx("analyze " + test::quoted(test::seed_model()) + " --eval N=20000 --plot " +
+                     test::quoted(dir / "p.svg") + " --plot-stack " + test::quoted(dir / "s.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* file : {"p.svg", "s.svg"}) {
+    const auto labels = y_tick_labels(test::read_file(dir / file));
+    ASSERT_GE(labels.size(), 3u) << file;
+    for (const std::string& label : labels) {
+      const bool suffixed = !label.empty() && (label.back() == 'k' || label.back() == 'M');
+      EXPECT_TRUE(label == "0" || suffixed) << file << ": tick '" << label << "'";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cctx

@@ -227,6 +227,9 @@ class ComputeContext {
   /// copy of it. A model whose local functions were inlined for the analysis is written in its
   /// inlined form.
   void write_to_model(Model& model) const;
+  /// The shapes part of write_to_model alone (value_info of every graph, subgraph bodies
+  /// included, and the graph outputs' types), no annotations: what `cctx.infer_shapes` returns.
+  void write_shapes_to_model(Model& model) const;
 
   const Profile& options() const;
   ExprPool& pool() const;
@@ -272,6 +275,8 @@ class ComputeContext {
   struct State;  // the stages' shared results (pipeline/analysis_state.hpp)
 
  private:
+  /// The annotations part of write_to_model: metadata_props of nodes, values and initializers.
+  void write_annotations(Model& model) const;
   std::unique_ptr<State> state_;
 };
 

@@ -51,6 +51,9 @@ class Host {
   /// profile shipped with cctx, `<profiles>/<name>.yaml` ("onnxruntime-cpu"), when no file of
   /// that name exists.
   static std::filesystem::path profile_path(const std::string& name_or_path);
+  /// The file of the profile shipped with cctx as `name` (`<profiles>/<name>.yaml`), or an empty
+  /// path when `name` is not a bare name (it has a '/' or an extension) or no such profile ships.
+  static std::filesystem::path shipped_profile(const std::string& name);
   /// The names of the profiles shipped with cctx, sorted.
   static std::vector<std::string> shipped_profiles();
   /// Reads the default profile (or built-in defaults loading the `onnx` plugin if the file is

@@ -63,8 +63,13 @@ void append_json_report(std::string& out, const ComputeContext& ctx, const Repor
 /// One CSV row per node: index, name, op, the seven memory keys (buckets as tag=amount;...),
 /// scratch, and one evaluated total column per assignment.
 std::string csv_report(const ComputeContext& ctx, const ReportOptions& options);
-/// The compact listing of a model (the seed's pretty_onnx output).
-std::string model_listing(const Model& model);
+/// How much model_listing shows: kSeed is the seed's pretty_onnx output byte for byte (no
+/// attributes, `float[]` also for a value of unknown rank); kFull is `cctx print`'s, which adds
+/// each node's attributes as ONNX's printer does (`Concat <axis = 0> (M, X)`) and marks unknown
+/// rank as `float?`, so that `float[]` means a scalar only.
+enum class ListingStyle { kSeed, kFull };
+/// The compact listing of a model.
+std::string model_listing(const Model& model, ListingStyle style = ListingStyle::kSeed);
 /// Inferred shapes per value: name, kind, dtype, shape, value, tag.
 std::string shapes_table(const ComputeContext& ctx);
 nlohmann::ordered_json shapes_json(const ComputeContext& ctx, const ReportOptions& options);

@@ -17,6 +17,7 @@
 #include <system_error>
 
 #include "cctx/errors.hpp"
+#include "cctx/host.hpp"
 #include "cctx/profile.hpp"
 #include "ops_section.hpp"
 #include "yaml_checks.hpp"
@@ -311,7 +312,14 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
 }
 
 void ProfileReader::apply_extends(const Field& field, Profile& profile) const {
-  const fs::path file = read_path(field, "a profile file path");
+  fs::path file = read_path(field, "a profile file path");
+  // `extends: default`: a bare name with no such file next to this profile is the shipped one.
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    if (fs::path shipped = Host::shipped_profile(field.node.Scalar()); !shipped.empty()) {
+      file = std::move(shipped);
+    }
+  }
   const std::string display = file.string();
   const fs::path identity = identity_of(file);
   for (std::size_t i = 0; i < chain_.size(); ++i) {

@@ -3,8 +3,10 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
-#include <map>
+#include <string_view>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "cctx/errors.hpp"
 #include "model/metadata.hpp"
@@ -28,6 +30,47 @@ bool has_inferred_type(const ValueShape& shape) {
   return shape.dtype != 0 || shape.known_rank || shape.kind != ValueKind::kUnknown;
 }
 
+/// to_type_proto (shape_types.hpp) written in place, each symbolic dim printed once: a model has
+/// few distinct dims, and printing them was most of the cost of writing 10k values.
+class TypeWriter {
+ public:
+  explicit TypeWriter(ExprPool& pool) : pool_(pool) {}
+
+  void write(onnx::TypeProto& type, const ValueShape& shape) {
+    type.Clear();
+    onnx::TypeProto::Tensor* tensor = nullptr;
+    switch (shape.kind) {
+      case ValueKind::kSequence:
+        tensor = type.mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
+        break;
+      case ValueKind::kOptional:
+        tensor = type.mutable_optional_type()->mutable_elem_type()->mutable_tensor_type();
+        break;
+      default:
+        tensor = type.mutable_tensor_type();
+        break;
+    }
+    tensor->set_elem_type(shape.dtype);
+    if (!shape.known_rank) return;
+    onnx::TensorShapeProto* dims = tensor->mutable_shape();
+    dims->mutable_dim()->Reserve(static_cast<int>(shape.dims.size()));
+    for (Expr d : shape.dims) {
+      auto* dim = dims->add_dim();
+      if (auto k = pool_.as_int(d)) {
+        dim->set_dim_value(*k);
+      } else {
+        auto [it, added] = printed_.try_emplace(d.id);
+        if (added) it->second = pool_.print(d);
+        dim->set_dim_param(it->second);
+      }
+    }
+  }
+
+ private:
+  ExprPool& pool_;
+  std::unordered_map<std::uint32_t, std::string> printed_;
+};
+
 /// Finds the GraphProto of `target` that corresponds to graph `gid` of the analysed model.
 onnx::GraphProto* locate_graph(const GraphView& g, onnx::ModelProto& target, GraphId gid) {
   if (gid == 0) return target.mutable_graph();
@@ -50,6 +93,11 @@ onnx::GraphProto* locate_graph(const GraphView& g, onnx::ModelProto& target, Gra
 }  // namespace
 
 void ComputeContext::write_to_model(Model& model) const {
+  write_shapes_to_model(model);
+  write_annotations(model);
+}
+
+void ComputeContext::write_shapes_to_model(Model& model) const {
   const State& s = *state_;
   if (!s.graph) throw Error("write_to_model: compute() has not run", ExitCode::kUsage);
   const GraphView& g = *s.graph;
@@ -68,42 +116,66 @@ void ComputeContext::write_to_model(Model& model) const {
   }
 
   // ---- shapes, per graph -----------------------------------------------------------------------
+  // Each graph's values sorted by name (the order new value_info entries get), found in one pass
+  // over the values; the first of two same-named values wins, as it always has.
+  std::vector<std::vector<ValueId>> by_graph(g.graphs().size());
+  for (ValueId v = 0; v < g.values().size(); ++v) by_graph[g.value(v).graph].push_back(v);
+  auto name_of = [&g](ValueId v) -> std::string_view { return g.value(v).name; };
+  TypeWriter types(pool);
   for (GraphId gid = 0; gid < g.graphs().size(); ++gid) {
     onnx::GraphProto* graph = locate_graph(g, target, gid);
     if (graph == nullptr) continue;
     const GraphEntry& ge = g.graphs()[gid];
-    std::unordered_set<std::string> declared;
+    std::vector<ValueId>& values = by_graph[gid];
+    std::stable_sort(values.begin(), values.end(),
+                     [&](ValueId a, ValueId b) { return name_of(a) < name_of(b); });
+    values.erase(std::unique(values.begin(), values.end(),
+                             [&](ValueId a, ValueId b) { return name_of(a) == name_of(b); }),
+                 values.end());
+    auto find = [&](std::string_view name) -> ValueId {
+      auto it = std::lower_bound(values.begin(), values.end(), name,
+                                 [&](ValueId v, std::string_view n) { return name_of(v) < n; });
+      return it != values.end() && name_of(*it) == name ? *it : kNoValue;
+    };
+    // Views of the proto's own names: its elements stay where they are while value_info grows.
+    std::unordered_set<std::string_view> declared;
+    declared.reserve(static_cast<std::size_t>(graph->input_size() + graph->initializer_size() +
+                                              graph->output_size() + graph->value_info_size()));
     for (const onnx::ValueInfoProto& vi : graph->input()) declared.insert(vi.name());
     for (const onnx::TensorProto& t : graph->initializer()) declared.insert(t.name());
     for (int k = 0; k < graph->output_size() && k < static_cast<int>(ge.outputs.size()); ++k) {
       onnx::ValueInfoProto* vi = graph->mutable_output(k);
       declared.insert(vi->name());
       const ValueShape& shape = s.shapes.values[ge.outputs[static_cast<std::size_t>(k)]];
-      if (has_inferred_type(shape) && shape.dtype != 0)
-        *vi->mutable_type() = to_type_proto(pool, shape);
-    }
-    std::map<std::string, ValueId> by_name;
-    for (ValueId v = 0; v < g.values().size(); ++v) {
-      if (g.value(v).graph == gid) by_name.emplace(g.value(v).name, v);
+      if (has_inferred_type(shape) && shape.dtype != 0) types.write(*vi->mutable_type(), shape);
     }
     for (onnx::ValueInfoProto& vi : *graph->mutable_value_info()) {
       declared.insert(vi.name());
-      auto it = by_name.find(vi.name());
-      if (it == by_name.end()) continue;
-      const ValueShape& shape = s.shapes.values[it->second];
-      if (shape.dtype != 0) *vi.mutable_type() = to_type_proto(pool, shape);
-    }
-    for (const auto& [name, v] : by_name) {  // sorted by name
+      const ValueId v = find(vi.name());
+      if (v == kNoValue) continue;
       const ValueShape& shape = s.shapes.values[v];
-      if (declared.count(name) != 0 || shape.dtype == 0) continue;
+      if (shape.dtype != 0) types.write(*vi.mutable_type(), shape);
+    }
+    const std::size_t fresh = std::count_if(values.begin(), values.end(), [&](ValueId v) {
+      return s.shapes.values[v].dtype != 0 && declared.count(name_of(v)) == 0;
+    });
+    graph->mutable_value_info()->Reserve(graph->value_info_size() + static_cast<int>(fresh));
+    for (ValueId v : values) {  // sorted by name
+      const ValueShape& shape = s.shapes.values[v];
+      if (shape.dtype == 0 || declared.count(name_of(v)) != 0) continue;
       onnx::ValueInfoProto* vi = graph->add_value_info();
-      vi->set_name(name);
-      *vi->mutable_type() = to_type_proto(pool, shape);
+      vi->set_name(std::string(name_of(v)));
+      types.write(*vi->mutable_type(), shape);
     }
   }
+}
 
+void ComputeContext::write_annotations(Model& model) const {
+  const State& s = *state_;
+  const GraphView& g = *s.graph;
+  ExprPool& pool = *s.pool;
   // ---- node annotations (main graph) -----------------------------------------------------------
-  onnx::GraphProto* main = target.mutable_graph();
+  onnx::GraphProto* main = model.proto().mutable_graph();
   for (NodeId n = 0; n < g.main_node_count(); ++n) {
     onnx::NodeProto* node = main->mutable_node(static_cast<int>(g.node(n).proto_index));
     std::string reuse;

@@ -63,13 +63,16 @@ void check_compatible(const sdk::PluginDescriptor& d, const fs::path& path) {
 namespace {
 
 // Where an installation keeps a subfolder, relative to the binary that contains this code: the
-// `cctx` executable (<prefix>/bin), the Python extension (<prefix>/python/cctx or a build tree's
-// python/cctx), then the configured install prefix.
+// Python extension in an installed package (the package folder is a prefix of its own:
+// cctx/lib/cctx/plugins, cctx/share/cctx/profiles, whether pip or `cmake --install` put it
+// there), the `cctx` executable (<prefix>/bin, or the package's cctx/bin), a build tree's
+// python/cctx, then the configured install prefix.
 std::vector<fs::path> install_candidates(const char* subdir) {
   std::vector<fs::path> out;
   std::error_code ec;
   fs::path self = boost::dll::this_line_location(ec);
   if (!ec) {
+    out.push_back((self.parent_path() / subdir).lexically_normal());
     out.push_back((self.parent_path() / ".." / subdir).lexically_normal());
     out.push_back((self.parent_path() / ".." / ".." / subdir).lexically_normal());
   }
@@ -99,13 +102,21 @@ fs::path Host::default_profile_path() {
   return first_existing(install_candidates(CCTX_PROFILE_SUBDIR), "default.yaml");
 }
 
+fs::path Host::shipped_profile(const std::string& name) {
+  std::error_code ec;
+  if (name.empty() || name.find('/') != std::string::npos || fs::path(name).has_extension()) {
+    return {};
+  }
+  const fs::path shipped = default_profile_path().parent_path() / (name + ".yaml");
+  return fs::is_regular_file(shipped, ec) ? shipped : fs::path();
+}
+
 fs::path Host::profile_path(const std::string& name_or_path) {
   std::error_code ec;
   const fs::path given(name_or_path);
-  const bool bare = name_or_path.find('/') == std::string::npos && !given.has_extension();
-  if (!bare || fs::exists(given, ec)) return given;
-  const fs::path shipped = default_profile_path().parent_path() / (name_or_path + ".yaml");
-  return fs::exists(shipped, ec) ? shipped : given;
+  if (fs::exists(given, ec)) return given;
+  const fs::path shipped = shipped_profile(name_or_path);
+  return shipped.empty() ? given : shipped;
 }
 
 std::vector<std::string> Host::shipped_profiles() {

@@ -40,8 +40,10 @@ std::string coord(double v) {
 }
 
 std::string tick_label(double bytes) {
-  constexpr std::array<std::pair<double, const char*>, 3> kScales = {
-      {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}}};
+  // Decimal units from a thousand up, in both figures: one figure labelled "1.5G" next to
+  // another labelled "800000" read as different units.
+  constexpr std::array<std::pair<double, const char*>, 4> kScales = {
+      {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
   for (const auto& [scale, suffix] : kScales) {
     if (std::abs(bytes) >= scale) {
       std::string s = fmt::format("{:.3f}", bytes / scale);

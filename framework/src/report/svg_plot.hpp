@@ -12,7 +12,7 @@ namespace cctx::report_detail {
 
 /// A coordinate with two decimals and no trailing zeros ("12.5", "3").
 std::string coord(double v);
-/// A byte count for an axis tick: plain below a million, else "2.5M", "1G", "3T".
+/// A byte count for an axis tick: plain below a thousand, else "800k", "2.5M", "1G", "3T".
 std::string tick_label(double bytes);
 
 /// One entry of the legend: a filled swatch (`marker` false) or a line with a circle marker.

@@ -6,6 +6,7 @@
 
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
+#include "report/attribute_text.hpp"
 
 namespace cctx {
 
@@ -90,8 +91,18 @@ std::string memory_table(const ComputeContext& ctx) {
 
 std::string scratch_listing(const ComputeContext& ctx) {
   std::string out = "Per-node peak scratch memory (bytes):\n";
+  // Node numbers and op names padded to the widest of the graph, so the formulas line up
+  // whatever the names' lengths (8 at least: the layout of the seed's listing).
+  std::vector<std::string> ops;
+  std::size_t op_width = 8;
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    out += fmt::format("  node{} {:>8}: {}\n", n, safe_text::terminal(ctx.graph().node(n).op_type),
+    ops.push_back(safe_text::terminal(ctx.graph().node(n).op_type));
+    op_width = std::max(op_width, ops.back().size());
+  }
+  const std::size_t index_width =
+      std::to_string(ctx.node_count() ? ctx.node_count() - 1 : 0).size();
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    out += fmt::format("  node{:<{}} {:>{}}: {}\n", n, index_width, ops[n], op_width,
                        safe_text::terminal(ctx.pool().print(ctx.node_peak_memory(n))));
   }
   return out;
@@ -111,15 +122,29 @@ std::string evaluated_totals_table(const ComputeContext& ctx,
                                              : safe_text::terminal(assignment_label(a)));
     width = std::max(width, labels.back().size());
   }
+  // Every value is evaluated first: a node's column is as wide as its header ("node 0", 6
+  // characters, the seed's layout) or its widest value, so wide values keep the columns aligned.
+  const std::size_t nodes = ctx.node_count();
+  std::vector<std::vector<std::string>> cells(evaluate.size(), std::vector<std::string>(nodes));
+  std::vector<std::string> heads(nodes);
+  std::vector<std::size_t> widths(nodes);
+  for (NodeId n = 0; n < nodes; ++n) {
+    heads[n] = fmt::format("node{:>2}", n);
+    widths[n] = heads[n].size();
+    for (std::size_t k = 0; k < evaluate.size(); ++k) {
+      cells[k][n] = std::to_string(ctx.pool().eval(ctx.memory(n).total, evaluate[k]));
+      widths[n] = std::max(widths[n], cells[k][n].size());
+    }
+  }
   std::string out = "Evaluated total_bytes per node:\n";
   out += fmt::format("  {:>{}} ", label_head, width);
-  for (NodeId n = 0; n < ctx.node_count(); ++n) out += fmt::format("{}node{:>2}", n ? " " : "", n);
+  for (NodeId n = 0; n < nodes; ++n)
+    out += fmt::format("{}{:>{}}", n ? " " : "", heads[n], widths[n]);
   out += '\n';
   for (std::size_t k = 0; k < evaluate.size(); ++k) {
     out += fmt::format("  {:>{}} ", labels[k], width);
-    for (NodeId n = 0; n < ctx.node_count(); ++n) {
-      std::int64_t v = ctx.pool().eval(ctx.memory(n).total, evaluate[k]);
-      out += fmt::format("{}{:>6}", n ? " " : "", v);
+    for (NodeId n = 0; n < nodes; ++n) {
+      out += fmt::format("{}{:>{}}", n ? " " : "", cells[k][n], widths[n]);
     }
     out += '\n';
   }
@@ -182,7 +207,8 @@ std::string diagnostics_text(const ComputeContext& ctx) {
   return out;
 }
 
-std::string model_listing(const Model& model) {
+std::string model_listing(const Model& model, ListingStyle style) {
+  const bool full = style == ListingStyle::kFull;
   const onnx::ModelProto& m = model.proto();
   constexpr auto shown = [](std::string_view text) { return safe_text::terminal(text); };
   auto type_text = [&](const onnx::TypeProto& t) {
@@ -190,14 +216,14 @@ std::string model_listing(const Model& model) {
     std::string name = onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(t.tensor_type().elem_type()));
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // `float[]` is a scalar; a tensor of unknown rank (no shape) is `float?`.
+    if (full && !t.tensor_type().has_shape()) return name + "?";
     std::string dims;
-    if (t.tensor_type().has_shape()) {
-      for (const auto& d : t.tensor_type().shape().dim()) {
-        if (!dims.empty()) dims += ',';
-        dims += d.has_dim_value()   ? std::to_string(d.dim_value())
-                : d.has_dim_param() ? shown(d.dim_param())
-                                    : "?";
-      }
+    for (const auto& d : t.tensor_type().shape().dim()) {
+      if (!dims.empty()) dims += ',';
+      dims += d.has_dim_value()   ? std::to_string(d.dim_value())
+              : d.has_dim_param() ? shown(d.dim_param())
+                                  : "?";
     }
     return name + "[" + dims + "]";
   };
@@ -226,7 +252,11 @@ std::string model_listing(const Model& model) {
     std::string op =
         shown(n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type()
                                                             : n.domain() + ":" + n.op_type());
-    out += fmt::format("{}: {}({}) -> {}\n", k, op, inputs, outputs);
+    std::string attributes;  // ONNX's printer: `Concat <axis = 0> (M, X)`
+    for (int a = 0; full && a < n.attribute_size(); ++a)
+      attributes += (attributes.empty() ? " <" : ", ") + attribute_text(n.attribute(a));
+    if (!attributes.empty()) attributes += "> ";
+    out += fmt::format("{}: {}{}({}) -> {}\n", k, op, attributes, inputs, outputs);
   }
   for (const auto& o : g.output()) {
     out += "output: " + type_text(o.type()) + " " + shown(o.name()) + "\n";
