@@ -80,20 +80,20 @@ ValueShape from_type_proto(ExprPool& pool, const onnx::TypeProto& type,
   return out;
 }
 
+onnx::TypeProto_Tensor* tensor_part(onnx::TypeProto& type, ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kSequence:
+      return type.mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
+    case ValueKind::kOptional:
+      return type.mutable_optional_type()->mutable_elem_type()->mutable_tensor_type();
+    default:
+      return type.mutable_tensor_type();
+  }
+}
+
 onnx::TypeProto to_type_proto(ExprPool& pool, const ValueShape& shape) {
   onnx::TypeProto type;
-  onnx::TypeProto::Tensor* tensor = nullptr;
-  switch (shape.kind) {
-    case ValueKind::kSequence:
-      tensor = type.mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
-      break;
-    case ValueKind::kOptional:
-      tensor = type.mutable_optional_type()->mutable_elem_type()->mutable_tensor_type();
-      break;
-    default:
-      tensor = type.mutable_tensor_type();
-      break;
-  }
+  onnx::TypeProto::Tensor* tensor = tensor_part(type, shape.kind);
   tensor->set_elem_type(shape.dtype);
   if (shape.known_rank) {
     onnx::TensorShapeProto* s = tensor->mutable_shape();

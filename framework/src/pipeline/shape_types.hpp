@@ -10,7 +10,8 @@
 
 namespace onnx {
 class TypeProto;
-}
+class TypeProto_Tensor;  // protobuf's name of TypeProto::Tensor
+}  // namespace onnx
 
 namespace cctx {
 
@@ -31,6 +32,9 @@ std::optional<Expr> sequence_length(ExprPool& pool, const ValueShape& shape);
 
 /// The ONNX type of a ValueShape: integer dims as dim_value, expressions as dim_param.
 onnx::TypeProto to_type_proto(ExprPool& pool, const ValueShape& shape);
+/// The tensor type inside `type` for a value of `kind`: the type itself, or a sequence's or an
+/// optional's element type (made on the way).
+onnx::TypeProto_Tensor* tensor_part(onnx::TypeProto& type, ValueKind kind);
 
 /// Fresh producer-named symbol `<prefix><Op>_<index>_o<out>_d<axis>` for node n.
 Expr fresh_output_dim(Analysis& s, ShapeResult& shapes, NodeId n, std::uint32_t out,

@@ -38,18 +38,7 @@ class TypeWriter {
 
   void write(onnx::TypeProto& type, const ValueShape& shape) {
     type.Clear();
-    onnx::TypeProto::Tensor* tensor = nullptr;
-    switch (shape.kind) {
-      case ValueKind::kSequence:
-        tensor = type.mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
-        break;
-      case ValueKind::kOptional:
-        tensor = type.mutable_optional_type()->mutable_elem_type()->mutable_tensor_type();
-        break;
-      default:
-        tensor = type.mutable_tensor_type();
-        break;
-    }
+    onnx::TypeProto::Tensor* tensor = tensor_part(type, shape.kind);
     tensor->set_elem_type(shape.dtype);
     if (!shape.known_rank) return;
     onnx::TensorShapeProto* dims = tensor->mutable_shape();
