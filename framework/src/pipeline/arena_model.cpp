@@ -77,24 +77,27 @@ RegionArena::Handle RegionArena::alloc(std::int64_t bytes) {
   return h;
 }
 
+// Chunk h takes over its free right neighbour (out of the free set by then).
+void RegionArena::absorb_next(Handle h) {
+  const Handle next = chunks_[h].next;
+  chunks_[h].size += chunks_[next].size;
+  chunks_[h].next = chunks_[next].next;
+  if (chunks_[h].next != kNone) chunks_[chunks_[h].next].prev = h;
+  spare_.push_back(next);
+}
+
 void RegionArena::free(Handle h) {
   if (h == kNone) return;
   chunks_[h].in_use = false;
   const Handle next = chunks_[h].next;
   if (next != kNone && !chunks_[next].in_use) {
     erase_free(next);
-    chunks_[h].size += chunks_[next].size;
-    chunks_[h].next = chunks_[next].next;
-    if (chunks_[h].next != kNone) chunks_[chunks_[h].next].prev = h;
-    spare_.push_back(next);
+    absorb_next(h);
   }
   const Handle prev = chunks_[h].prev;
   if (prev != kNone && !chunks_[prev].in_use) {
     erase_free(prev);
-    chunks_[prev].size += chunks_[h].size;
-    chunks_[prev].next = chunks_[h].next;
-    if (chunks_[prev].next != kNone) chunks_[chunks_[prev].next].prev = prev;
-    spare_.push_back(h);
+    absorb_next(prev);
     h = prev;
   }
   insert_free(h);

@@ -44,6 +44,7 @@ class RegionArena {
     bool in_use;
   };
   void extend(std::int64_t bytes);
+  void absorb_next(Handle h);
   Handle new_chunk(const Chunk& c);
   void insert_free(Handle h) { free_.emplace(chunks_[h].size, chunks_[h].address, h); }
   void erase_free(Handle h) { free_.erase({chunks_[h].size, chunks_[h].address, h}); }

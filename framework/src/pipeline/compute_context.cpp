@@ -167,9 +167,10 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   }
   // Initializers are never released: node 0 holds them all.
   // The per-node part is below 2^30 per node and node counts below 2^32: no overflow.
-  result.session_bytes =
+  const std::int64_t session_overhead =
       state_->options.memory.session_overhead_bytes +
       state_->options.memory.session_overhead_per_node_bytes * static_cast<std::int64_t>(count);
+  result.session_bytes = session_overhead;
   if (count > 0) {
     const MemoryProfile& first = state_->memory.nodes[0];
     for (std::uint32_t k = held_from[0] + static_cast<std::uint32_t>(first.inputs.size());
@@ -186,10 +187,7 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
     const ArenaReplay replay = replay_on_arena(*state_->pool, *state_, assignment);
     result.run_bytes = replay.run_reserved;
     if (arena.initializers) {
-      result.session_bytes = state_->options.memory.session_overhead_bytes +
-                             state_->options.memory.session_overhead_per_node_bytes *
-                                 static_cast<std::int64_t>(count) +
-                             replay.session_reserved;
+      result.session_bytes = session_overhead + replay.session_reserved;
     }
   }
   return result;

@@ -125,12 +125,17 @@ class MemoryStage {
     account(b, true);
   }
 
+  // Buffer b comes to life during the run holding v.
+  void allocate(std::uint32_t b, ValueId v) {
+    tag_[b] = tags_.values[v];
+    members_[b] = 1;
+    account(b, true);
+    trace(b, true);
+  }
+
   void join(std::uint32_t b, ValueId v) {
     if (members_[b] == 0) {  // a buffer no value holds: it is allocated again
-      tag_[b] = tags_.values[v];
-      members_[b] = 1;
-      account(b, true);
-      trace(b, true);
+      allocate(b, v);
       return;
     }
     const Tag merged = merge_tag(tag_[b], tags_.values[v]);
@@ -229,10 +234,7 @@ class MemoryStage {
       if (v == kNoValue || decided[o] || plan_.buffer_of[v] == kInvalidId) continue;
       const std::uint32_t b = plan_.buffer_of[v];
       if (members_[b] != 0) continue;  // produced twice: already live
-      tag_[b] = tags_.values[v];
-      members_[b] = 1;
-      account(b, true);
-      trace(b, true);
+      allocate(b, v);
     }
     if (trace_) trace_->frees_begin.push_back(static_cast<std::uint32_t>(trace_->buffers.size()));
     for (ValueId v : plan_.release_after[n]) leave(v);

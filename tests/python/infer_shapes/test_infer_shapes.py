@@ -2,6 +2,7 @@
 SymbolicShapeInference.infer_shapes, on the real exported models of tests/models and the seed."""
 import os
 import pathlib
+import sys
 
 import onnx
 import onnx.helper as oh
@@ -11,19 +12,10 @@ import cctx
 from cctx import shape_inference
 
 SOURCE = pathlib.Path(os.environ["CCTX_SOURCE_DIR"])
+sys.path.insert(0, str(SOURCE / "tests" / "python" / "models"))
+from fixtures import graphs  # noqa: E402  (the graph and every body nested in it)
 MODELS = sorted((SOURCE / "tests" / "models").glob("*.onnx")) + [SOURCE / "examples" / "seed" / "seed.onnx"]
 IDS = [m.stem for m in MODELS]
-
-
-def graphs(graph: onnx.GraphProto):
-    """The graph and every body nested in its nodes' attributes."""
-    yield graph
-    for node in graph.node:
-        for a in node.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                yield from graphs(a.g)
-            for g in a.graphs:
-                yield from graphs(g)
 
 
 def typed_values(graph: onnx.GraphProto):
