@@ -197,7 +197,9 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     throw Error("--plot and --plot-stack draw evaluated bytes: add --eval SYM=V[,V...]",
                 ExitCode::kUsage);
   }
-  Model model = Model::load(args.model, profile.limits);
+  // A stream cannot be read twice: its weights are kept for --write-model.
+  Model model = Model::load(args.model, profile.limits,
+                            args.write_model ? StreamPayloads::kKeep : StreamPayloads::kDrop);
   // Output files are opened (and refused) before the analysis, and written only after it:
   // whatever fails on the way, a target keeps its old bytes.
   std::optional<OutputFile> model_out, plot_out, stack_out;

@@ -139,6 +139,9 @@ class InferShapesJob {
       *lists.mutable_graph()->mutable_value_info() = result.graph().value_info();
       return py::make_tuple(to_bytes(lists), true, inference_.warnings());
     }
+    if (model_->payloads_skipped()) {  // loaded from a path: the weights come from the file
+      return py::make_tuple(py::bytes(model_->serialize()), false, inference_.warnings());
+    }
     return py::make_tuple(to_bytes(result), false, inference_.warnings());
   }
 
@@ -156,7 +159,7 @@ class InferShapesJob {
 /// failure leaves the target as it was); returns the warnings. No Python proto is involved.
 py::list infer_shapes_path(const std::string& in_path, const std::string& out_path,
                            const py::object& profile, bool strict) {
-  Model model = Model::load(in_path);
+  Model model = Model::load(in_path, {}, StreamPayloads::kKeep);
   Inference inference(profile, strict);
   {
     py::gil_scoped_release release;

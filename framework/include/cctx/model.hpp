@@ -16,6 +16,16 @@ class ModelProto;
 namespace cctx {
 
 class OutputFile;
+namespace detail {
+class TensorPayloads;
+}
+
+/// What Model::load does with the large tensor payloads of a model read from a stream (a pipe, a
+/// device), which cannot be read a second time. A regular file's are always left in the file.
+enum class StreamPayloads : bool {
+  kDrop,  ///< not kept: the model can be analysed but not saved
+  kKeep,  ///< held in memory, for a later save
+};
 
 /// Owns one ModelProto and remembers where it came from (for messages).
 class Model {
@@ -23,8 +33,14 @@ class Model {
   /// Reads and validates a model file. Throws ModelError naming the file and the problem
   /// (missing, unreadable, a directory, empty, truncated, not an ONNX model, beyond `limits`,
   /// structurally invalid: see detail::check_model).
-  static Model load(const std::filesystem::path& path, const Limits& limits = {});
-  /// Parses and validates serialized bytes; `source` names them in messages.
+  ///
+  /// Weights are never read: a regular file is mapped into memory and only its structure is
+  /// touched; tensors of more than 64 elements are parsed without their data fields (dims, type,
+  /// name and everything else are kept; detail/structure_parse.hpp), and save() copies those
+  /// fields from the file again. tensor_int_values and friends see such tensors as holding none.
+  static Model load(const std::filesystem::path& path, const Limits& limits = {},
+                    StreamPayloads streams = StreamPayloads::kDrop);
+  /// Parses and validates serialized bytes, payloads included; `source` names them in messages.
   static Model parse(std::string_view bytes, std::string source, const Limits& limits = {});
   /// Takes ownership of an already-built proto.
   static Model adopt(std::unique_ptr<onnx::ModelProto> proto, std::string source);
@@ -50,11 +66,16 @@ class Model {
   void save(OutputFile& out) const;
   /// The check of save(OutputFile&) alone, to refuse a target before any work is done.
   void check_save_target(const OutputFile& out) const;
+  /// The whole model's bytes, skipped payloads copied back in.
   std::string serialize() const;
+  /// True when proto() lacks tensor data load() left in the file: serialize() it, not proto().
+  bool payloads_skipped() const { return payloads_ != nullptr; }
 
  private:
   Model(std::unique_ptr<onnx::ModelProto> proto, std::string source);
   std::unique_ptr<onnx::ModelProto> proto_;
+  /// The payloads load() skipped and where to read them again; null when nothing was skipped.
+  std::shared_ptr<const detail::TensorPayloads> payloads_;
   std::string source_;
   std::filesystem::path folder_;  ///< the folder of the file it was loaded from; empty otherwise
 };

@@ -1,9 +1,9 @@
 #include "model/body_checks.hpp"
 
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include "cctx/model.hpp"
+#include "model/onnx_attributes.hpp"
 
 namespace cctx {
 
@@ -15,13 +15,12 @@ const std::string* RequiredBodies::missing(const onnx::NodeProto& node, std::uin
   if (!names) {
     names.emplace();
     const std::string domain(normalize_domain(node.domain()));
-    const onnx::OpSchema* schema =
-        onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), domain);
-    if (schema != nullptr) {
-      for (const auto& [name, attr] : schema->attributes()) {
+    if (const auto declared =
+            detail::onnx_schema_attributes(node.op_type(), static_cast<int>(opset), domain)) {
+      for (const detail::OnnxAttribute& attr : *declared) {
         const bool graph =
             attr.type == onnx::AttributeProto::GRAPH || attr.type == onnx::AttributeProto::GRAPHS;
-        if (graph && attr.required) names->push_back(name);
+        if (graph && attr.required) names->emplace_back(attr.name);
       }
     }
   }

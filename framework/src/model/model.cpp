@@ -1,7 +1,9 @@
 #include "cctx/model.hpp"
 
+#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,36 +18,29 @@
 #include "cctx/output_file.hpp"
 #include "model/external_data.hpp"
 #include "model/model_checks.hpp"
+#include "model/payload_splice.hpp"
+#include "model/structure_parse.hpp"
+#include "model/tensor_payloads.hpp"
 
 namespace cctx {
 namespace fs = std::filesystem;
 
 namespace {
 
-// Deeply nested subgraphs (If inside Loop inside ...) need more than protobuf's default
-// recursion limit of 100 message levels; each nesting level costs three (graph, node, attribute).
-constexpr int kRecursionLimit = 12000;
+ModelError too_big(const fs::path& path, std::uintmax_t size, const Limits& limits) {
+  return ModelError(path.string() + ": " + std::to_string(size) + " bytes or more, above " +
+                    std::to_string(limits.file_bytes) + " (limits.file_bytes)");
+}
 
-std::string read_file(const fs::path& path, const Limits& limits) {
-  std::error_code ec;
-  fs::file_status st = fs::status(path, ec);
-  if (!fs::exists(st)) throw ModelError(path.string() + ": no such file");
-  if (ec) throw ModelError(path.string() + ": cannot access (" + ec.message() + ")");
-  if (fs::is_directory(st)) throw ModelError(path.string() + ": is a directory, not a model file");
-  const auto too_big = [&](std::uintmax_t size) {
-    return ModelError(path.string() + ": " + std::to_string(size) + " bytes or more, above " +
-                      std::to_string(limits.file_bytes) + " (limits.file_bytes)");
-  };
-  // Checked before reading: the whole file is held in memory twice (bytes and parsed proto).
-  const auto limit = static_cast<std::uintmax_t>(std::min(limits.file_bytes, kMaxFileBytes));
-  // A pipe or a device (/dev/zero) has no size to check first: it is read up to one byte past
-  // the limit.
-  std::uintmax_t expected = limit + 1;
-  if (fs::is_regular_file(st)) {
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > limit) throw too_big(size);
-    if (!ec) expected = size;
-  }
+std::uintmax_t file_limit(const Limits& limits) {
+  return static_cast<std::uintmax_t>(std::min(limits.file_bytes, kMaxFileBytes));
+}
+
+/// A stream's bytes (a pipe, a device), which have no size to check first: read up to one byte
+/// past the limit.
+std::string read_stream(const fs::path& path, const Limits& limits) {
+  const std::uintmax_t limit = file_limit(limits);
+  const std::uintmax_t expected = limit + 1;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
   // Room for all of it up front, so that appending never reallocates: a string that doubles
@@ -63,10 +58,63 @@ std::string read_file(const fs::path& path, const Limits& limits) {
       break;
     }
     bytes.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (bytes.size() > limit) throw too_big(bytes.size());
+    if (bytes.size() > limit) throw too_big(path, bytes.size(), limits);
   }
   if (in.bad()) throw ModelError(path.string() + ": read error");
   return bytes;
+}
+
+/// A regular file mapped read-only for the walk of structure_parse: the pages of the skipped
+/// payloads are never touched, so they are never read from disk nor counted in the process.
+class MappedFile {
+ public:
+  MappedFile(int fd, std::size_t size, const fs::path& path) : size_(size) {
+    void* at = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (at == MAP_FAILED) {
+      throw ModelError(path.string() + ": cannot map (" + std::strerror(errno) + ")");
+    }
+    data_ = static_cast<const char*>(at);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() { ::munmap(const_cast<char*>(data_), size_); }
+  std::string_view bytes() const { return {data_, size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_;
+};
+
+void check_nonempty(std::uintmax_t size, const std::string& source) {
+  if (size == 0) throw ModelError(source + ": empty file, not an ONNX model");
+}
+
+/// Parses wire-format bytes (a whole model, or its structure) and validates the model.
+std::unique_ptr<onnx::ModelProto> parse_checked(std::string_view bytes, const std::string& source,
+                                                const Limits& limits) {
+  auto proto = std::make_unique<onnx::ModelProto>();
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(detail::kWireRecursionLimit);
+  if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+    throw ModelError(source + ": not a valid ONNX model (truncated or corrupt protobuf)");
+  }
+  if (!proto->has_graph()) {
+    throw ModelError(source + ": not an ONNX model (no graph)");
+  }
+  detail::check_model(*proto, source, limits);
+  return proto;
+}
+
+/// The structure of `file` (structure_parse.hpp), parsed and validated.
+std::unique_ptr<onnx::ModelProto> parse_structure(std::string_view file, const std::string& source,
+                                                  const Limits& limits,
+                                                  detail::TensorPayloads& payloads) {
+  std::string structure;
+  if (!detail::strip_payloads(file, payloads, structure)) {
+    throw ModelError(source + ": not a valid ONNX model (truncated or corrupt protobuf)");
+  }
+  return parse_checked(structure, source, limits);
 }
 
 }  // namespace
@@ -77,30 +125,48 @@ Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
-Model Model::load(const fs::path& path, const Limits& limits) {
-  Model model = parse(read_file(path, limits), path.string(), limits);
+Model Model::load(const fs::path& path, const Limits& limits, StreamPayloads streams) {
+  const std::string source = path.string();
   std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw ModelError(source + ": no such file");
+  if (ec) throw ModelError(source + ": cannot access (" + ec.message() + ")");
+  if (fs::is_directory(status)) throw ModelError(source + ": is a directory, not a model file");
+  auto payloads = std::make_shared<detail::TensorPayloads>(source);
+  std::unique_ptr<onnx::ModelProto> proto;
+  if (fs::is_regular_file(status)) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw ModelError(source + ": cannot open (" + std::strerror(errno) + ")");
+    // Adopted now, so that every exit below closes it; the source of a later save.
+    struct stat st {};
+    const bool stat_ok = ::fstat(fd, &st) == 0;
+    payloads->read_from_file(fd, stat_ok ? static_cast<std::uint64_t>(st.st_size) : 0,
+                             std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec);
+    if (!stat_ok) throw ModelError(source + ": cannot access (" + std::strerror(errno) + ")");
+    const auto size = static_cast<std::uintmax_t>(st.st_size);
+    if (size > file_limit(limits)) throw too_big(path, size, limits);
+    check_nonempty(size, source);
+    const MappedFile file(fd, static_cast<std::size_t>(size), path);
+    proto = parse_structure(file.bytes(), source, limits, *payloads);
+  } else {
+    std::string bytes = read_stream(path, limits);
+    check_nonempty(bytes.size(), source);
+    proto = parse_structure(bytes, source, limits, *payloads);
+    if (streams == StreamPayloads::kKeep) payloads->read_from_memory(std::move(bytes));
+  }
+  Model model(std::move(proto), source);
+  if (payloads->count() > 0) model.payloads_ = std::move(payloads);
   model.folder_ = fs::absolute(path, ec).parent_path();
   return model;
 }
 
 Model Model::parse(std::string_view bytes, std::string source, const Limits& limits) {
-  if (bytes.empty()) throw ModelError(source + ": empty file, not an ONNX model");
+  check_nonempty(bytes.size(), source);
   if (static_cast<std::int64_t>(bytes.size()) > std::min(limits.file_bytes, kMaxFileBytes)) {
     throw ModelError(source + ": " + std::to_string(bytes.size()) + " bytes, above " +
                      std::to_string(limits.file_bytes) + " (limits.file_bytes)");
   }
-  auto proto = std::make_unique<onnx::ModelProto>();
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                                static_cast<int>(bytes.size()));
-  stream.SetRecursionLimit(kRecursionLimit);
-  if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    throw ModelError(source + ": not a valid ONNX model (truncated or corrupt protobuf)");
-  }
-  if (!proto->has_graph()) {
-    throw ModelError(source + ": not an ONNX model (no graph)");
-  }
-  detail::check_model(*proto, source, limits);
+  auto proto = parse_checked(bytes, source, limits);
   return Model(std::move(proto), std::move(source));
 }
 
@@ -120,7 +186,10 @@ std::int64_t Model::opset(std::string_view domain) const {
 std::string Model::serialize() const {
   std::string out;
   if (!proto_->SerializeToString(&out)) throw ModelError(source_ + ": cannot serialize the model");
-  return out;
+  if (!payloads_) return out;
+  std::string whole;
+  detail::splice_payloads(out, *payloads_, [&whole](std::string_view piece) { whole += piece; });
+  return whole;
 }
 
 void Model::save(const fs::path& path) const {
@@ -142,7 +211,17 @@ void Model::check_save_target(const OutputFile& out) const {
 
 void Model::save(OutputFile& out) const {
   check_save_target(out);
-  out.write(serialize());
+  if (payloads_) {
+    // The structure in memory, the weights streamed from the file they were loaded from.
+    std::string structure;
+    if (!proto_->SerializeToString(&structure)) {
+      throw ModelError(source_ + ": cannot serialize the model");
+    }
+    detail::splice_payloads(structure, *payloads_,
+                            [&out](std::string_view piece) { out.write(piece); });
+  } else {
+    out.write(serialize());
+  }
   out.commit();
 }
 

@@ -2,7 +2,6 @@
 // every later stage may then assume sane ranks, non-negative dims and a bounded nesting depth.
 #include "model/model_checks.hpp"
 
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "cctx/dtypes.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
+#include "model/onnx_attributes.hpp"
 
 namespace cctx::detail {
 
@@ -87,18 +87,17 @@ class Checker {
   // default: ONNX's own schemas say which type each attribute must have.
   void check_attribute_types(const onnx::NodeProto& n, const std::string& domain) const {
     const std::int64_t opset = opset_of(domain);
-    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
-        n.op_type(),
-        static_cast<int>(std::min<std::int64_t>(opset, std::numeric_limits<int>::max())), domain);
-    if (schema == nullptr) return;  // a custom op, or one ONNX does not know: its plugin checks
-    const auto& declared = schema->attributes();
+    const auto declared = onnx_schema_attributes(
+        n.op_type(), std::min<std::int64_t>(opset, std::numeric_limits<int>::max()), domain);
+    if (!declared) return;  // a custom op, or one ONNX does not know: its plugin checks
     for (const onnx::AttributeProto& a : n.attribute()) {
       if (a.type() == onnx::AttributeProto::UNDEFINED || !a.ref_attr_name().empty()) continue;
-      const auto it = declared.find(a.name());
-      if (it == declared.end() || it->second.type == a.type()) continue;
+      const OnnxAttribute* want = find_attribute(*declared, a.name());
+      if (want == nullptr || want->type == a.type()) continue;
       fail("attribute '" + a.name() + "' of node " + name_of(n) + " is " +
            onnx::AttributeProto::AttributeType_Name(a.type()) + ", but " + n.op_type() + " wants " +
-           onnx::AttributeProto::AttributeType_Name(it->second.type));
+           onnx::AttributeProto::AttributeType_Name(
+               static_cast<onnx::AttributeProto::AttributeType>(want->type)));
     }
   }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "model/tensor_payloads.hpp"
+
 namespace cctx {
 
 namespace {
@@ -40,8 +42,9 @@ double bfloat16_to_double(std::uint16_t b) {
   return f;
 }
 
+/// Data held elsewhere: in an external file, or left in the model file by Model::load.
 bool external(const onnx::TensorProto& t) {
-  return t.data_location() == onnx::TensorProto::EXTERNAL;
+  return t.data_location() == onnx::TensorProto::EXTERNAL || detail::skipped_payload(t) >= 0;
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ namespace cctx {
 std::int64_t tensor_element_count(const onnx::TensorProto& t);
 
 /// Integer contents of an integer or bool tensor with at most `max_elements` elements, from the
-/// typed fields or raw_data. False for other types, external data, or a size mismatch.
+/// typed fields or raw_data. False for other types, external data, data
+/// Model::load left in the file, or a size mismatch.
 bool tensor_int_values(const onnx::TensorProto& t, std::size_t max_elements,
                        std::vector<std::int64_t>* out);
 
