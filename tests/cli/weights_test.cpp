@@ -11,6 +11,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
+#include "model/wire_varint.hpp"
 #include "test_env.hpp"
 
 namespace cctx {
@@ -138,11 +139,6 @@ onnx::ModelProto parse(const std::string& bytes) {
   return m;
 }
 
-void append_varint(std::string& out, std::uint64_t v) {
-  for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
-  out += static_cast<char>(v);
-}
-
 class Weights : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -239,14 +235,14 @@ TEST(WeightsMemory, LargeWeightsAreNeverHeld) {
   header.add_dims(columns);
   const std::uint64_t data_bytes = std::uint64_t(rows * columns * 4);
   std::string tensor = header.SerializeAsString();
-  append_varint(tensor, (9 << 3) | 2);  // raw_data
-  append_varint(tensor, data_bytes);
+  detail::append_varint(tensor, (9 << 3) | 2);  // raw_data
+  detail::append_varint(tensor, data_bytes);
   std::string graph;
-  append_varint(graph, (5 << 3) | 2);  // initializer
-  append_varint(graph, tensor.size() + data_bytes);
+  detail::append_varint(graph, (5 << 3) | 2);  // initializer
+  detail::append_varint(graph, tensor.size() + data_bytes);
   graph += tensor;
-  append_varint(bytes, (7 << 3) | 2);  // graph
-  append_varint(bytes, graph.size() + data_bytes);
+  detail::append_varint(bytes, (7 << 3) | 2);  // graph
+  detail::append_varint(bytes, graph.size() + data_bytes);
   bytes += graph;
   {
     std::ofstream out(dir / "big.onnx", std::ios::binary);

@@ -138,12 +138,10 @@ Model Model::load(const fs::path& path, const Limits& limits, StreamPayloads str
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw ModelError(source + ": cannot open (" + std::strerror(errno) + ")");
     // Adopted now, so that every exit below closes it; the source of a later save.
-    struct stat st {};
-    const bool stat_ok = ::fstat(fd, &st) == 0;
-    payloads->read_from_file(fd, stat_ok ? static_cast<std::uint64_t>(st.st_size) : 0,
-                             std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec);
-    if (!stat_ok) throw ModelError(source + ": cannot access (" + std::strerror(errno) + ")");
-    const auto size = static_cast<std::uintmax_t>(st.st_size);
+    if (!payloads->read_from_file(fd)) {
+      throw ModelError(source + ": cannot access (" + std::strerror(errno) + ")");
+    }
+    const auto size = static_cast<std::uintmax_t>(payloads->file_size());
     if (size > file_limit(limits)) throw too_big(path, size, limits);
     check_nonempty(size, source);
     const MappedFile file(fd, static_cast<std::size_t>(size), path);

@@ -23,8 +23,9 @@ using google::protobuf::io::CodedInputStream;
 using WireFormat = google::protobuf::internal::WireFormatLite;
 
 /// Walks a serialized model along the paths to tensors, telling `v` about each message opened
-/// (its tag's bytes, its length and how many bytes that length took) and closed, each field off
-/// the paths (its bytes) and each payload marker (its value and bytes). False on malformed input.
+/// (its tag's bytes, its length, how many bytes that length took, its kind) and closed, each field
+/// off the paths (its bytes) and each payload marker (its value and bytes). False on malformed
+/// input.
 template <class Visitor>
 bool walk(std::string_view bytes, Visitor& v) {
   CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
@@ -65,8 +66,7 @@ bool walk(std::string_view bytes, Visitor& v) {
       const std::size_t length_at = position();
       std::uint32_t length = 0;
       if (!in.ReadVarint32(&length) || stack.size() >= kWireRecursionLimit) return false;
-      v.open(bytes.substr(start, length_at - start), length, position() - length_at, sub,
-             bytes.substr(position(), length));
+      v.open(bytes.substr(start, length_at - start), length, position() - length_at, sub);
       stack.push_back(Frame{kind, in.PushLimit(static_cast<int>(length))});
       kind = sub;
       continue;
@@ -81,10 +81,10 @@ class Sizer {
  public:
   explicit Sizer(const TensorPayloads& payloads) : payloads_(payloads) {}
 
-  void open(std::string_view, std::uint32_t length, std::size_t length_bytes, wire::Msg,
-            std::string_view) {
+  void open(std::string_view, std::uint32_t length, std::size_t length_bytes, wire::Msg kind) {
     open_.push_back(Open{sizes_.size(), length, length_bytes, 0});
     sizes_.push_back(0);
+    if (kind == wire::Msg::kTensor) markers_.push_back(-1);
   }
   void close() {
     const Open o = open_.back();
@@ -101,8 +101,11 @@ class Sizer {
     }
     grow(static_cast<std::int64_t>(payloads_.bytes(static_cast<std::uint32_t>(index))) -
          static_cast<std::int64_t>(field.size()));
+    markers_.back() = static_cast<std::int64_t>(index);
   }
-  std::vector<std::uint64_t> take() { return std::move(sizes_); }
+  std::vector<std::uint64_t> take_sizes() { return std::move(sizes_); }
+  /// Per tensor, in the order opened: its marker's value, or -1.
+  std::vector<std::int64_t> take_markers() { return std::move(markers_); }
 
  private:
   struct Open {
@@ -116,6 +119,7 @@ class Sizer {
   }
   const TensorPayloads& payloads_;
   std::vector<std::uint64_t> sizes_;
+  std::vector<std::int64_t> markers_;
   std::vector<Open> open_;
 };
 
@@ -123,17 +127,16 @@ class Sizer {
 class Writer {
  public:
   Writer(const TensorPayloads& payloads, std::vector<std::uint64_t> sizes,
-         const std::function<void(std::string_view)>& sink)
-      : payloads_(payloads), sizes_(std::move(sizes)), sink_(sink) {
+         std::vector<std::int64_t> markers, const std::function<void(std::string_view)>& sink)
+      : payloads_(payloads), sizes_(std::move(sizes)), markers_(std::move(markers)), sink_(sink) {
     buffer_.reserve(kPieceBytes + kPieceBytes / 8);
   }
 
-  void open(std::string_view tag, std::uint32_t, std::size_t, wire::Msg kind,
-            std::string_view content) {
+  void open(std::string_view tag, std::uint32_t, std::size_t, wire::Msg kind) {
     buffer_.append(tag);
     append_varint(buffer_, sizes_[next_++]);
     if (kind == wire::Msg::kTensor) {
-      const std::int64_t index = marker_in(content);
+      const std::int64_t index = markers_[next_tensor_++];
       if (index >= 0) pending_ = payloads_.fields(static_cast<std::uint32_t>(index));
     }
   }
@@ -153,19 +156,6 @@ class Writer {
   }
 
  private:
-  /// The payload marker's value in a tensor's content, or -1.
-  static std::int64_t marker_in(std::string_view content) {
-    CodedInputStream in(reinterpret_cast<const std::uint8_t*>(content.data()),
-                        static_cast<int>(content.size()));
-    for (std::uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
-      std::uint64_t value = 0;
-      if (tag == WireFormat::MakeTag(wire::kPayloadMarker, WireFormat::WIRETYPE_VARINT)) {
-        return in.ReadVarint64(&value) ? static_cast<std::int64_t>(value) : -1;
-      }
-      if (!WireFormat::SkipField(&in, tag)) return -1;
-    }
-    return -1;
-  }
   static std::uint32_t field_number(std::string_view field) {
     CodedInputStream in(reinterpret_cast<const std::uint8_t*>(field.data()),
                         static_cast<int>(field.size()));
@@ -185,6 +175,8 @@ class Writer {
   std::span<const ByteRange> pending_;  ///< of the tensor being written
   std::vector<std::uint64_t> sizes_;
   std::size_t next_ = 0;
+  std::vector<std::int64_t> markers_;
+  std::size_t next_tensor_ = 0;
   const std::function<void(std::string_view)>& sink_;
   std::string buffer_;
 };
@@ -201,7 +193,7 @@ void splice_payloads(std::string_view structure, const TensorPayloads& payloads,
   }
   Sizer sizer(payloads);
   if (!walk(structure, sizer)) throw malformed();
-  Writer writer(payloads, sizer.take(), sink);
+  Writer writer(payloads, sizer.take_sizes(), sizer.take_markers(), sink);
   if (!walk(structure, writer)) throw malformed();
   writer.flush();
 }

@@ -42,11 +42,14 @@ std::uint64_t TensorPayloads::bytes(std::uint32_t tensor) const {
   return total;
 }
 
-void TensorPayloads::read_from_file(int fd, std::uint64_t size, std::int64_t mtime_ns) {
+bool TensorPayloads::read_from_file(int fd) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = fd;
-  size_ = size;
-  mtime_ns_ = mtime_ns;
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return false;
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  mtime_ns_ = mtime_of(st);
+  return true;
 }
 
 void TensorPayloads::read_from_memory(std::string bytes) {
@@ -64,11 +67,6 @@ void TensorPayloads::check_unchanged() const {
     throw ModelError(name_ +
                      ": changed since it was read; its tensor data can no longer be copied");
   }
-}
-
-void TensorPayloads::copy(std::uint32_t tensor,
-                          const std::function<void(std::string_view)>& sink) const {
-  for (const ByteRange& r : fields(tensor)) copy(r, sink);
 }
 
 void TensorPayloads::copy(const ByteRange& r,

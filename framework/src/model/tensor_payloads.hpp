@@ -44,17 +44,17 @@ class TensorPayloads {
   /// Sum of the lengths of fields(tensor).
   std::uint64_t bytes(std::uint32_t tensor) const;
 
-  /// The source: `fd` is adopted (closed on destruction); `size` and `mtime_ns` are what fstat
-  /// said when the model was read, checked again before copying.
-  void read_from_file(int fd, std::uint64_t size, std::int64_t mtime_ns);
+  /// The source: `fd` is adopted (closed on destruction, also when this fails); its size and
+  /// modification time, checked again before copying, are taken now. False when fstat fails.
+  bool read_from_file(int fd);
+  /// The size of the file read_from_file adopted.
+  std::uint64_t file_size() const { return size_; }
   void read_from_memory(std::string bytes);
   bool has_source() const { return fd_ >= 0 || memory_source_; }
   const std::string& source_name() const { return name_; }
 
-  /// Hands fields(tensor)'s bytes to `sink` in pieces of at most 1 MiB. Throws ModelError when
-  /// the file changed since it was read or cannot be read.
-  void copy(std::uint32_t tensor, const std::function<void(std::string_view)>& sink) const;
-  /// The same for one of fields(tensor).
+  /// Hands the bytes of `field` (one of some fields(tensor)) to `sink` in pieces of at most
+  /// 1 MiB. Throws ModelError when the file changed since it was read or cannot be read.
   void copy(const ByteRange& field, const std::function<void(std::string_view)>& sink) const;
 
  private:
