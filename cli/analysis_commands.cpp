@@ -112,6 +112,8 @@ std::string origin_of(const ComputeContext& ctx, const std::string& name) {
   return info->origin;
 }
 
+}  // namespace
+
 // Every assigned name must be a symbol of the model, and every symbol the totals mention must be
 // assigned (a data-dependent size such as NonZero_3_o0_d1 too): say so before evaluating.
 void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& assignments) {
@@ -146,14 +148,24 @@ void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& ass
   collect(ctx.peak_total_bytes());
   for (const Assignment& a : assignments) {
     for (const std::string& name : needed) {
-      if (a.count(name) == 0) {
-        throw Error("--eval: no value for symbol '" + name + "', which the totals depend on (" +
-                        origin_of(ctx, name) + "); add --eval " + name + "=V",
+      if (a.count(name) != 0) continue;
+      // A failed rule is the cause, not the symbol: lead with the rule's own message.
+      if (const RuleFailure* f = ctx.rule_failure_behind(name)) {
+        throw Error("--eval: cannot evaluate the totals: the " +
+                        std::string(rule_kind_name(f->kind)) + " rule of " + f->rule +
+                        " failed at " + describe_node(ctx.graph(), f->node) + ": " + f->message +
+                        "; the totals depend on '" + name +
+                        "', what it left unknown (fix the rule, or add --eval " + name + "=V)",
                     ExitCode::kUsage);
       }
+      throw Error("--eval: no value for symbol '" + name + "', which the totals depend on (" +
+                      origin_of(ctx, name) + "); add --eval " + name + "=V",
+                  ExitCode::kUsage);
     }
   }
 }
+
+namespace {
 
 // On large graphs a terminal user sees each stage finish (stderr only, never when piped).
 void report_progress(void*, const StageTiming& finished, std::size_t nodes) {
@@ -252,7 +264,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     write_stdout(text);
   }
   flush_stdout();  // before the diagnostics: std::cerr would flush it, hiding a failure's reason
-  if (args.format == "table") std::cerr << diagnostics_text(ctx);
+  print_diagnostics(ctx, args);
 }
 
 void run_shapes(const AnalysisArgs& args) {
@@ -268,12 +280,21 @@ void run_shapes(const AnalysisArgs& args) {
     write_stdout(safe_text::json(shapes_json(ctx, ReportOptions{args.model, {}}), 2) + "\n");
   } else {
     write_stdout(shapes_table(ctx));
-    flush_stdout();
-    std::cerr << diagnostics_text(ctx);
   }
+  flush_stdout();
+  print_diagnostics(ctx, args);
 }
 
 }  // namespace
+
+void add_quiet_flag(CLI::App& cmd, AnalysisArgs& args) {
+  cmd.add_flag("-q,--quiet", args.quiet,
+               "Print no warnings on stderr (they stay in the report's \"warnings\")");
+}
+
+void print_diagnostics(const ComputeContext& ctx, const AnalysisArgs& args) {
+  if (!args.quiet) std::cerr << diagnostics_text(ctx);
+}
 
 void add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalysisArgs>();
@@ -299,6 +320,7 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--plot-stack", figures->plot_stack,
                   "Write an SVG of the memory at each node by source and tag (first assignment)")
       ->check(output_file_name());
+  add_quiet_flag(*cmd, *args);
   cmd->callback([args, figures] { run_analyze(*args, *figures); });
 }
 
@@ -310,6 +332,7 @@ void add_shapes_command(CLI::App& app) {
   cmd->add_option("--profile", args->profile, "Analysis profile (YAML)");
   cmd->add_option("--format", args->format, "table | json")->capture_default_str();
   cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI");
+  add_quiet_flag(*cmd, *args);
   cmd->callback([args] { run_shapes(*args); });
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cctx/compute_context.hpp"
 #include "cctx/profile.hpp"
 
 namespace cctx::cli {
@@ -19,7 +20,19 @@ struct AnalysisArgs {
   std::vector<std::string> eval;           ///< SYM=V[,V...]
   std::vector<std::string> bounds;         ///< SYM=LO:HI
   std::optional<std::string> write_model;  ///< --write-model OUT.onnx
+  bool quiet = false;                      ///< --quiet: no warnings on stderr
 };
+
+/// Before evaluating: every assigned name is a symbol of the model, and every symbol the totals
+/// and the peak depend on has a value; otherwise a usage error that names the missing symbol, or
+/// the failed rule behind it.
+void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& assignments);
+
+/// Adds --quiet to a command that analyses a model.
+void add_quiet_flag(CLI::App& cmd, AnalysisArgs& args);
+/// The analysis's warnings and notes on stderr, one line each, unless --quiet. Every format
+/// prints them there: stdout holds the report alone, so a JSON consumer still sees a rule fail.
+void print_diagnostics(const ComputeContext& ctx, const AnalysisArgs& args);
 
 /// CLI11 check of an output file option: an empty name is a usage error, not "no file".
 const CLI::Validator& output_file_name();

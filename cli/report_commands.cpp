@@ -32,17 +32,6 @@ void check_format(const std::string& format) {
   }
 }
 
-/// An --eval naming a symbol the model does not have is a usage error, like in `analyze`.
-void check_assigned_names(const ComputeContext& ctx, const std::vector<Assignment>& evaluate) {
-  for (const Assignment& a : evaluate) {
-    for (const auto& [name, value] : a) {
-      if (ctx.pool().find_symbol(name) == nullptr) {
-        throw Error("--eval: the model has no symbol '" + name + "'", ExitCode::kUsage);
-      }
-    }
-  }
-}
-
 /// A main-graph node by its index or, when the text is not a number, by its name. A name wins
 /// only when it is not all digits, so "3" always means node 3.
 NodeId find_node(const ComputeContext& ctx, const std::string& text) {
@@ -74,7 +63,7 @@ void run_explain(const ExplainArgs& args) {
   Host host(profile);
   ComputeContext ctx(host);
   ctx.compute(model);
-  check_assigned_names(ctx, evaluate);
+  check_symbols(ctx, evaluate);
   const NodeId node = find_node(ctx, args.node);
   nlohmann::ordered_json doc;
   try {
@@ -83,8 +72,9 @@ void run_explain(const ExplainArgs& args) {
     throw Error(std::string("--eval: ") + e.what() + "; assign every symbol with --eval SYM=V",
                 ExitCode::kUsage);
   }
-  std::cout << (args.analysis.format == "json" ? safe_text::json(doc, 2) + "\n"
-                                               : explain_text(doc));
+  write_stdout(args.analysis.format == "json" ? safe_text::json(doc, 2) + "\n" : explain_text(doc));
+  flush_stdout();
+  print_diagnostics(ctx, args.analysis);
 }
 
 struct DiffArgs {
@@ -132,7 +122,7 @@ DiffSide load_side(const std::string& path, const std::string& profile_path, con
   Host host(profile);
   ComputeContext ctx(host);
   ctx.compute(model);
-  check_assigned_names(ctx, evaluate);
+  check_symbols(ctx, evaluate);
   const std::string report = safe_text::json(json_report(ctx, ReportOptions{path, evaluate}));
   return DiffSide{path + " (profile " + profile.name + ")", nlohmann::json::parse(report)};
 }
@@ -192,6 +182,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--eval", args->analysis.eval, "Also evaluate the amounts at SYM=V[,V...]");
   cmd->add_option("--bounds", args->analysis.bounds, "Symbol bounds SYM=LO:HI (repeatable)");
   cmd->add_option("--format", args->analysis.format, "table | json")->capture_default_str();
+  add_quiet_flag(*cmd, args->analysis);
   cmd->callback([args] { run_explain(*args); });
 }
 

@@ -22,6 +22,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -166,6 +167,20 @@ struct Diagnostic {
   std::string message;       ///< one line, names the node when there is one
 };
 
+/// A rule of the registry that was called for a node and failed (returned an error, threw, or
+/// broke the boundary's contract). The analysis went on with the fallbacks; what the failure
+/// left unknown (an unknown-rank output's `bytes_<value>`, a `scratch_<Op>_<node>`) is a symbol.
+struct RuleFailure {
+  enum class Kind : std::uint8_t { kShape, kTag, kInplace, kScratch };
+  Kind kind = Kind::kShape;
+  NodeId node = kInvalidId;  ///< in graph() (a body node too)
+  std::string rule;          ///< the rule's origin: "acme 1.0 (/path/libacme.so)", "profile ops"
+  std::string message;       ///< the rule's own reason, as it gave it
+};
+
+/// "shape", "tag", "in-place" or "scratch".
+const char* rule_kind_name(RuleFailure::Kind kind);
+
 struct Constraint {
   enum class Kind : std::uint8_t { kEq, kLe, kNe, kBroadcast, kOneOf, kDivides };
   Kind kind;
@@ -262,6 +277,11 @@ class ComputeContext {
 
   // ---- report material ------------------------------------------------------------------------
   const std::vector<Diagnostic>& diagnostics() const;
+  /// Every rule that failed, in the order the stages met them (one per node and rule kind).
+  const std::vector<RuleFailure>& rule_failures() const;
+  /// The failure whose result the symbol stands for (`bytes_g` of an output the failed shape rule
+  /// left unknown, `scratch_Foo_3` of a failed estimate), or nullptr.
+  const RuleFailure* rule_failure_behind(std::string_view symbol) const;
   const std::vector<Constraint>& constraints() const;
   const std::vector<ValueId>& unknown_rank_values() const;
   const std::vector<ValueId>& unsized_values() const;

@@ -168,7 +168,7 @@ class ScratchEstimator final : public sdk::IScratchEstimator {
       if (std::string error; !evaluate(*op_.scratch, op_, node, bytes, error)) {
         return failure(out, error);
       }
-      return out.set_bytes(bytes);
+      return out.set_bytes_handle(bytes);
     } catch (const std::exception& e) {
       return out.fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
     } catch (...) {

@@ -37,6 +37,11 @@ struct Analysis {
   RuleBindings rules;
 
   std::vector<Diagnostic> diagnostics;
+  std::vector<RuleFailure> rule_failures;
+  /// rule_failures by (node, kind), see failure_key().
+  std::unordered_map<std::uint64_t, std::size_t> failure_index;
+  /// Scratch failures' symbols (`scratch_<Op>_<node>`) by index into rule_failures.
+  std::unordered_map<std::string, std::size_t> scratch_failure_symbols;
   std::vector<DecisionEvent> events;  ///< kept across compute() calls until clear_events()
   std::vector<StageTiming> timings;
   ProgressCallback progress = nullptr;
@@ -48,6 +53,12 @@ struct Analysis {
   void note(NodeId node, std::string message) {
     diagnostics.push_back(Diagnostic{Diagnostic::Severity::kNote, node, std::move(message)});
   }
+  /// Records that node n's rule of `kind` failed, once per node and kind (a tag rule runs at
+  /// every pass of the fixpoint); returns its index in rule_failures.
+  std::size_t rule_failed(RuleFailure::Kind kind, NodeId n, std::string_view rule,
+                          std::string message);
+  /// The shape rule failure of node n, or nullptr.
+  const RuleFailure* shape_failure(NodeId n) const;
   Expr zero() { return pool->integer(0); }
   const ResolvedRules& rules_of(NodeId n) const { return rules.of(graph->node(n)); }
 };

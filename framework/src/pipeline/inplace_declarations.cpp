@@ -67,8 +67,9 @@ void collect_inplace_declarations(Analysis& s, const ShapeResult& shapes, ExprBr
           invalid_handle_error(bridge.take_invalid()) + "; in-place rule " + std::string(origin);
     }
     if (status != sdk::Status::kOk) {
-      s.warn(n, describe_node(*s.graph, n) + ": in-place policy failed: " +
-                    (d.error.empty() ? std::string("no reason given") : d.error) +
+      const std::string why = d.error.empty() ? std::string("no reason given") : d.error;
+      s.rule_failed(RuleFailure::Kind::kInplace, n, origin, why);
+      s.warn(n, describe_node(*s.graph, n) + ": in-place policy failed: " + why +
                     "; no reuse for this node");
       d.aliases.clear();
       d.may_reuse.clear();

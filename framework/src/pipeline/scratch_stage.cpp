@@ -1,5 +1,7 @@
 // Stage 6: per-node scratch memory from the plugins' estimators (semantics.md "Peak scratch
 // memory").
+#include <cstdint>
+
 #include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
@@ -13,15 +15,27 @@ namespace {
 class HostScratchSink final : public sdk::IScratchSink {
  public:
   explicit HostScratchSink(ExprBridge& bridge) : bridge_(bridge) {}
-  using sdk::IScratchSink::set_bytes;
-  sdk::Status set_bytes(std::uint32_t bytes) noexcept override {
-    // A plain number of bytes (set_bytes(4096u)) is not a handle: refused when it names no
-    // expression (it fails the call, ExprBridge), never dereferenced.
+  sdk::Status set_bytes_handle(std::uint32_t bytes) noexcept override {
+    // A plain number of bytes (a 1.1 plugin's set_bytes(4096u)) is not a handle: refused when
+    // it names no expression (it fails the call, ExprBridge), never dereferenced.
     if (!bridge_.valid(bytes)) {
       bridge_.reject(bytes, "IScratchSink::set_bytes");
       return sdk::Status::kInvalidArgument;
     }
     bytes_ = Expr{bytes};
+    set_ = true;
+    return sdk::Status::kOk;
+  }
+  sdk::Status set_constant_bytes(std::uint64_t bytes) noexcept override {
+    if (bytes > static_cast<std::uint64_t>(INT64_MAX)) {
+      return fail(sdk::Status::kInvalidArgument,
+                  sdk::StringRef("IScratchSink::set_constant_bytes: more than 2^63 - 1 bytes"));
+    }
+    try {
+      bytes_ = bridge_.pool().integer(static_cast<std::int64_t>(bytes));
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
     set_ = true;
     return sdk::Status::kOk;
   }
@@ -78,12 +92,16 @@ void node_scratch(Analysis& s, const ShapeResult& shapes, ExprBridge& bridge, No
   const NodeEntry& node = s.graph->node(n);
   const std::string name =
       "scratch_" + sanitize_symbol(node.op_type) + "_" + std::to_string(node.index);
-  scratch[n] = s.pool->add(
-      scratch[n], s.pool->fresh_symbol(name, Interval{0, kPosInf},
-                                       "scratch estimate of " + describe_node(*s.graph, n)));
-  s.warn(n, describe_node(*s.graph, n) + ": scratch estimate unavailable (" +
-                (sink.error().empty() ? std::string("no reason given") : sink.error()) +
-                "); reported as " + name);
+  const std::string why = sink.error().empty() ? std::string("no reason given") : sink.error();
+  const std::size_t failure = s.rule_failed(RuleFailure::Kind::kScratch, n, origin, why);
+  const Expr symbol = s.pool->fresh_symbol(name, Interval{0, kPosInf},
+                                           "scratch estimate of " + describe_node(*s.graph, n) +
+                                               ", unknown because the scratch rule of " +
+                                               std::string(origin) + " failed: " + why);
+  s.scratch_failure_symbols.emplace(s.pool->print(symbol), failure);
+  scratch[n] = s.pool->add(scratch[n], symbol);
+  s.warn(n, describe_node(*s.graph, n) + ": scratch estimate unavailable (" + why +
+                "); reported as " + s.pool->print(symbol));
 }
 
 }  // namespace

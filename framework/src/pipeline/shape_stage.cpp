@@ -124,7 +124,7 @@ class HostShapeSink final : public sdk::IShapeSink {
     }
   }
 
-  sdk::Status set_output_length(std::uint32_t out, std::uint32_t length) noexcept override {
+  sdk::Status set_output_length_handle(std::uint32_t out, std::uint32_t length) noexcept override {
     try {
       sdk::Status status;
       if (!bridge_.valid(length)) return refuse(length, "IShapeSink::set_output_length");
@@ -410,6 +410,7 @@ class ShapeStage {
         if (s_.options.shapes.strict) {
           throw AnalysisError(identify(n) + ": " + rule_error + (invalid ? by : std::string()));
         }
+        s_.rule_failed(RuleFailure::Kind::kShape, n, origin, rule_error);
         s_.warn(n, describe_node(*s_.graph, n) + ": " + rule_error + by + "; using the fallbacks");
       }
     }
@@ -452,8 +453,8 @@ class ShapeStage {
           any = true;
         }
         if (any) {
-          s_.warn(n, describe_node(*s_.graph, n) + ": no shape rule" +
-                         (rule_failed ? " result" : "") + "; used the declared output shapes");
+          s_.warn(n, describe_node(*s_.graph, n) + ": " + missing_rule(n, rule_failed) +
+                         "; used the declared output shapes");
         }
       } else if (step == "unknown_rank") {
         std::string names;
@@ -474,7 +475,7 @@ class ShapeStage {
         if (s_.options.shapes.strict) {
           throw AnalysisError(identify(n) + ": no shape rule and no declared shape for " + names);
         }
-        s_.warn(n, describe_node(*s_.graph, n) + ": no shape rule" +
+        s_.warn(n, describe_node(*s_.graph, n) + ": " + missing_rule(n, rule_failed) +
                        (reasons.empty() ? std::string() : " (" + reasons + ")") +
                        " and no declared shape; " + names + " get an unknown rank");
       }
@@ -482,6 +483,15 @@ class ShapeStage {
     if (!all_done(node, done) && s_.options.shapes.strict) {
       throw AnalysisError(identify(n) + ": no shape rule and the fallbacks gave no shape");
     }
+  }
+
+  /// Why the fallbacks ran: no rule at all, or a rule that failed (named, as the failure's own
+  /// warning names it, so that each warning explains itself).
+  std::string missing_rule(NodeId n, bool rule_failed) const {
+    if (!rule_failed) return "no shape rule";
+    const RuleFailure* f = s_.shape_failure(n);
+    return f == nullptr ? std::string("the shape rule failed")
+                        : "the shape rule of " + f->rule + " failed";
   }
 
   /// The declaration that says most: a graph output declared without a shape defers to a

@@ -198,9 +198,10 @@ class TagStage {
       // A tag rule hands no handle back through its sink, only to ExprApi.
       if (bridge_.has_invalid()) {
         report_rule_error(
-            n, invalid_handle_error(bridge_.take_invalid()) + "; tag rule " + std::string(origin));
+            n, origin,
+            invalid_handle_error(bridge_.take_invalid()) + "; tag rule " + std::string(origin));
       } else if (status != sdk::Status::kOk) {
-        report_rule_error(n, sink.error());
+        report_rule_error(n, origin, sink.error());
       }
     }
     // 4. output tag and consistency
@@ -353,9 +354,10 @@ class TagStage {
     return first;
   }
 
-  void report_rule_error(NodeId n, const std::string& error) {
-    s_.warn(n, describe_node(*s_.graph, n) + ": tag rule failed: " +
-                   (error.empty() ? std::string("no reason given") : error));
+  void report_rule_error(NodeId n, std::string_view origin, const std::string& error) {
+    const std::string why = error.empty() ? std::string("no reason given") : error;
+    s_.rule_failed(RuleFailure::Kind::kTag, n, origin, why);
+    s_.warn(n, describe_node(*s_.graph, n) + ": tag rule failed: " + why);
   }
 
   Analysis& s_;

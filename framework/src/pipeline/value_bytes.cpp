@@ -69,9 +69,15 @@ std::optional<Expr> compute_value_bytes(const Analysis& s, const ShapeResult& sh
   // A tensor of unknown rank (an op nothing knows) is counted as an unknown number of bytes,
   // even when its element type is unknown too: a silent 0 would hide it from the totals.
   if (!shape.known_rank && (bits != 0 || shape.dtype == 0)) {
-    return pool.fresh_symbol(
-        "bytes_" + sanitize_symbol(s.graph->value(v).name), Interval{0, kPosInf},
-        "byte size of '" + std::string(s.graph->value(v).name) + "' (unknown rank)");
+    const ValueEntry& entry = s.graph->value(v);
+    std::string why = "unknown rank";
+    if (const RuleFailure* f =
+            entry.producer == kInvalidId ? nullptr : s.shape_failure(entry.producer)) {
+      why += ": the shape rule of " + f->rule + " failed at " +
+             describe_node(*s.graph, entry.producer) + ": " + f->message;
+    }
+    return pool.fresh_symbol("bytes_" + sanitize_symbol(entry.name), Interval{0, kPosInf},
+                             "byte size of '" + std::string(entry.name) + "' (" + why + ")");
   }
   if (bits == 0) return std::nullopt;
   return value_tensor_bytes(s, shapes, v, bits);

@@ -19,13 +19,70 @@ namespace {
 // The size of PluginDescriptor as ABI 1.0 defined it: a plugin reporting less is refused.
 constexpr std::uint32_t kDescriptorV10Size = sizeof(sdk::PluginDescriptor);
 
-std::string toolchain_text(const sdk::ToolchainTag& t) {
-  const char* lib = t.stdlib == 1   ? "libstdc++"
-                    : t.stdlib == 2 ? "libc++"
-                    : t.stdlib == 3 ? "MSVC STL"
-                                    : "unknown C++ library";
-  return std::string(lib) + " ABI " + std::to_string(t.stdlib_abi) +
-         (t.checked != 0 ? " with debug checks" : "");
+const char* library_name(std::uint32_t stdlib) {
+  return stdlib == 1   ? "libstdc++"
+         : stdlib == 2 ? "libc++"
+         : stdlib == 3 ? "MSVC STL"
+                       : "an unknown C++ library";
+}
+
+/// The macro that sets ToolchainTag::stdlib_abi, as a build flag would say it.
+std::string abi_flag(std::uint32_t stdlib, std::uint32_t abi) {
+  switch (stdlib) {
+    case 1:
+      return "_GLIBCXX_USE_CXX11_ABI=" + std::to_string(abi);
+    case 2:
+      return "_LIBCPP_ABI_VERSION=" + std::to_string(abi);
+    case 3:
+      return "_MSC_VER " + std::to_string(abi) + "xx";
+    default:
+      return "ABI " + std::to_string(abi);
+  }
+}
+
+const char* debug_layout_flag(std::uint32_t stdlib) {
+  return stdlib == 3 ? "_ITERATOR_DEBUG_LEVEL > 0" : "_GLIBCXX_DEBUG";
+}
+
+// Refuses only what changes the layout of what a C++ runtime shares: another library, another
+// ABI of it, another debug-layout mode. Assertions (_GLIBCXX_ASSERTIONS, the default hardening of
+// several distributions) change no layout and are accepted. SDK 1.0 and 1.1 headers wrote one bit
+// for debug mode and assertions alike, so such a plugin with the bit set cannot be told apart.
+void check_toolchain(const sdk::PluginDescriptor& d, const std::string& where) {
+  const sdk::ToolchainTag host = sdk::this_toolchain();
+  const sdk::ToolchainTag& t = d.toolchain;
+  const std::string rebuild = "; rebuild the plugin with the same C++ runtime as cctx";
+  if (t.stdlib != host.stdlib) {
+    throw PluginError(where + "built with " + library_name(t.stdlib) + ", but cctx uses " +
+                      library_name(host.stdlib) + rebuild);
+  }
+  if (t.stdlib_abi != host.stdlib_abi) {
+    throw PluginError(where + "built with " + abi_flag(t.stdlib, t.stdlib_abi) +
+                      ", but cctx uses " + abi_flag(host.stdlib, host.stdlib_abi) + rebuild);
+  }
+  const bool host_debug = (host.checked & sdk::checks::kDebugLayout) != 0;
+  if (d.abi_minor < 2) {
+    if (t.checked != 0 && !host_debug) {
+      throw PluginError(where + "built with " + debug_layout_flag(t.stdlib) +
+                        " or _GLIBCXX_ASSERTIONS, which SDK " + std::to_string(d.abi_major) + "." +
+                        std::to_string(d.abi_minor) +
+                        " headers do not tell apart; cctx accepts assertions but not " +
+                        debug_layout_flag(t.stdlib) +
+                        ": rebuild the plugin against SDK 1.2 or later, or without either flag");
+    }
+    if (t.checked == 0 && host_debug) {
+      throw PluginError(where + "built without " + std::string(debug_layout_flag(t.stdlib)) +
+                        ", but cctx was built with it" + rebuild);
+    }
+    return;
+  }
+  const bool plugin_debug = (t.checked & sdk::checks::kDebugLayout) != 0;
+  if (plugin_debug != host_debug) {
+    throw PluginError(where + "built " + (plugin_debug ? "with " : "without ") +
+                      debug_layout_flag(t.stdlib) + ", but cctx was built " +
+                      (host_debug ? "with" : "without") +
+                      " it (it changes the standard library's layouts)" + rebuild);
+  }
 }
 
 // Checks the descriptor before anything of the plugin runs beyond its entry function.
@@ -48,12 +105,7 @@ void check_compatible(const sdk::PluginDescriptor& d, const fs::path& path) {
                       " bytes, smaller than ABI 1.0's " + std::to_string(kDescriptorV10Size) +
                       " bytes; the plugin is corrupt or built against a broken SDK");
   }
-  const sdk::ToolchainTag host = sdk::this_toolchain();
-  if (d.toolchain.stdlib != host.stdlib || d.toolchain.stdlib_abi != host.stdlib_abi ||
-      d.toolchain.checked != host.checked) {
-    throw PluginError(where + "built with " + toolchain_text(d.toolchain) + ", but cctx uses " +
-                      toolchain_text(host) + "; rebuild the plugin with the same C++ runtime");
-  }
+  check_toolchain(d, where);
   if (d.register_rules == nullptr)
     throw PluginError(where + "plugin descriptor has no register function");
 }

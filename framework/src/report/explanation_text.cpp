@@ -149,6 +149,10 @@ std::string explain_text(const nlohmann::ordered_json& doc) {
       "Node {}{} ({}), tag {}: {} = {}({})\n", scalar(node["index"]), name, scalar(node["op_type"]),
       node["tag"].get<std::string>().empty() ? "-" : scalar(node["tag"]), joined(node["outputs"]),
       scalar(node["op_type"]), joined(node["inputs"]));
+  for (const Json& f : doc["rule_failures"]) {
+    out += "  failed: the " + scalar(f["kind"]) + " rule of " + scalar(f["rule"]) + ": " +
+           scalar(f["message"]) + "\n";
+  }
   const Json& a = doc["assignments"];
   out += "  total_bytes " + amount_line(doc["total_bytes"], a) + "\n";
   out += "  = already_allocated " + amount_line(doc["already_allocated_bytes"], a) + "\n";

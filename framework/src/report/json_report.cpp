@@ -207,6 +207,20 @@ Json warnings_json(const ComputeContext& ctx) {
   return warnings;
 }
 
+/// The rules that failed, with the node each failed at (its index in the graph view; body nodes
+/// come after the main graph's).
+Json rule_failures_json(const ComputeContext& ctx) {
+  Json failures = Json::array();
+  for (const RuleFailure& f : ctx.rule_failures()) {
+    failures.push_back({{"node", f.node},
+                        {"node_description", describe_node(ctx.graph(), f.node)},
+                        {"kind", rule_kind_name(f.kind)},
+                        {"rule", f.rule},
+                        {"message", f.message}});
+  }
+  return failures;
+}
+
 /// Every main-graph value by name, in value order.
 Json values_json(const ComputeContext& ctx) {
   const GraphView& g = ctx.graph();
@@ -228,6 +242,7 @@ std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext&
   out.emplace_back("unknown_rank_values", names(ctx.graph(), ctx.unknown_rank_values()));
   out.emplace_back("unsized_values", names(ctx.graph(), ctx.unsized_values()));
   out.emplace_back("warnings", warnings_json(ctx));
+  out.emplace_back("rule_failures", rule_failures_json(ctx));
   return out;
 }
 
@@ -578,6 +593,7 @@ Json shapes_json(const ComputeContext& ctx, const ReportOptions& options) {
   doc["symbols"] = symbols_json(ctx.pool());
   doc["constraints"] = constraints_json(ctx);
   doc["warnings"] = warnings_json(ctx);
+  doc["rule_failures"] = rule_failures_json(ctx);
   return doc;
 }
 

@@ -28,6 +28,7 @@ class Explainer {
     Json doc;
     doc["format"] = "cctx.explain/1";
     doc["node"] = node_json();
+    doc["rule_failures"] = rule_failures();
     Json assignments = Json::array();
     for (const Assignment& a : evaluate_) assignments.push_back(assignment_label(a));
     doc["assignments"] = assignments;
@@ -54,6 +55,17 @@ class Explainer {
   }
 
  private:
+  /// The node's rules that failed: what the fallbacks stand in for.
+  Json rule_failures() const {
+    Json failures = Json::array();
+    for (const RuleFailure& f : ctx_.rule_failures()) {
+      if (f.node != n_) continue;
+      failures.push_back(
+          {{"kind", rule_kind_name(f.kind)}, {"rule", f.rule}, {"message", f.message}});
+    }
+    return failures;
+  }
+
   /// An amount with its value under each assignment.
   Json amount(Expr e) {
     Json j = {{"formula", amount_json(pool_, e)}};

@@ -50,7 +50,7 @@ Status set_body_value(IShapeSink& out, std::uint32_t o, const BodyValue& v) {
   if (Status s = out.set_output(o, kind, v.dtype, rank, h.data()); s != Status::kOk) return s;
   if (kind == ValueKind::kTensor && v.has_value) return set_value(out, o, v.value);
   if (kind == ValueKind::kSequence && v.has_length)
-    return out.set_output_length(o, v.length.handle());
+    return out.set_output_length(o, v.length);
   return Status::kOk;
 }
 

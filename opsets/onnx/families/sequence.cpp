@@ -73,7 +73,7 @@ Status set_known_elements(IShapeSink& out, std::uint32_t o, std::int32_t dtype,
 Status set_uniform(IShapeSink& out, std::uint32_t o, std::int32_t dtype, const Shape& element,
                    Dim length) {
   if (Status s = set_sequence(out, o, dtype, element); s != Status::kOk) return s;
-  return out.set_output_length(o, length.handle());
+  return out.set_output_length(o, length);
 }
 
 /// The length of sequence input i when it is known only as an expression: its elements then all

@@ -18,6 +18,7 @@ namespace cctx::sdk {
 inline namespace v1 {
 
 /// Operations of the host function table.
+/// @since 1.0, every enumerator
 enum class ExprOp : std::int32_t {
   kAdd = 0,
   kSub = 1,
@@ -31,6 +32,7 @@ enum class ExprOp : std::int32_t {
 };
 
 /// What the host could prove about two expressions (never a guess: kUnknown otherwise).
+/// @since 1.0, every enumerator
 enum class DimRelation : std::int32_t { kEq, kLt, kLe, kGt, kGe, kNe, kUnknown };
 
 /// Host function table. Owned by the host, valid while the rule that received it runs. Functions
@@ -40,22 +42,25 @@ enum class DimRelation : std::int32_t { kEq, kLt, kLe, kGt, kGe, kNe, kUnknown }
 /// integer 1, "not an integer", kUnknown, unbounded) and the rule call that passed it fails,
 /// whatever it returns ("returned an invalid expression handle ...").
 struct ExprApi {
-  std::uint32_t struct_size;  ///< sizeof(ExprApi) as the host compiled it
-  void* pool;                 ///< opaque host state, passed back to every function
-  std::uint32_t (*integer)(void* pool, std::int64_t value) noexcept;
-  std::uint32_t (*binary)(void* pool, ExprOp op, std::uint32_t a, std::uint32_t b) noexcept;
+  std::uint32_t struct_size;  ///< sizeof(ExprApi) as the host compiled it  @since 1.0
+  void* pool;                 ///< opaque host state, passed back to every function  @since 1.0
+  std::uint32_t (*integer)(void* pool, std::int64_t value) noexcept;  ///< @since 1.0
+  std::uint32_t (*binary)(void* pool, ExprOp op, std::uint32_t a,
+                          std::uint32_t b) noexcept;  ///< @since 1.0
   std::uint32_t (*nary)(void* pool, ExprOp op, const std::uint32_t* args,
-                        std::uint32_t count) noexcept;
+                        std::uint32_t count) noexcept;  ///< @since 1.0
   /// 1 and *out set when the expression is an integer, else 0.
-  std::int32_t (*as_int)(void* pool, std::uint32_t e, std::int64_t* out) noexcept;
-  DimRelation (*compare)(void* pool, std::uint32_t a, std::uint32_t b) noexcept;
+  std::int32_t (*as_int)(void* pool, std::uint32_t e, std::int64_t* out) noexcept;  ///< @since 1.0
+  DimRelation (*compare)(void* pool, std::uint32_t a, std::uint32_t b) noexcept;    ///< @since 1.0
   /// Writes at most `capacity` bytes of the canonical text (not NUL-terminated); returns the
   /// full length.
-  std::size_t (*print)(void* pool, std::uint32_t e, char* buffer, std::size_t capacity) noexcept;
+  std::size_t (*print)(void* pool, std::uint32_t e, char* buffer,
+                       std::size_t capacity) noexcept;  ///< @since 1.0
   /// Lenient parse of a dimension expression (an unparseable text becomes an opaque symbol).
-  std::uint32_t (*parse)(void* pool, const char* text, std::size_t size) noexcept;
+  std::uint32_t (*parse)(void* pool, const char* text, std::size_t size) noexcept;  ///< @since 1.0
   /// Lower and upper bound of the expression's interval (INT64_MIN/INT64_MAX = unbounded).
-  void (*bounds)(void* pool, std::uint32_t e, std::int64_t* lo, std::int64_t* hi) noexcept;
+  void (*bounds)(void* pool, std::uint32_t e, std::int64_t* lo,
+                 std::int64_t* hi) noexcept;  ///< @since 1.0
 };
 
 /// A symbolic dimension: an interned expression handle plus the table that made it. Cheap to copy.

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "cctx/sdk/abi.hpp"
+#include "cctx/sdk/abi_layout.hpp"
 #include "cctx/sdk/dims.hpp"
 #include "cctx/sdk/node_view.hpp"
 #include "cctx/sdk/registrar.hpp"

@@ -14,9 +14,9 @@ inline namespace v1 {
 /// For a node whose domain is imported at opset v, the host uses the rule with the greatest
 /// since_version <= v.
 struct RuleKey {
-  StringRef domain;
-  StringRef op_type;
-  std::int32_t since_version = 1;
+  StringRef domain;                ///< @since 1.0
+  StringRef op_type;               ///< @since 1.0
+  std::int32_t since_version = 1;  ///< @since 1.0
 };
 
 /// Registration interface implemented by the host. Every call copies what it receives; rule
@@ -27,19 +27,28 @@ struct RuleKey {
 class CCTX_SDK_VISIBLE IRegistrar {
  public:
   /// Declares that this plugin serves `domain` for opsets [min_version, max_version].
+  /// @since 1.0
   virtual Status declare_domain(StringRef domain, std::int32_t min_version,
                                 std::int32_t max_version) noexcept = 0;
+  /// @since 1.0
   virtual Status add_shape_rule(const RuleKey& key, const IShapeRule* rule) noexcept = 0;
+  /// @since 1.0
   virtual Status add_tag_traits(const RuleKey& key, const TagTraits& traits) noexcept = 0;
+  /// @since 1.0
   virtual Status add_tag_rule(const RuleKey& key, const ITagRule* rule) noexcept = 0;
+  /// @since 1.0
   virtual Status add_inplace_policy(const RuleKey& key, const IInplacePolicy* policy) noexcept = 0;
+  /// @since 1.0
   virtual Status add_scratch_estimator(const RuleKey& key,
                                        const IScratchEstimator* estimator) noexcept = 0;
   /// Declares the storage width of an element type code the host does not know (bits: 1..128).
+  /// @since 1.0
   virtual Status add_dtype(std::int32_t code, std::uint32_t bits, StringRef name) noexcept = 0;
   /// The profile's option `key` for this plugin; false when absent. Borrowed until return.
+  /// @since 1.0
   virtual bool option(StringRef key, StringRef* value) const noexcept = 0;
   /// Records why registration failed and returns `code`.
+  /// @since 1.0
   virtual Status fail(Status code, StringRef message) noexcept = 0;
 
  protected:

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cctx/sdk/abi.hpp"
 #include "cctx/sdk/dims.hpp"
@@ -21,6 +22,7 @@ namespace cctx::sdk {
 inline namespace v1 {
 
 /// Assumptions a shape rule records (expressions.md section 7); they go to the report.
+/// @since 1.0, every enumerator
 enum class ConstraintKind : std::int32_t {
   kEq = 0,         ///< a == b
   kLe = 1,         ///< a <= b
@@ -34,17 +36,18 @@ enum class ConstraintKind : std::int32_t {
 /// `dtype`/`rank`/`dims` describe every element and `value_size == 1` gives its length in
 /// `values[0]` (-1: unknown length); a sequence has no other value.
 struct ValueDesc {
-  ValueKind kind = ValueKind::kTensor;
-  std::int32_t dtype = dtype::kUndefined;
-  std::int32_t rank = -1;                 ///< -1: unknown rank
-  const std::uint32_t* dims = nullptr;    ///< `rank` handles
-  std::int32_t value_size = -1;           ///< -1: no known value
-  const std::uint32_t* values = nullptr;  ///< `value_size` handles
+  ValueKind kind = ValueKind::kTensor;     ///< @since 1.0
+  std::int32_t dtype = dtype::kUndefined;  ///< @since 1.0
+  std::int32_t rank = -1;                  ///< -1: unknown rank  @since 1.0
+  const std::uint32_t* dims = nullptr;     ///< `rank` handles  @since 1.0
+  std::int32_t value_size = -1;            ///< -1: no known value  @since 1.0
+  const std::uint32_t* values = nullptr;   ///< `value_size` handles  @since 1.0
 };
 
 /// Receives the outputs of a subgraph inference, one call per body output.
 class CCTX_SDK_VISIBLE IBodyOutputs {
  public:
+  /// @since 1.0
   virtual void on_output(std::uint32_t index, const ValueDesc& value) noexcept = 0;
 
  protected:
@@ -55,24 +58,31 @@ class CCTX_SDK_VISIBLE IBodyOutputs {
 class CCTX_SDK_VISIBLE IShapeSink {
  public:
   /// Sets output `out`: kind, element type and shape (`rank` handles; rank -1 = unknown rank).
+  /// @since 1.0
   virtual Status set_output(std::uint32_t out, ValueKind kind, std::int32_t dtype,
                             std::int32_t rank, const std::uint32_t* dims) noexcept = 0;
   /// Sets the known value of output `out`: row-major, at most 64 elements, each an exact integer
   /// (an integer tensor, or a floating tensor whose elements are all exact integers).
+  /// @since 1.0
   virtual Status set_output_value(std::uint32_t out, std::uint32_t count,
                                   const std::uint32_t* values) noexcept = 0;
   /// A fresh producer-named symbol `<Op>_<node>_o<out>_d<axis>` bounded by [lo, hi].
+  /// @since 1.0
   virtual std::uint32_t fresh_dim(std::uint32_t out, std::uint32_t axis, std::int64_t lo,
                                   std::int64_t hi) noexcept = 0;
   /// Records an assumption (`c` is used by kOneOf only).
+  /// @since 1.0
   virtual Status constraint(ConstraintKind kind, std::uint32_t a, std::uint32_t b,
                             std::uint32_t c) noexcept = 0;
   /// Records a warning against the node; the analysis goes on.
+  /// @since 1.0
   virtual Status warn(StringRef message) noexcept = 0;
   /// Records why the rule failed and returns `code` (so `return out.fail(...)` reads naturally).
+  /// @since 1.0
   virtual Status fail(Status code, StringRef message) noexcept = 0;
   /// Infers the GRAPH attribute `attr` of the node with the given body input descriptions (outer
   /// values stay visible) and reports each body output to `outputs`.
+  /// @since 1.0
   virtual Status infer_body(StringRef attr, std::uint32_t input_count, const ValueDesc* inputs,
                             IBodyOutputs& outputs) noexcept = 0;
   /// Sets the length of sequence output `out` (`count` positions) and each element's shape:
@@ -83,13 +93,25 @@ class CCTX_SDK_VISIBLE IShapeSink {
   virtual Status set_output_elements(std::uint32_t out, std::uint32_t count,
                                      const std::int32_t* ranks,
                                      const std::uint32_t* dims) noexcept = 0;
-  /// Sets the length of sequence output `out` to the expression `length` (symbolic or concrete),
-  /// every element being described by the shape set_output gave. Call it after set_output; a
-  /// later set_output_elements replaces it.
+  /// Sets the length of sequence output `out` to the expression handle `length` (symbolic or
+  /// concrete), every element being described by the shape set_output gave. Call it after
+  /// set_output; a later set_output_elements replaces it. Use `set_output_length(out, Dim)`.
+  /// (Named `set_output_length` in 1.1: the same slot.)
   /// @since 1.1
-  virtual Status set_output_length(std::uint32_t out, std::uint32_t length) noexcept = 0;
+  virtual Status set_output_length_handle(std::uint32_t out, std::uint32_t length) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
+  /// The length of sequence output `out`, symbolic or concrete (`node.constant(3)`).
+  Status set_output_length(std::uint32_t out, Dim length) noexcept {
+    return set_output_length_handle(out, length.handle());
+  }
+  /// An integer is not an expression handle: pass a Dim (`node.constant(n)` for n elements).
+  template <class Number, std::enable_if_t<std::is_arithmetic_v<Number>, int> = 0>
+  Status set_output_length(std::uint32_t, Number) noexcept = delete;
+  /// Records an assumption between dims (`c` for kOneOf only).
+  Status constraint(ConstraintKind kind, Dim a, Dim b, Dim c = Dim()) noexcept {
+    return constraint(kind, a.handle(), b.handle(), c.handle());
+  }
   Status set_tensor(std::uint32_t out, std::int32_t dtype, std::int32_t rank,
                     const std::uint32_t* dims) noexcept {
     return set_output(out, ValueKind::kTensor, dtype, rank, dims);
@@ -105,6 +127,7 @@ class CCTX_SDK_VISIBLE IShapeSink {
 /// Infers output kinds, dtypes, shapes and (for small integer tensors) values from the inputs.
 class CCTX_SDK_VISIBLE IShapeRule {
  public:
+  /// @since 1.0
   virtual Status infer(const INodeView& node, IShapeSink& out) const noexcept = 0;
 
  protected:
@@ -115,12 +138,18 @@ class CCTX_SDK_VISIBLE IShapeRule {
 /// tags only rise).
 class CCTX_SDK_VISIBLE ITagSink {
  public:
+  /// @since 1.0
   virtual Tag input_tag(std::uint32_t i) const noexcept = 0;
+  /// @since 1.0
   virtual Tag output_tag(std::uint32_t i) const noexcept = 0;
+  /// @since 1.0
   virtual void merge_input_tag(std::uint32_t i, Tag tag) noexcept = 0;
+  /// @since 1.0
   virtual void merge_output_tag(std::uint32_t i, Tag tag) noexcept = 0;
   /// Sets the node tag; it becomes sticky (wins over the inherited tag).
+  /// @since 1.0
   virtual void set_node_tag(Tag tag) noexcept = 0;
+  /// @since 1.0
   virtual Status fail(Status code, StringRef message) noexcept = 0;
 
  protected:
@@ -130,6 +159,7 @@ class CCTX_SDK_VISIBLE ITagSink {
 /// Step 3 of the per-node tag algorithm (semantics.md "Tags: Per-node rule"): op-specific tagging.
 class CCTX_SDK_VISIBLE ITagRule {
  public:
+  /// @since 1.0
   virtual Status apply(const INodeView& node, ITagSink& tags) const noexcept = 0;
 
  protected:
@@ -137,6 +167,7 @@ class CCTX_SDK_VISIBLE ITagRule {
 };
 
 /// How a node's tag is inherited from its inputs when no explicit tag applies (step 5).
+/// @since 1.0, every enumerator
 enum class TagInherit : std::int32_t {
   kInput0 = 0,       ///< input 0's tag (the default for every op)
   kConcat = 1,       ///< weight if any tagged input is weight, else the shared tag, else ambiguous
@@ -145,6 +176,7 @@ enum class TagInherit : std::int32_t {
 };
 
 /// Where a consistent output tag propagates back to (step 7).
+/// @since 1.0, every enumerator
 enum class TagBackward : std::int32_t {
   kNone = 0,
   kAllInputs = 1,          ///< every input unless the tag is ambiguous (Concat)
@@ -154,27 +186,31 @@ enum class TagBackward : std::int32_t {
 
 /// A tag imposed on an input position (step 2), applied only when the node has >= 2 inputs.
 struct PositionalTag {
-  std::uint32_t input;
-  Tag tag;
+  std::uint32_t input;  ///< @since 1.0
+  Tag tag;              ///< @since 1.0
 };
 
 /// Declarative tagging table of one operator (steps 1, 2, 5, 7 of semantics.md "Tags: Per-node
 /// rule").
 struct TagTraits {
-  Tag explicit_tag = Tag::kNone;   ///< step 1 (Shape, Size -> kShape)
-  bool constant_like = false;      ///< step 1 for Constant: weight, or the outputs' shared tag
-  Span<PositionalTag> positional;  ///< step 2; copied by the host at registration
-  TagInherit inherit = TagInherit::kInput0;
-  TagBackward backward = TagBackward::kNone;
+  Tag explicit_tag = Tag::kNone;  ///< step 1 (Shape, Size -> kShape)  @since 1.0
+  bool constant_like =
+      false;  ///< step 1 for Constant: weight, or the outputs' shared tag  @since 1.0
+  Span<PositionalTag> positional;  ///< step 2; copied by the host at registration  @since 1.0
+  TagInherit inherit = TagInherit::kInput0;   ///< @since 1.0
+  TagBackward backward = TagBackward::kNone;  ///< @since 1.0
 };
 
 /// Where an in-place policy declares its candidates (semantics.md "In-place reuse: Policies").
 class CCTX_SDK_VISIBLE IInplaceSink {
  public:
   /// Output `out` may take over input `in`'s buffer when that buffer dies at this node.
+  /// @since 1.0
   virtual Status may_reuse(std::uint32_t out, std::uint32_t in) noexcept = 0;
   /// Output `out` is a view of input `in`: it always shares the buffer and allocates nothing.
+  /// @since 1.0
   virtual Status alias(std::uint32_t out, std::uint32_t in) noexcept = 0;
+  /// @since 1.0
   virtual Status fail(Status code, StringRef message) noexcept = 0;
 
  protected:
@@ -184,6 +220,7 @@ class CCTX_SDK_VISIBLE IInplaceSink {
 /// Declares which outputs may reuse or alias which inputs. Declaration order matters (7.4).
 class CCTX_SDK_VISIBLE IInplacePolicy {
  public:
+  /// @since 1.0
   virtual Status declare(const INodeView& node, IInplaceSink& out) const noexcept = 0;
 
  protected:
@@ -193,15 +230,26 @@ class CCTX_SDK_VISIBLE IInplacePolicy {
 /// Where a scratch estimator writes the working bytes of a node.
 class CCTX_SDK_VISIBLE IScratchSink {
  public:
-  /// Working memory beyond inputs and outputs, in bytes (an expression handle, not a number of
-  /// bytes: `set_bytes(node.constant(4096))`). A handle that names no expression is refused
-  /// and fails the estimate.
-  virtual Status set_bytes(std::uint32_t bytes) noexcept = 0;
+  /// Working memory beyond inputs and outputs as a raw expression handle (Dim::handle()). Use
+  /// `set_bytes(Dim)` or `set_constant_bytes(n)` instead. A handle that names no expression is
+  /// refused and fails the estimate. (Named `set_bytes` in 1.0 and 1.1: the same slot.)
+  /// @since 1.0
+  virtual Status set_bytes_handle(std::uint32_t bytes) noexcept = 0;
   /// The estimate cannot be computed (missing attribute, unknown rank): the host reports the
   /// symbol `scratch_<Op>_<node>` instead of a silent 0.
+  /// @since 1.0
   virtual Status fail(Status code, StringRef message) noexcept = 0;
+  /// Working memory of a constant number of bytes: `out.set_constant_bytes(4096)`.
+  /// @since 1.2
+  virtual Status set_constant_bytes(std::uint64_t bytes) noexcept = 0;
 
-  Status set_bytes(Dim bytes) noexcept { return set_bytes(bytes.handle()); }
+  // ---- convenience (inline, compiled into the plugin) -----------------------------------------
+  /// Working memory in bytes, symbolic or concrete: `out.set_bytes(2 * node.input_dim(0, 0))`.
+  Status set_bytes(Dim bytes) noexcept { return set_bytes_handle(bytes.handle()); }
+  /// An integer is not an expression handle: say `set_constant_bytes(n)` for n bytes, or
+  /// `set_bytes(Dim)` for an expression (SDK 1.1 read `set_bytes(4096)` as handle 4096).
+  template <class Number, std::enable_if_t<std::is_arithmetic_v<Number>, int> = 0>
+  Status set_bytes(Number) noexcept = delete;
 
  protected:
   ~IScratchSink() = default;
@@ -210,6 +258,7 @@ class CCTX_SDK_VISIBLE IScratchSink {
 /// Estimates the extra working memory of a node (semantics.md section 9).
 class CCTX_SDK_VISIBLE IScratchEstimator {
  public:
+  /// @since 1.0
   virtual Status estimate(const INodeView& node, IScratchSink& out) const noexcept = 0;
 
  protected:

@@ -51,6 +51,7 @@ constexpr bool is_float(std::int32_t code) noexcept {
 
 /// What kind of value an input or output holds. For sequences and optionals, dtype/rank/dims
 /// describe the element tensor.
+/// @since 1.0, every enumerator
 enum class ValueKind : std::int32_t {
   kUnknown = 0,
   kTensor = 1,
@@ -61,6 +62,7 @@ enum class ValueKind : std::int32_t {
 };
 
 /// Semantic tag of a value or node (semantics.md section 5). Ordered by rank: tags only rise.
+/// @since 1.0, every enumerator
 enum class Tag : std::int32_t {
   kNone = 0,       ///< untagged
   kWeight = 1,     ///< payload data: inputs, weights and what is computed from them
@@ -70,6 +72,7 @@ enum class Tag : std::int32_t {
 };
 
 /// Attribute types, ONNX AttributeProto.AttributeType codes.
+/// @since 1.0, every enumerator
 enum class AttrType : std::int32_t {
   kNone = 0,  ///< attribute absent
   kFloat = 1,

@@ -1,0 +1,105 @@
+// Binary compatibility through the real `cctx` binary: one plugin source built against a copy of
+// SDK 1.1's headers and against today's SDK loads and answers the same, and the toolchain check
+// refuses only the flags that change a layout, naming them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model_builder.hpp"
+#include "test_env.hpp"
+
+namespace cctx {
+namespace {
+
+using test::quoted;
+
+/// X[N,4] -> Scale -> Y -> Small -> Z -> Repeat -> S -> SequenceLength -> L, with a profile that
+/// loads `plugin` after the ai.onnx one; returns the arguments naming both.
+std::string write_model(const std::string& plugin, const test::TempDir& dir) {
+  test::ModelBuilder b(18);
+  b.opset("com.legacy", 1);
+  b.input("X", test::kFloat, {"N", 4});
+  b.node("Scale", {"X"}, {"Y"}, {}, "com.legacy", "scale");
+  b.node("Small", {"Y"}, {"Z"}, {}, "com.legacy", "small");
+  b.node("Repeat", {"Z"}, {"S"}, {}, "com.legacy", "repeat");
+  b.node("SequenceLength", {"S"}, {"L"});
+  b.output("Z");
+  b.output("L");
+  std::ofstream(dir / "m.onnx", std::ios::binary) << b.build().proto().SerializeAsString();
+  std::ofstream(dir / "p.yaml") << "plugins:\n  - name: onnx\n  - path: '" << plugin << "'\n";
+  return quoted(dir / "m.onnx") + " --profile " + quoted(dir / "p.yaml");
+}
+
+/// `text` with every occurrence of `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
+TEST(PluginCompat, PluginBuiltAgainstSdk11AnswersAsToday) {
+  test::TempDir old_dir, new_dir;
+  const std::string evaluate = " --format json --eval N=5";
+  auto old_run = test::run_cctx("analyze " + write_model(FIXTURE_LEGACY_1_1, old_dir) + evaluate);
+  auto new_run = test::run_cctx("analyze " + write_model(FIXTURE_LEGACY_TODAY, new_dir) + evaluate);
+  ASSERT_EQ(old_run.exit_code, 0) << old_run.err;
+  ASSERT_EQ(new_run.exit_code, 0) << new_run.err;
+  EXPECT_EQ(old_run.err, "");
+  EXPECT_EQ(new_run.err, "");
+  // Byte for byte, but for the plugin's file and the model's folder.
+  EXPECT_EQ(
+      replaced(replaced(old_run.out, FIXTURE_LEGACY_1_1, "PLUGIN"), old_dir.path().string(), "DIR"),
+      replaced(replaced(new_run.out, FIXTURE_LEGACY_TODAY, "PLUGIN"), new_dir.path().string(),
+               "DIR"));
+  // And the answers are the rules' answers: handle and constant scratch, the symbolic length.
+  EXPECT_NE(old_run.out.find("\"peak_scratch_bytes\": \"48*N\""), std::string::npos) << old_run.out;
+  EXPECT_NE(old_run.out.find("\"peak_scratch_bytes\": 4096"), std::string::npos) << old_run.out;
+  auto shapes = test::run_cctx("shapes " + write_model(FIXTURE_LEGACY_1_1, old_dir));
+  // The sequence's symbolic length reaches SequenceLength: L holds the value [N].
+  std::istringstream table(shapes.out);
+  std::string line;
+  std::vector<std::string> row;
+  while (std::getline(table, line)) {
+    std::istringstream cells(line);
+    std::vector<std::string> words{std::istream_iterator<std::string>(cells), {}};
+    if (!words.empty() && words[0] == "L") row = words;
+  }
+  EXPECT_EQ(row, (std::vector<std::string>{"L", "int64", "[]", "[N]", "weight"})) << shapes.out;
+}
+
+TEST(PluginCompat, HardeningAssertionsAreAccepted) {
+  test::TempDir dir;
+  auto r = test::run_cctx("analyze " + write_model(FIXTURE_HARDENED, dir) + " --eval N=5");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(PluginCompat, DebugLayoutIsRefusedNamingTheFlag) {
+  test::TempDir dir;
+  auto r = test::run_cctx("analyze " + write_model(FIXTURE_DEBUG_LAYOUT, dir));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err, std::string("cctx: ") + FIXTURE_DEBUG_LAYOUT +
+                       ": built with _GLIBCXX_DEBUG, but cctx was built without it (it changes "
+                       "the standard library's layouts); rebuild the plugin with the same C++ "
+                       "runtime as cctx\n");
+}
+
+TEST(PluginCompat, OldPluginWithCheckFlagsSaysWhyAndWhatToDo) {
+  test::TempDir dir;
+  auto r = test::run_cctx("analyze " + write_model(FIXTURE_LEGACY_1_1_HARDENED, dir));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("built with _GLIBCXX_DEBUG or _GLIBCXX_ASSERTIONS, which SDK 1.1 headers "
+                       "do not tell apart"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rebuild the plugin against SDK 1.2 or later"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace cctx

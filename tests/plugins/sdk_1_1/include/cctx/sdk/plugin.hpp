@@ -1,0 +1,47 @@
+/// @file plugin.hpp
+/// Everything a plugin source file needs: the SDK headers, `guarded()` and CCTX_DEFINE_PLUGIN.
+#pragma once
+
+#include <exception>
+
+#include "cctx/sdk/abi.hpp"
+#include "cctx/sdk/dims.hpp"
+#include "cctx/sdk/node_view.hpp"
+#include "cctx/sdk/registrar.hpp"
+#include "cctx/sdk/rules.hpp"
+#include "cctx/sdk/types.hpp"
+
+namespace cctx::sdk {
+inline namespace v1 {
+
+/// Runs `body` and turns any exception into `sink.fail(kInternal, what)`, so that no exception
+/// crosses the boundary. `Sink` is any SDK sink or the registrar.
+template <class Sink, class Body>
+Status guarded(Sink& sink, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return sink.fail(Status::kInternal, StringRef::from_c_str(e.what()));
+  } catch (...) {
+    return sink.fail(Status::kInternal, StringRef("unknown exception"));
+  }
+}
+
+}  // namespace v1
+}  // namespace cctx::sdk
+
+/// Defines the plugin's only exported symbol. REGISTER is a function
+/// `cctx::sdk::Status f(cctx::sdk::IRegistrar&) noexcept`. The descriptor is a constant-initialised
+/// static: nothing of the plugin runs before the host has checked it.
+#define CCTX_DEFINE_PLUGIN(NAME, VERSION, REGISTER)                                   \
+  CCTX_PLUGIN_API const ::cctx::sdk::PluginDescriptor* CCTX_PLUGIN_ENTRY() noexcept { \
+    static constexpr ::cctx::sdk::PluginDescriptor kDescriptor{                       \
+        sizeof(::cctx::sdk::PluginDescriptor),                                        \
+        CCTX_SDK_ABI_MAJOR,                                                           \
+        CCTX_SDK_ABI_MINOR,                                                           \
+        ::cctx::sdk::this_toolchain(),                                                \
+        NAME,                                                                         \
+        VERSION,                                                                      \
+        &REGISTER};                                                                   \
+    return &kDescriptor;                                                              \
+  }

@@ -1,0 +1,50 @@
+/// @file registrar.hpp
+/// The host interface a plugin registers its rules with, from its `register_rules` function.
+#pragma once
+
+#include <cstdint>
+
+#include "cctx/sdk/abi.hpp"
+#include "cctx/sdk/rules.hpp"
+
+namespace cctx::sdk {
+inline namespace v1 {
+
+/// Identity of a rule: ONNX's (domain, op_type, since_version). The empty domain is ai.onnx.
+/// For a node whose domain is imported at opset v, the host uses the rule with the greatest
+/// since_version <= v.
+struct RuleKey {
+  StringRef domain;
+  StringRef op_type;
+  std::int32_t since_version = 1;
+};
+
+/// Registration interface implemented by the host. Every call copies what it receives; rule
+/// pointers are borrowed for as long as the plugin stays loaded (the host unloads a plugin only
+/// after every pipeline and the registry are gone). Registering a key twice is an error unless the
+/// profile marks the later plugin `override: true`. If `register_rules` returns non-OK, or any
+/// call below fails, nothing this plugin registered is kept.
+class CCTX_SDK_VISIBLE IRegistrar {
+ public:
+  /// Declares that this plugin serves `domain` for opsets [min_version, max_version].
+  virtual Status declare_domain(StringRef domain, std::int32_t min_version,
+                                std::int32_t max_version) noexcept = 0;
+  virtual Status add_shape_rule(const RuleKey& key, const IShapeRule* rule) noexcept = 0;
+  virtual Status add_tag_traits(const RuleKey& key, const TagTraits& traits) noexcept = 0;
+  virtual Status add_tag_rule(const RuleKey& key, const ITagRule* rule) noexcept = 0;
+  virtual Status add_inplace_policy(const RuleKey& key, const IInplacePolicy* policy) noexcept = 0;
+  virtual Status add_scratch_estimator(const RuleKey& key,
+                                       const IScratchEstimator* estimator) noexcept = 0;
+  /// Declares the storage width of an element type code the host does not know (bits: 1..128).
+  virtual Status add_dtype(std::int32_t code, std::uint32_t bits, StringRef name) noexcept = 0;
+  /// The profile's option `key` for this plugin; false when absent. Borrowed until return.
+  virtual bool option(StringRef key, StringRef* value) const noexcept = 0;
+  /// Records why registration failed and returns `code`.
+  virtual Status fail(Status code, StringRef message) noexcept = 0;
+
+ protected:
+  ~IRegistrar() = default;
+};
+
+}  // namespace v1
+}  // namespace cctx::sdk

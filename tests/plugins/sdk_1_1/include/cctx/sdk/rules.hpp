@@ -1,0 +1,220 @@
+/// @file rules.hpp
+/// The four rule kinds a plugin can register, and the host sinks they write their answers to.
+///
+/// Rules are plugin-owned objects (usually `static const`) that the host borrows for as long as
+/// the plugin stays loaded. Interfaces have protected, non-virtual destructors: neither side ever
+/// deletes the other's objects, and a rule with a trivial destructor can be `constinit`, so that
+/// nothing of a plugin runs when it is loaded or unloaded (no static constructors or atexit
+/// handlers). They are stateless and re-entrant: the host may call one rule for
+/// several nodes, in any order. Every method is `noexcept`; wrap bodies in `guarded()` (plugin.hpp)
+/// so an exception becomes a diagnostic instead of `std::terminate`.
+#pragma once
+
+#include <cstdint>
+
+#include "cctx/sdk/abi.hpp"
+#include "cctx/sdk/dims.hpp"
+#include "cctx/sdk/node_view.hpp"
+#include "cctx/sdk/types.hpp"
+
+namespace cctx::sdk {
+inline namespace v1 {
+
+/// Assumptions a shape rule records (expressions.md section 7); they go to the report.
+enum class ConstraintKind : std::int32_t {
+  kEq = 0,         ///< a == b
+  kLe = 1,         ///< a <= b
+  kNe = 2,         ///< a != b
+  kBroadcast = 3,  ///< a == b or a == 1 or b == 1
+  kOneOf = 4,      ///< a in {b, c}
+  kDivides = 5,    ///< a divides b
+};
+
+/// Description of one value handed to or returned from a subgraph inference. For a sequence,
+/// `dtype`/`rank`/`dims` describe every element and `value_size == 1` gives its length in
+/// `values[0]` (-1: unknown length); a sequence has no other value.
+struct ValueDesc {
+  ValueKind kind = ValueKind::kTensor;
+  std::int32_t dtype = dtype::kUndefined;
+  std::int32_t rank = -1;                 ///< -1: unknown rank
+  const std::uint32_t* dims = nullptr;    ///< `rank` handles
+  std::int32_t value_size = -1;           ///< -1: no known value
+  const std::uint32_t* values = nullptr;  ///< `value_size` handles
+};
+
+/// Receives the outputs of a subgraph inference, one call per body output.
+class CCTX_SDK_VISIBLE IBodyOutputs {
+ public:
+  virtual void on_output(std::uint32_t index, const ValueDesc& value) noexcept = 0;
+
+ protected:
+  ~IBodyOutputs() = default;
+};
+
+/// Where a shape rule writes its answer. The host copies everything before the call returns.
+class CCTX_SDK_VISIBLE IShapeSink {
+ public:
+  /// Sets output `out`: kind, element type and shape (`rank` handles; rank -1 = unknown rank).
+  virtual Status set_output(std::uint32_t out, ValueKind kind, std::int32_t dtype,
+                            std::int32_t rank, const std::uint32_t* dims) noexcept = 0;
+  /// Sets the known value of output `out`: row-major, at most 64 elements, each an exact integer
+  /// (an integer tensor, or a floating tensor whose elements are all exact integers).
+  virtual Status set_output_value(std::uint32_t out, std::uint32_t count,
+                                  const std::uint32_t* values) noexcept = 0;
+  /// A fresh producer-named symbol `<Op>_<node>_o<out>_d<axis>` bounded by [lo, hi].
+  virtual std::uint32_t fresh_dim(std::uint32_t out, std::uint32_t axis, std::int64_t lo,
+                                  std::int64_t hi) noexcept = 0;
+  /// Records an assumption (`c` is used by kOneOf only).
+  virtual Status constraint(ConstraintKind kind, std::uint32_t a, std::uint32_t b,
+                            std::uint32_t c) noexcept = 0;
+  /// Records a warning against the node; the analysis goes on.
+  virtual Status warn(StringRef message) noexcept = 0;
+  /// Records why the rule failed and returns `code` (so `return out.fail(...)` reads naturally).
+  virtual Status fail(Status code, StringRef message) noexcept = 0;
+  /// Infers the GRAPH attribute `attr` of the node with the given body input descriptions (outer
+  /// values stay visible) and reports each body output to `outputs`.
+  virtual Status infer_body(StringRef attr, std::uint32_t input_count, const ValueDesc* inputs,
+                            IBodyOutputs& outputs) noexcept = 0;
+  /// Sets the length of sequence output `out` (`count` positions) and each element's shape:
+  /// `ranks[k]` is element k's rank (-1: unknown) and `dims` holds the dims of the elements of
+  /// known rank, one element after the other. Call it after set_output, which forgets them;
+  /// without it the length stays unknown.
+  /// @since 1.0
+  virtual Status set_output_elements(std::uint32_t out, std::uint32_t count,
+                                     const std::int32_t* ranks,
+                                     const std::uint32_t* dims) noexcept = 0;
+  /// Sets the length of sequence output `out` to the expression `length` (symbolic or concrete),
+  /// every element being described by the shape set_output gave. Call it after set_output; a
+  /// later set_output_elements replaces it.
+  /// @since 1.1
+  virtual Status set_output_length(std::uint32_t out, std::uint32_t length) noexcept = 0;
+
+  // ---- convenience (inline, compiled into the plugin) -----------------------------------------
+  Status set_tensor(std::uint32_t out, std::int32_t dtype, std::int32_t rank,
+                    const std::uint32_t* dims) noexcept {
+    return set_output(out, ValueKind::kTensor, dtype, rank, dims);
+  }
+  Status set_unknown_rank(std::uint32_t out, std::int32_t dtype) noexcept {
+    return set_output(out, ValueKind::kTensor, dtype, -1, nullptr);
+  }
+
+ protected:
+  ~IShapeSink() = default;
+};
+
+/// Infers output kinds, dtypes, shapes and (for small integer tensors) values from the inputs.
+class CCTX_SDK_VISIBLE IShapeRule {
+ public:
+  virtual Status infer(const INodeView& node, IShapeSink& out) const noexcept = 0;
+
+ protected:
+  ~IShapeRule() = default;
+};
+
+/// Where a tag rule reads and merges tags (merge follows semantics.md "Tags: Vocabulary and merge":
+/// tags only rise).
+class CCTX_SDK_VISIBLE ITagSink {
+ public:
+  virtual Tag input_tag(std::uint32_t i) const noexcept = 0;
+  virtual Tag output_tag(std::uint32_t i) const noexcept = 0;
+  virtual void merge_input_tag(std::uint32_t i, Tag tag) noexcept = 0;
+  virtual void merge_output_tag(std::uint32_t i, Tag tag) noexcept = 0;
+  /// Sets the node tag; it becomes sticky (wins over the inherited tag).
+  virtual void set_node_tag(Tag tag) noexcept = 0;
+  virtual Status fail(Status code, StringRef message) noexcept = 0;
+
+ protected:
+  ~ITagSink() = default;
+};
+
+/// Step 3 of the per-node tag algorithm (semantics.md "Tags: Per-node rule"): op-specific tagging.
+class CCTX_SDK_VISIBLE ITagRule {
+ public:
+  virtual Status apply(const INodeView& node, ITagSink& tags) const noexcept = 0;
+
+ protected:
+  ~ITagRule() = default;
+};
+
+/// How a node's tag is inherited from its inputs when no explicit tag applies (step 5).
+enum class TagInherit : std::int32_t {
+  kInput0 = 0,       ///< input 0's tag (the default for every op)
+  kConcat = 1,       ///< weight if any tagged input is weight, else the shared tag, else ambiguous
+  kControlFlow = 2,  ///< from the bodies' outputs (If/Loop/Scan)
+  kNone = 3,         ///< never inherited
+};
+
+/// Where a consistent output tag propagates back to (step 7).
+enum class TagBackward : std::int32_t {
+  kNone = 0,
+  kAllInputs = 1,          ///< every input unless the tag is ambiguous (Concat)
+  kInput0 = 2,             ///< input 0 (Identity, Cast, Reshape, ...)
+  kInputs01WeightOnly = 3  ///< inputs 0 and 1, only for `weight` (binary arithmetic)
+};
+
+/// A tag imposed on an input position (step 2), applied only when the node has >= 2 inputs.
+struct PositionalTag {
+  std::uint32_t input;
+  Tag tag;
+};
+
+/// Declarative tagging table of one operator (steps 1, 2, 5, 7 of semantics.md "Tags: Per-node
+/// rule").
+struct TagTraits {
+  Tag explicit_tag = Tag::kNone;   ///< step 1 (Shape, Size -> kShape)
+  bool constant_like = false;      ///< step 1 for Constant: weight, or the outputs' shared tag
+  Span<PositionalTag> positional;  ///< step 2; copied by the host at registration
+  TagInherit inherit = TagInherit::kInput0;
+  TagBackward backward = TagBackward::kNone;
+};
+
+/// Where an in-place policy declares its candidates (semantics.md "In-place reuse: Policies").
+class CCTX_SDK_VISIBLE IInplaceSink {
+ public:
+  /// Output `out` may take over input `in`'s buffer when that buffer dies at this node.
+  virtual Status may_reuse(std::uint32_t out, std::uint32_t in) noexcept = 0;
+  /// Output `out` is a view of input `in`: it always shares the buffer and allocates nothing.
+  virtual Status alias(std::uint32_t out, std::uint32_t in) noexcept = 0;
+  virtual Status fail(Status code, StringRef message) noexcept = 0;
+
+ protected:
+  ~IInplaceSink() = default;
+};
+
+/// Declares which outputs may reuse or alias which inputs. Declaration order matters (7.4).
+class CCTX_SDK_VISIBLE IInplacePolicy {
+ public:
+  virtual Status declare(const INodeView& node, IInplaceSink& out) const noexcept = 0;
+
+ protected:
+  ~IInplacePolicy() = default;
+};
+
+/// Where a scratch estimator writes the working bytes of a node.
+class CCTX_SDK_VISIBLE IScratchSink {
+ public:
+  /// Working memory beyond inputs and outputs, in bytes (an expression handle, not a number of
+  /// bytes: `set_bytes(node.constant(4096))`). A handle that names no expression is refused
+  /// and fails the estimate.
+  virtual Status set_bytes(std::uint32_t bytes) noexcept = 0;
+  /// The estimate cannot be computed (missing attribute, unknown rank): the host reports the
+  /// symbol `scratch_<Op>_<node>` instead of a silent 0.
+  virtual Status fail(Status code, StringRef message) noexcept = 0;
+
+  Status set_bytes(Dim bytes) noexcept { return set_bytes(bytes.handle()); }
+
+ protected:
+  ~IScratchSink() = default;
+};
+
+/// Estimates the extra working memory of a node (semantics.md section 9).
+class CCTX_SDK_VISIBLE IScratchEstimator {
+ public:
+  virtual Status estimate(const INodeView& node, IScratchSink& out) const noexcept = 0;
+
+ protected:
+  ~IScratchEstimator() = default;
+};
+
+}  // namespace v1
+}  // namespace cctx::sdk
