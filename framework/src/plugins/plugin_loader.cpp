@@ -247,7 +247,7 @@ void Host::load(const PluginSpec& spec) {
 // names both. The rule objects belong to a pseudo-plugin handle without a library.
 void Host::load_declared_ops() {
   if (profile_.ops.empty()) return;
-  auto rules = std::make_shared<const DeclaredRuleSet>(profile_.ops);
+  auto rules = std::make_shared<const DeclaredRuleSet>(profile_.ops, registry_.get());
   auto handle = std::make_shared<PluginHandle>();
   const std::string file = profile_.source.filename().string();
   handle->name = "profile:" + (file.empty() ? std::string("(inline)") : file);
