@@ -28,6 +28,12 @@ Status register_all(IRegistrar& r) noexcept {
     // Option `inplace: off` registers no in-place policy (to compare with the structural
     // fallback, or to model a runtime that never reuses buffers).
     StringRef inplace("on");
+    if (Status s = r.accept_option("inplace",
+                                   "on (default) or off: off registers no in-place "
+                                   "policy");
+        s != Status::kOk) {
+      return s;
+    }
     r.option("inplace", &inplace);
     if (!inplace.equals("on") && !inplace.equals("off")) {
       return r.fail(Status::kInvalidArgument, "option 'inplace' must be 'on' or 'off'");

@@ -85,6 +85,38 @@ TEST(PluginLoader, PluginOptionsReachRegister) {
   EXPECT_NE(e.find("option 'mode' must be strict or lenient"), std::string::npos) << e;
 }
 
+TEST(PluginLoader, OptionsThePluginDoesNotAcceptAreAnError) {
+  // good reads `mode` while registering and nothing else. Options set by code have no profile
+  // position of their own: the plugin entry's is named.
+  const Profile p = profile_with({by_path(FIXTURE_GOOD, {{"mode", "strict"}, {"scale", "3"}})});
+  try {
+    Host host(p, {test::plugin_dir()});
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "test.yaml:3:5: plugin 'good' (" FIXTURE_GOOD
+                                     ") does not accept option 'scale'; it accepts mode");
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+  }
+}
+
+TEST(PluginLoader, AcceptedOptionsAreListedDeclaredFirst) {
+  Host host(profile_with({by_path(FIXTURE_DECLARES_OPTIONS, {{"precision", "fp16"}})}),
+            {test::plugin_dir()});
+  ASSERT_EQ(host.plugins().size(), 1u);
+  EXPECT_EQ(host.plugins()[0].options,
+            (std::vector<std::pair<std::string, std::string>>{
+                {"precision", "fp32 (default) or fp16: the kernels' arithmetic"}, {"mode", ""}}));
+}
+
+TEST(PluginLoader, ARuleOutsideTheDeclaredDomainsKeepsNothing) {
+  const std::string e = load_error(profile_with({by_path(FIXTURE_UNDECLARED_DOMAIN)}));
+  EXPECT_EQ(e, std::string(FIXTURE_UNDECLARED_DOMAIN) +
+                   ": plugin 'undeclared_domain' failed to register: rules for domain 'com.other' "
+                   "(shape rule Bar@1), a domain the plugin did not declare; add "
+                   "declare_domain(\"com.other\", min_opset, max_opset) to its registration; "
+                   "nothing of it was kept");
+}
+
 TEST(PluginLoader, AbiMajorMismatchIsRefusedBeforeRegister) {
   const std::string e = load_error(profile_with({by_path(FIXTURE_ABI_MAJOR)}));
   // The fixture reports this SDK's minor with the next major.

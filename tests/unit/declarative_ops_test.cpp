@@ -265,6 +265,48 @@ TEST_F(DeclarativeOps, ReferencesBeyondTheDeclaredInputs) {
             "6:14: 'ops[0].scratch': 'rank(in1)' refers to input 1, but the op declares 1 input");
 }
 
+TEST_F(DeclarativeOps, InputRequirementsAreRead) {
+  const fs::path file = write("p.yaml", R"(ops:
+  - domain: d
+    op_type: X
+    inputs: [{rank: 2}, {rank: [1, null], optional: true}, {optional: true}]
+    outputs: [{shape: in0}]
+)");
+  const Profile p = load_profile(file);
+  const DeclaredOp& op = p.ops.at(0);
+  EXPECT_EQ(op.min_inputs, 1u);  // up to the last input that is not optional
+  EXPECT_EQ(op.max_inputs, 3u);
+  ASSERT_EQ(op.input_specs.size(), 3u);
+  EXPECT_TRUE(op.input_specs[0].has_rank);
+  EXPECT_FALSE(op.input_specs[0].optional);
+  EXPECT_EQ(op.input_specs[0].min_rank, 2);
+  EXPECT_EQ(op.input_specs[0].max_rank, 2);
+  EXPECT_TRUE(op.input_specs[1].optional);
+  EXPECT_EQ(op.input_specs[1].min_rank, 1);
+  EXPECT_EQ(op.input_specs[1].max_rank, DeclaredInput::kAnyRank);
+  EXPECT_FALSE(op.input_specs[2].has_rank);
+}
+
+TEST_F(DeclarativeOps, InputRequirementsAreChecked) {
+  const std::string out = "    outputs: [{shape: in0}]\n";
+  EXPECT_EQ(error_in_op("    inputs: [{rank: 2}, 3]\n" + out),
+            "4:25: 'ops[0].inputs[1]' must be a map of requirements of one input ({rank: R, "
+            "optional: true}), got '3'");
+  EXPECT_EQ(error_in_op("    inputs: [{rank: [3, 1]}]\n" + out),
+            "4:21: 'ops[0].inputs[0].rank' must be a rank or [min, max] with min <= max, got [3, "
+            "1]");
+  EXPECT_EQ(error_in_op("    inputs: [{rank: 1.5}]\n" + out),
+            "4:21: 'ops[0].inputs[0].rank' must be an integer between 0 and 1048576, got '1.5'");
+  EXPECT_EQ(error_in_op("    inputs: [{optional: maybe}]\n" + out),
+            "4:25: 'ops[0].inputs[0].optional' must be a boolean (true/false), got 'maybe'");
+  EXPECT_EQ(error_in_op("    inputs: [{rank: 2}]\n    outputs: [{shape: in1}]\n"),
+            "5:23: 'ops[0].outputs[0].shape' refers to input 1, but the op declares 1 input");
+  EXPECT_EQ(error_in_op("    inputs: [2]\n" + out),
+            "4:13: 'ops[0].inputs' must be a count or [min, max] (max may be null for no limit), "
+            "got a list of 1 item; or a list of input requirements, one per input ({rank: R, "
+            "optional: true})");
+}
+
 TEST_F(DeclarativeOps, InPlacePairsAreChecked) {
   EXPECT_EQ(error_in_op("    outputs: [{shape: in0}]\n    may_reuse: [[1, 0]]\n"),
             "5:18: 'ops[0].may_reuse[0]' names output 1, but the op declares 1 output");
@@ -322,6 +364,29 @@ TEST(DimProgram, ReferencesAreCompiledInSourceOrder) {
   EXPECT_EQ(p.refs[3].attribute, "pads");
   EXPECT_EQ(p.refs[3].index, 1);
   EXPECT_EQ(p.symbols, (std::vector<std::string>{"N", "`a b`"}));
+}
+
+TEST(DimProgram, InputFunctionsAreReferences) {
+  const detail::DimProgram p =
+      detail::compile_dim("2 * bytes(in0) + numel( in1 ) * elem_bytes(in2) + bytes + numel");
+  ASSERT_EQ(p.refs.size(), 3u);
+  EXPECT_EQ(p.refs[0].kind, detail::DimRef::Kind::kInputBytes);
+  EXPECT_EQ(p.refs[0].input, 0u);
+  EXPECT_EQ(p.refs[0].text, "bytes(in0)");
+  EXPECT_EQ(p.refs[1].kind, detail::DimRef::Kind::kInputNumel);
+  EXPECT_EQ(p.refs[1].input, 1u);
+  EXPECT_EQ(p.refs[1].text, "numel( in1 )");
+  EXPECT_EQ(p.refs[2].kind, detail::DimRef::Kind::kInputElemBytes);
+  EXPECT_EQ(p.refs[2].input, 2u);
+  // Without a call, the names are model symbols, as `rank` is.
+  EXPECT_EQ(p.symbols, (std::vector<std::string>{"bytes", "numel"}));
+  try {
+    detail::compile_dim("4 * bytes(x)");
+    FAIL() << "compiled";
+  } catch (const detail::DimSyntaxError& e) {
+    EXPECT_EQ(e.offset(), 10u);
+    EXPECT_EQ(std::string(e.what()), "bytes() takes one input, as in bytes(in0)");
+  }
 }
 
 TEST(DimProgram, IdentifiersThatOnlyLookLikeReferencesAreSymbols) {

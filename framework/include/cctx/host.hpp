@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cctx/profile.hpp"
@@ -24,6 +25,9 @@ struct PluginInfo {
   std::string origin;            ///< DomainRange::origin of the domains it declared
   const void* owner = nullptr;   ///< identity of its rules: RuleEntry::owner.get() == owner
   std::size_t declared_ops = 0;  ///< number of declarative ops (pseudo-plugin only)
+  /// The profile options the plugin accepts, as (key, meaning): declared with accept_option(),
+  /// then read with option() without a declaration (meaning "").
+  std::vector<std::pair<std::string, std::string>> options;
 };
 
 class Host {

@@ -44,6 +44,15 @@ struct DeclaredOutput {
   std::vector<DeclaredDim> dims;  ///< `shape: [e0, e1, ...]` otherwise
 };
 
+/// What one input of a declarative op must be (`inputs: [{rank: 2}, {optional: true}]`).
+struct DeclaredInput {
+  static constexpr std::int32_t kAnyRank = std::numeric_limits<std::int32_t>::max();
+  bool optional = false;  ///< the node may omit it (an empty name, or fewer inputs)
+  bool has_rank = false;  ///< `rank:` given; an unknown rank then does not fit either
+  std::int32_t min_rank = 0;
+  std::int32_t max_rank = kAnyRank;
+};
+
 /// One entry of `ops:`.
 struct DeclaredOp {
   static constexpr std::uint32_t kAnyInputs = std::numeric_limits<std::uint32_t>::max();
@@ -53,6 +62,9 @@ struct DeclaredOp {
   std::int32_t since_version = 1;
   std::uint32_t min_inputs = 0;  ///< `inputs:`; 0..kAnyInputs when not given
   std::uint32_t max_inputs = kAnyInputs;
+  /// `inputs:` given as a list of requirements, one per input (min/max_inputs follow from it);
+  /// empty for a count or a range.
+  std::vector<DeclaredInput> input_specs;
   std::vector<DeclaredOutput> outputs;
   /// `defaults:` values of integer attributes the node may omit.
   std::map<std::string, std::int64_t, std::less<>> defaults;

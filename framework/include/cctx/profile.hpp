@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cctx/expr.hpp"
@@ -17,6 +18,9 @@ struct PluginSpec {
   std::string name;            ///< looked up as lib<name>.so / libcctx_<name>.so in plugin_path
   std::filesystem::path path;  ///< explicit file (relative paths resolved against the profile)
   std::map<std::string, std::string> options;  ///< string key/values handed to the plugin
+  /// Where each key of `options` is written ("file:line:column"), in document order: a key the
+  /// plugin does not accept is reported there. Keys set by code have none (then `where`).
+  std::vector<std::pair<std::string, std::string>> option_where;
   bool override_rules = false;  ///< `override: true`: may replace rules registered earlier
   std::string where;            ///< "file:line:column" of the entry, for messages
 };

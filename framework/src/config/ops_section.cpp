@@ -19,6 +19,7 @@ constexpr std::string_view kOpKeys[] = {"domain",  "op_type",  "since_version", 
                                         "outputs", "defaults", "tags",          "may_reuse",
                                         "alias",   "scratch",  "override"};
 constexpr std::string_view kOutputKeys[] = {"dtype", "shape"};
+constexpr std::string_view kInputKeys[] = {"rank", "optional"};
 constexpr std::string_view kTagKeys[] = {"inputs", "node", "inherit", "backward"};
 constexpr std::string_view kTagNames[] = {"weight", "shape", "axes"};
 constexpr std::string_view kInheritNames[] = {"input0", "concat", "none"};
@@ -26,7 +27,9 @@ constexpr std::string_view kBackwardNames[] = {"none", "all_inputs", "input0",
                                                "inputs01_weight_only"};
 // Input positions beyond this are typing mistakes (the expression references share the cap).
 constexpr std::int64_t kMaxInputs = 1 << 20;
-// Spellings of "no upper bound" for `inputs: [lo, hi]`, besides null.
+// Ranks beyond this are typing mistakes too (limits.rank bounds what a model may hold).
+constexpr std::int64_t kMaxRank = 1 << 20;
+// Spellings of "no upper bound" for `inputs: [lo, hi]` and `rank: [lo, hi]`, besides null.
 constexpr std::string_view kInfWords[] = {"inf", "Inf", "INF", ".inf", ".Inf", ".INF"};
 
 std::string plural(std::uint64_t n, const char* noun) {
@@ -165,31 +168,85 @@ class OpsReader {
     return op;
   }
 
+  // `inputs:` as a count, as [min, max], or as one map of requirements per input.
   void read_inputs(const Field& f, DeclaredOp& op) const {
-    const std::string expectation = "'" + f.name + "' must be a count or [min, max]";
     if (f.node.IsScalar()) {
       op.min_inputs = op.max_inputs = static_cast<std::uint32_t>(check_.integer(f, 0, kMaxInputs));
       return;
     }
+    if (f.node.IsSequence()) {
+      const bool requirements =
+          f.node.size() == 0 ||
+          std::any_of(f.node.begin(), f.node.end(), [](const YAML::Node& n) { return n.IsMap(); });
+      if (requirements) {
+        read_input_requirements(f, op);
+        return;
+      }
+    }
+    const auto [lo, hi] =
+        read_range(f, kMaxInputs, "a count or [min, max]",
+                   "; or a list of input requirements, one per input ({rank: R, optional: true})");
+    op.min_inputs = static_cast<std::uint32_t>(lo);
+    op.max_inputs = hi < 0 ? DeclaredOp::kAnyInputs : static_cast<std::uint32_t>(hi);
+  }
+
+  // [min, max] of integers in 0..limit, max null or inf for no limit (returned as -1). A value of
+  // another shape is an error saying `what` was expected, then `alternative`.
+  std::pair<std::int64_t, std::int64_t> read_range(const Field& f, std::int64_t limit,
+                                                   const std::string& what,
+                                                   const std::string& alternative = "") const {
+    const std::string expectation = "'" + f.name + "' must be " + what;
     if (!f.node.IsSequence() || f.node.size() != 2) {
       check_.fail(f.mark(), expectation + " (max may be null for no limit), got " +
                                 (f.node.IsSequence() ? "a list of " + plural(f.node.size(), "item")
-                                                     : describe(f.node)));
+                                                     : describe(f.node)) +
+                                alternative);
     }
     const std::vector<Field> ends = check_.items(f, "[min, max]");
-    op.min_inputs = static_cast<std::uint32_t>(check_.integer(ends[0], 0, kMaxInputs));
+    const std::int64_t lo = check_.integer(ends[0], 0, limit);
     const YAML::Node& hi = ends[1].node;
     if (hi.IsNull() || (hi.IsScalar() && std::find(std::begin(kInfWords), std::end(kInfWords),
                                                    hi.Scalar()) != std::end(kInfWords))) {
-      op.max_inputs = DeclaredOp::kAnyInputs;
-    } else {
-      op.max_inputs = static_cast<std::uint32_t>(check_.integer(ends[1], 0, kMaxInputs));
-      if (op.max_inputs < op.min_inputs) {
-        check_.fail(f.mark(), expectation + " with min <= max, got [" +
-                                  std::to_string(op.min_inputs) + ", " +
-                                  std::to_string(op.max_inputs) + "]");
-      }
+      return {lo, -1};
     }
+    const std::int64_t max = check_.integer(ends[1], 0, limit);
+    if (max < lo) {
+      check_.fail(f.mark(), expectation + " with min <= max, got [" + std::to_string(lo) + ", " +
+                                std::to_string(max) + "]");
+    }
+    return {lo, max};
+  }
+
+  // `inputs: [{rank: 2}, {rank: [1, 2], optional: true}]`: one entry per input; the node may
+  // have up to that many inputs, and needs every one up to the last that is not optional.
+  void read_input_requirements(const Field& f, DeclaredOp& op) const {
+    for (const Field& item : check_.items(f, "a list of input requirements")) {
+      if (!item.node.IsMap()) {
+        check_.fail(item.mark(), "'" + item.name +
+                                     "' must be a map of requirements of one input ({rank: R, "
+                                     "optional: true}), got " +
+                                     describe(item.node));
+      }
+      DeclaredInput input;
+      for (const Entry& e : check_.entries(item, item.name, kInputKeys)) {
+        if (e.key == "optional") {
+          input.optional = check_.boolean(e.value);
+          continue;
+        }
+        input.has_rank = true;
+        if (e.value.node.IsScalar()) {
+          input.min_rank = input.max_rank =
+              static_cast<std::int32_t>(check_.integer(e.value, 0, kMaxRank));
+          continue;
+        }
+        const auto [lo, hi] = read_range(e.value, kMaxRank, "a rank or [min, max]");
+        input.min_rank = static_cast<std::int32_t>(lo);
+        input.max_rank = hi < 0 ? DeclaredInput::kAnyRank : static_cast<std::int32_t>(hi);
+      }
+      if (!input.optional) op.min_inputs = static_cast<std::uint32_t>(op.input_specs.size() + 1);
+      op.input_specs.push_back(input);
+    }
+    op.max_inputs = static_cast<std::uint32_t>(op.input_specs.size());
   }
 
   // "the op declares 2 inputs" / "at most 3 inputs", for an input reference out of range.
@@ -303,7 +360,7 @@ class OpsReader {
                   "'" + f.name + "': bad expression " + quote(text) + ": " + e.what());
     }
     for (const DimRef& ref : program.refs) {
-      if (ref.kind != DimRef::Kind::kInputDim && ref.kind != DimRef::Kind::kInputRank) continue;
+      if (!refers_to_input(ref)) continue;
       check_input(ref.input, op, mark_in(f, ref.offset), "'" + f.name + "': '" + ref.text + "'");
     }
     DeclaredDim dim;

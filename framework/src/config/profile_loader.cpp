@@ -458,6 +458,8 @@ PluginSpec ProfileReader::read_plugin(const Field& item) const {
         // Plugins receive text: numbers and booleans are handed over as written.
         spec.options[option.key] =
             check_.scalar(option.value, "a scalar (string, number or boolean)");
+        spec.option_where.emplace_back(option.key,
+                                       detail::location(check_.source(), option.key_mark));
       }
     } else {
       spec.override_rules = check_.boolean(e.value);

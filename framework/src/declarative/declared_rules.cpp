@@ -22,10 +22,20 @@ std::string count_text(std::uint32_t n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
+std::string rank_text(const DeclaredInput& input) {
+  if (input.min_rank == input.max_rank) return "rank " + std::to_string(input.min_rank);
+  if (input.max_rank == DeclaredInput::kAnyRank) {
+    return "rank " + std::to_string(input.min_rank) + " or more";
+  }
+  return "rank " + std::to_string(input.min_rank) + " to " + std::to_string(input.max_rank);
+}
+
 /// "" when the node's input count fits `inputs:`, else why not.
 std::string arity_problem(const DeclaredOp& op, const sdk::INodeView& node) {
   const std::uint32_t n = node.input_count();
-  if (n >= op.min_inputs && n <= op.max_inputs) return {};
+  // With one requirement per input, an absent required input is named by input_problem().
+  const std::uint32_t min = op.input_specs.empty() ? op.min_inputs : 0;
+  if (n >= min && n <= op.max_inputs) return {};
   std::string declared;
   if (op.min_inputs == op.max_inputs) {
     declared = std::to_string(op.min_inputs);
@@ -37,9 +47,34 @@ std::string arity_problem(const DeclaredOp& op, const sdk::INodeView& node) {
   return "the node has " + count_text(n, "input") + "; the op declares " + declared;
 }
 
-bool evaluate(const DeclaredDim& dim, const DeclaredOp& op, const sdk::INodeView& node,
-              std::uint32_t& out, std::string& error) {
-  if (detail::evaluate_dim(*dim.program, node, op.defaults, out, error)) return true;
+/// "" when every input meets its requirement of `inputs: [{rank: ..., optional: ...}]`.
+std::string input_problem(const DeclaredOp& op, const sdk::INodeView& node) {
+  for (std::uint32_t k = 0; k < op.input_specs.size(); ++k) {
+    const DeclaredInput& spec = op.input_specs[k];
+    const std::string input = "input " + std::to_string(k);
+    const std::string field = " (inputs[" + std::to_string(k) + "])";
+    if (!node.has_input(k)) {
+      if (spec.optional) continue;
+      return "the node has no " + input + ", which the op requires" + field;
+    }
+    if (!spec.has_rank) continue;
+    const std::int32_t rank = node.input_rank(k);
+    if (rank >= spec.min_rank && rank <= spec.max_rank) continue;
+    return input + (rank < 0 ? " has an unknown rank" : " has rank " + std::to_string(rank)) +
+           ", but the op requires " + rank_text(spec) + field;
+  }
+  return {};
+}
+
+/// "" when the node fits the op's declared inputs, else why not.
+std::string fit_problem(const DeclaredOp& op, const sdk::INodeView& node) {
+  std::string problem = arity_problem(op, node);
+  return problem.empty() ? input_problem(op, node) : problem;
+}
+
+bool evaluate(const DeclaredDim& dim, const DeclaredOp& op, const RuleRegistry* registry,
+              const sdk::INodeView& node, std::uint32_t& out, std::string& error) {
+  if (detail::evaluate_dim(*dim.program, node, op.defaults, registry, out, error)) return true;
   error = dim.name + ": " + error;
   return false;
 }
@@ -51,11 +86,11 @@ sdk::Status failure(Sink& sink, const std::string& message) {
 
 class ShapeRule final : public sdk::IShapeRule {
  public:
-  explicit ShapeRule(const DeclaredOp& op) : op_(op) {}
+  ShapeRule(const DeclaredOp& op, const RuleRegistry* registry) : op_(op), registry_(registry) {}
 
   sdk::Status infer(const sdk::INodeView& node, sdk::IShapeSink& out) const noexcept override {
     try {
-      if (std::string problem = arity_problem(op_, node); !problem.empty()) {
+      if (std::string problem = fit_problem(op_, node); !problem.empty()) {
         return failure(out, problem);
       }
       const std::uint32_t outputs = node.output_count();
@@ -86,7 +121,7 @@ class ShapeRule final : public sdk::IShapeRule {
         } else {
           for (const DeclaredDim& dim : decl.dims) {
             std::uint32_t handle = 0;
-            if (std::string error; !evaluate(dim, op_, node, handle, error)) {
+            if (std::string error; !evaluate(dim, op_, registry_, node, handle, error)) {
               return failure(out, error);
             }
             dims.push_back(handle);
@@ -135,6 +170,7 @@ class ShapeRule final : public sdk::IShapeRule {
   }
 
   const DeclaredOp& op_;
+  const RuleRegistry* registry_;  // sizes element types a plugin registered
 };
 
 class InplacePolicy final : public sdk::IInplacePolicy {
@@ -157,15 +193,16 @@ class InplacePolicy final : public sdk::IInplacePolicy {
 
 class ScratchEstimator final : public sdk::IScratchEstimator {
  public:
-  explicit ScratchEstimator(const DeclaredOp& op) : op_(op) {}
+  ScratchEstimator(const DeclaredOp& op, const RuleRegistry* registry)
+      : op_(op), registry_(registry) {}
 
   sdk::Status estimate(const sdk::INodeView& node, sdk::IScratchSink& out) const noexcept override {
     try {
-      if (std::string problem = arity_problem(op_, node); !problem.empty()) {
+      if (std::string problem = fit_problem(op_, node); !problem.empty()) {
         return failure(out, problem);
       }
       std::uint32_t bytes = 0;
-      if (std::string error; !evaluate(*op_.scratch, op_, node, bytes, error)) {
+      if (std::string error; !evaluate(*op_.scratch, op_, registry_, node, bytes, error)) {
         return failure(out, error);
       }
       return out.set_bytes_handle(bytes);
@@ -178,6 +215,7 @@ class ScratchEstimator final : public sdk::IScratchEstimator {
 
  private:
   const DeclaredOp& op_;
+  const RuleRegistry* registry_;
 };
 
 }  // namespace
@@ -185,8 +223,8 @@ class ScratchEstimator final : public sdk::IScratchEstimator {
 /// The rules of one declarative op.
 class DeclaredOpRules {
  public:
-  explicit DeclaredOpRules(DeclaredOp op)
-      : op_(std::move(op)), shape_(op_), inplace_(op_), scratch_(op_) {}
+  DeclaredOpRules(DeclaredOp op, const RuleRegistry* registry)
+      : op_(std::move(op)), shape_(op_, registry), inplace_(op_), scratch_(op_, registry) {}
 
   const DeclaredOp& op() const { return op_; }
 
@@ -222,9 +260,11 @@ class DeclaredOpRules {
   ScratchEstimator scratch_;
 };
 
-DeclaredRuleSet::DeclaredRuleSet(std::vector<DeclaredOp> ops) {
+DeclaredRuleSet::DeclaredRuleSet(std::vector<DeclaredOp> ops, const RuleRegistry* registry) {
   ops_.reserve(ops.size());
-  for (DeclaredOp& op : ops) ops_.push_back(std::make_unique<DeclaredOpRules>(std::move(op)));
+  for (DeclaredOp& op : ops) {
+    ops_.push_back(std::make_unique<DeclaredOpRules>(std::move(op), registry));
+  }
 }
 
 DeclaredRuleSet::~DeclaredRuleSet() = default;

@@ -17,7 +17,9 @@ class DeclaredOpRules;
 /// Every rule object of one profile's `ops:`; immutable once built.
 class DeclaredRuleSet {
  public:
-  explicit DeclaredRuleSet(std::vector<DeclaredOp> ops);
+  /// `registry` sizes the element types plugins registered (`bytes(inK)`); the rules are only
+  /// reached through it, so it outlives every call.
+  DeclaredRuleSet(std::vector<DeclaredOp> ops, const RuleRegistry* registry);
   ~DeclaredRuleSet();
   DeclaredRuleSet(const DeclaredRuleSet&) = delete;
   DeclaredRuleSet& operator=(const DeclaredRuleSet&) = delete;

@@ -8,8 +8,10 @@
 #include "declarative/dim_program.hpp"
 
 #include <charconv>
+#include <optional>
 #include <string>
 
+#include "cctx/dtypes.hpp"
 #include "cctx/expr.hpp"
 #include "expr/ast.hpp"
 
@@ -209,26 +211,36 @@ class Rewriter {
       add(std::move(ref), start);
       return;
     }
-    if (name == "rank") {
+    if (const std::optional<DimRef::Kind> kind = input_function(name)) {
       std::size_t after = pos_;
       while (after < src_.size() && is_space(src_[after])) ++after;
       if (after < src_.size() && src_[after] == '(') {
+        const std::string function(name);
         pos_ = after + 1;
         skip_spaces();
         const std::size_t arg = pos_;
         const std::string_view input = read_identifier();
         const std::int64_t k = input_number(input);
-        if (k < 0) fail(arg, "rank() takes one input, as in rank(in0)");
+        if (k < 0) fail(arg, function + "() takes one input, as in " + function + "(in0)");
         DimRef ref;
-        ref.kind = DimRef::Kind::kInputRank;
+        ref.kind = *kind;
         ref.input = checked_input(k, arg, input);
         skip_spaces();
-        expect_close(')', "rank(");
+        expect_close(')', function + "(");
         add(std::move(ref), start);
         return;
       }
     }
     copy(start, pos_);  // a model symbol or a function name: the parser's business
+  }
+
+  // The functions of one input; followed by anything but '(' each name is a model symbol.
+  static std::optional<DimRef::Kind> input_function(std::string_view name) {
+    if (name == "rank") return DimRef::Kind::kInputRank;
+    if (name == "numel") return DimRef::Kind::kInputNumel;
+    if (name == "elem_bytes") return DimRef::Kind::kInputElemBytes;
+    if (name == "bytes") return DimRef::Kind::kInputBytes;
+    return std::nullopt;
   }
 
   void add(DimRef ref, std::size_t start) {
@@ -288,17 +300,91 @@ const char* attr_type_name(sdk::AttrType t) {
   }
 }
 
-bool resolve(const DimRef& ref, const sdk::INodeView& node, const AttrDefaults& defaults,
-             std::uint32_t& out, std::string& error) {
+/// The storage width of input K's element type, or false with `error` when it has none.
+bool input_bits(const DimRef& ref, const sdk::INodeView& node, const RuleRegistry* registry,
+                std::uint32_t& bits, std::string& error) {
+  const std::string input = "input " + std::to_string(ref.input);
+  const std::int32_t code = node.input_dtype(ref.input);
+  if (code == sdk::dtype::kUndefined) {
+    error = input + " has an unknown element type";
+    return false;
+  }
+  bits = dtype_bits(code, registry);
+  if (bits == 0) {
+    error = input + " is " + dtype_name(code, registry) + ", which has no fixed element size";
+    return false;
+  }
+  if (ref.kind == DimRef::Kind::kInputElemBytes && bits % 8 != 0) {
+    error = input + " is " + dtype_name(code, registry) + " (" + std::to_string(bits) +
+            " bits an element), not a whole number of bytes; bytes(in" + std::to_string(ref.input) +
+            ") rounds the tensor's bytes";
+    return false;
+  }
+  return true;
+}
+
+/// numel(inK) (`bits` 0) or bytes(inK) of input K's `rank` dims, through the host's packing.
+std::uint32_t tensor_amount(const sdk::ExprApi& api, const sdk::INodeView& node,
+                            std::uint32_t input, std::int32_t rank, std::uint32_t bits) {
+  std::vector<std::uint32_t> dims;
+  for (std::int32_t a = 0; a < rank; ++a) {
+    dims.push_back(node.input_dim_handle(input, static_cast<std::uint32_t>(a)));
+  }
+  const std::uint32_t count = dims.empty() ? api.integer(api.pool, 1)
+                                           : api.nary(api.pool, sdk::ExprOp::kMul, dims.data(),
+                                                      static_cast<std::uint32_t>(dims.size()));
+  if (bits == 0) return count;
+  const ElementPacking packing = element_packing(bits);
+  const std::uint32_t factor = api.integer(api.pool, packing.factor);
+  switch (packing.kind) {
+    case ElementPacking::Kind::kWholeBytes:
+      return api.binary(api.pool, sdk::ExprOp::kMul, count, factor);
+    case ElementPacking::Kind::kPerByte:
+      return api.binary(api.pool, sdk::ExprOp::kCeilDiv, count, factor);
+    case ElementPacking::Kind::kRoundedBits:
+      break;
+  }
+  const std::uint32_t rounded =
+      api.binary(api.pool, sdk::ExprOp::kAdd,
+                 api.binary(api.pool, sdk::ExprOp::kMul, count, factor), api.integer(api.pool, 7));
+  return api.binary(api.pool, sdk::ExprOp::kFloorDiv, rounded, api.integer(api.pool, 8));
+}
+
+bool resolve(const DimRef& ref, const DimProgram& p, const sdk::INodeView& node,
+             const AttrDefaults& defaults, const RuleRegistry* registry, std::uint32_t& out,
+             std::string& error) {
   const sdk::ExprApi& api = node.expr();
-  const std::string who = "'" + ref.text + "': ";
+  // The reference, and the whole expression when it is more than the reference.
+  std::string who = "'" + ref.text + "'";
+  std::string whole = p.text;
+  for (char& c : whole) c = is_space(c) ? ' ' : c;  // one line, whatever the YAML scalar held
+  const std::size_t first = whole.find_first_not_of(' ');
+  if (first == std::string::npos ||
+      whole.substr(first, whole.find_last_not_of(' ') + 1 - first) != ref.text) {
+    who += " in '" + whole + "'";
+  }
+  who += ": ";
   switch (ref.kind) {
     case DimRef::Kind::kInputDim:
-    case DimRef::Kind::kInputRank: {
+    case DimRef::Kind::kInputRank:
+    case DimRef::Kind::kInputNumel:
+    case DimRef::Kind::kInputElemBytes:
+    case DimRef::Kind::kInputBytes: {
       const std::string input = "input " + std::to_string(ref.input);
       if (!node.has_input(ref.input)) {
         error = who + "the node has no " + input;
         return false;
+      }
+      std::uint32_t bits = 0;
+      if (ref.kind == DimRef::Kind::kInputElemBytes || ref.kind == DimRef::Kind::kInputBytes) {
+        if (!input_bits(ref, node, registry, bits, error)) {
+          error = who + error;
+          return false;
+        }
+        if (ref.kind == DimRef::Kind::kInputElemBytes) {
+          out = api.integer(api.pool, bits / 8);
+          return true;
+        }
       }
       const std::int32_t rank = node.input_rank(ref.input);
       if (rank < 0) {
@@ -307,6 +393,10 @@ bool resolve(const DimRef& ref, const sdk::INodeView& node, const AttrDefaults& 
       }
       if (ref.kind == DimRef::Kind::kInputRank) {
         out = api.integer(api.pool, rank);
+        return true;
+      }
+      if (ref.kind != DimRef::Kind::kInputDim) {
+        out = tensor_amount(api, node, ref.input, rank, bits);
         return true;
       }
       const std::int64_t axis = ref.index < 0 ? ref.index + rank : ref.index;
@@ -365,6 +455,7 @@ DimProgram compile_dim(std::string_view text) {
     throw DimSyntaxError(r.origin[at], explain(reason.empty() ? e.what() : reason, r, at));
   }
   DimProgram p;
+  p.text = std::string(text);
   p.refs = r.refs;
   p.lists = ast.lists;
   p.code.reserve(ast.nodes.size());
@@ -446,7 +537,7 @@ bool attribute_value(const sdk::INodeView& node, const AttrDefaults& defaults,
 }
 
 bool evaluate_dim(const DimProgram& p, const sdk::INodeView& node, const AttrDefaults& defaults,
-                  std::uint32_t& result, std::string& error) {
+                  const RuleRegistry* registry, std::uint32_t& result, std::string& error) {
   const sdk::ExprApi& api = node.expr();
   std::vector<std::uint32_t> vals(p.code.size());
   std::vector<std::uint32_t> args;
@@ -475,7 +566,7 @@ bool evaluate_dim(const DimProgram& p, const sdk::INodeView& node, const AttrDef
         break;
       }
       case DimOp::kRef:
-        if (!resolve(p.refs[in.a], node, defaults, vals[i], error)) return false;
+        if (!resolve(p.refs[in.a], p, node, defaults, registry, vals[i], error)) return false;
         break;
       case DimOp::kNeg:
         vals[i] = api.binary(api.pool, sdk::ExprOp::kSub, api.integer(api.pool, 0), vals[in.a]);

@@ -1,9 +1,10 @@
 // Expressions of declarative ops (config/profiles/README.md, "Declarative ops"): the grammar of
 // expressions.md section 2 plus references to the node being analysed, `inK[j]` (dim j of input
-// K, negative j counting from the end), `rank(inK)`, `attr.NAME` (an INT attribute) and
-// `attr.NAME[i]` (element i of an INTS attribute). An expression is compiled once, when the
-// profile is read, and evaluated per node through the SDK's ExprApi, exactly as a plugin's rule
-// computes its dims.
+// K, negative j counting from the end), `rank(inK)`, `numel(inK)` (the product of its dims),
+// `elem_bytes(inK)` (the bytes of one element of its type), `bytes(inK)` (its storage bytes),
+// `attr.NAME` (an INT attribute) and `attr.NAME[i]` (element i of an INTS attribute). An expression
+// is compiled once, when the profile is read, and evaluated per node through the SDK's ExprApi,
+// exactly as a plugin's rule computes its dims.
 #pragma once
 
 #include <cctx/sdk/node_view.hpp>
@@ -15,13 +16,25 @@
 #include <string_view>
 #include <vector>
 
+namespace cctx {
+class RuleRegistry;
+}
+
 namespace cctx::detail {
 
 /// A reference to the node inside an expression.
 struct DimRef {
-  enum class Kind : std::uint8_t { kInputDim, kInputRank, kAttr, kAttrAt };
+  enum class Kind : std::uint8_t {
+    kInputDim,
+    kInputRank,
+    kInputNumel,      ///< numel(inK)
+    kInputElemBytes,  ///< elem_bytes(inK)
+    kInputBytes,      ///< bytes(inK)
+    kAttr,
+    kAttrAt,
+  };
   Kind kind = Kind::kInputDim;
-  std::uint32_t input = 0;  ///< kInputDim, kInputRank
+  std::uint32_t input = 0;  ///< every kInput* kind
   std::int64_t index = 0;   ///< axis (kInputDim) or element (kAttrAt); negative counts from the end
   std::string attribute;    ///< kAttr, kAttrAt
   std::string text;         ///< as written: "in0[-1]", "attr.num_heads"
@@ -59,7 +72,13 @@ struct DimProgram {
   std::vector<std::uint32_t> lists;
   std::vector<std::string> symbols;
   std::vector<DimRef> refs;  ///< in source order
+  std::string text;          ///< the expression as written, for messages
 };
+
+/// True for the references to an input (inK[j], rank(inK), numel(inK), ...), whose `input` is K.
+inline bool refers_to_input(const DimRef& ref) {
+  return ref.kind != DimRef::Kind::kAttr && ref.kind != DimRef::Kind::kAttrAt;
+}
 
 /// A syntax error at a byte offset of the expression text; what() is the bare reason.
 class DimSyntaxError : public std::runtime_error {
@@ -79,10 +98,12 @@ DimProgram compile_dim(std::string_view text);
 using AttrDefaults = std::map<std::string, std::int64_t, std::less<>>;
 
 /// Evaluates `program` for `node` through node.expr(). Returns false with `error` set when a
-/// reference cannot be resolved: an absent input, an unknown rank, an axis out of range, a
-/// missing attribute without a default, an attribute of another type.
+/// reference cannot be resolved: an absent input, an unknown rank, an axis out of range, an
+/// unknown element type or one without a byte size, a missing attribute without a default, an
+/// attribute of another type. Element types a plugin registered are sized from `registry`.
 bool evaluate_dim(const DimProgram& program, const sdk::INodeView& node,
-                  const AttrDefaults& defaults, std::uint32_t& result, std::string& error);
+                  const AttrDefaults& defaults, const RuleRegistry* registry, std::uint32_t& result,
+                  std::string& error);
 
 /// The value of INT attribute `name`, or its default. False with `error` set otherwise.
 bool attribute_value(const sdk::INodeView& node, const AttrDefaults& defaults,

@@ -1,4 +1,5 @@
 // Byte sizes of values (semantics.md "Element sizes").
+#include "cctx/dtypes.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/shape_types.hpp"
 #include "util/hash_mix.hpp"
@@ -10,13 +11,15 @@ namespace {
 /// computed as bytes, never as bits or as count + k first: anything up to 2^63 - 1 bytes fits.
 Expr tensor_bytes(ExprPool& pool, std::uint32_t bits, std::span<const Expr> dims) {
   Expr count = pool.product(dims);
-  if (bits % 8 == 0) return pool.mul(count, pool.integer(bits / 8));
-  if (bits < 8 && 8 % bits == 0) {
-    // Sub-byte types pack per tensor, rounded up: (count + per_byte - 1) // per_byte, which
-    // CeilToInt builds for a symbolic count and folds without the sum for a concrete one.
-    return pool.ceil_div(count, pool.integer(8 / bits));
+  const ElementPacking packing = element_packing(bits);
+  if (packing.kind == ElementPacking::Kind::kWholeBytes) {
+    return pool.mul(count, pool.integer(packing.factor));
   }
-  // Other widths (plugin-registered): round the bit count up to bytes.
+  if (packing.kind == ElementPacking::Kind::kPerByte) {
+    // (count + per_byte - 1) // per_byte, which CeilToInt builds for a symbolic count and folds
+    // without the sum for a concrete one.
+    return pool.ceil_div(count, pool.integer(packing.factor));
+  }
   if (const std::optional<std::int64_t> n = pool.as_int(count)) {
     __extension__ typedef unsigned __int128 Wide;
     const Wide bytes = (static_cast<Wide>(*n) * bits + 7) / 8;

@@ -1,5 +1,7 @@
 #include "plugins/host_registrar.hpp"
 
+#include <algorithm>
+
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
 
@@ -125,7 +127,11 @@ sdk::Status HostRegistrar::add_dtype(std::int32_t code, std::uint32_t bits,
 
 bool HostRegistrar::option(sdk::StringRef key, sdk::StringRef* value) const noexcept {
   try {
-    auto it = options_.find(text(key));
+    std::string name = text(key);
+    if (std::find(options_read_.begin(), options_read_.end(), name) == options_read_.end()) {
+      options_read_.push_back(name);
+    }
+    auto it = options_.find(name);
     if (it == options_.end()) return false;
     *value = sdk::StringRef(it->second.data(), it->second.size());
     return true;
@@ -140,6 +146,58 @@ sdk::Status HostRegistrar::fail(sdk::Status code, sdk::StringRef message) noexce
   } catch (...) {
   }
   return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
+}
+
+sdk::Status HostRegistrar::accept_option(sdk::StringRef key, sdk::StringRef meaning) noexcept {
+  try {
+    if (key.empty()) return fail(sdk::Status::kInvalidArgument, "accept_option: empty key");
+    std::string name = text(key);
+    for (const auto& declared : options_declared_) {
+      if (declared.first == name) return sdk::Status::kOk;  // the first meaning stays
+    }
+    options_declared_.emplace_back(std::move(name), text(meaning));
+    return sdk::Status::kOk;
+  } catch (const std::exception& e) {
+    errors_.push_back(e.what());
+    return sdk::Status::kInternal;
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> HostRegistrar::accepted_options() const {
+  std::vector<std::pair<std::string, std::string>> out = options_declared_;
+  for (const std::string& key : options_read_) {
+    const bool declared = std::any_of(out.begin(), out.end(),
+                                      [&](const auto& option) { return option.first == key; });
+    if (!declared) out.emplace_back(key, std::string());
+  }
+  return out;
+}
+
+void HostRegistrar::require_declared_domains() {
+  // Per undeclared domain, the first few rules that use it: enough to find the registration.
+  constexpr std::size_t kShown = 3;
+  std::vector<std::pair<std::string, std::vector<std::string>>> undeclared;
+  for (const Staged& s : staged_) {
+    const bool declared = std::any_of(domains_.begin(), domains_.end(),
+                                      [&](const DomainRange& d) { return d.domain == s.domain; });
+    if (declared) continue;
+    auto it = std::find_if(undeclared.begin(), undeclared.end(),
+                           [&](const auto& u) { return u.first == s.domain; });
+    if (it == undeclared.end()) it = undeclared.insert(undeclared.end(), {s.domain, {}});
+    it->second.push_back(std::string(rule_kind_name(s.kind)) + " rule " + s.op_type + "@" +
+                         std::to_string(s.since_version));
+  }
+  for (const auto& [domain, rules] : undeclared) {
+    const std::string shown = domain.empty() ? "ai.onnx" : domain;
+    std::string list;
+    for (std::size_t k = 0; k < rules.size() && k < kShown; ++k) {
+      list += (k == 0 ? "" : ", ") + rules[k];
+    }
+    if (rules.size() > kShown) list += " and " + std::to_string(rules.size() - kShown) + " more";
+    errors_.push_back("rules for domain '" + shown + "' (" + list +
+                      "), a domain the plugin did not declare; add declare_domain(\"" + domain +
+                      "\", min_opset, max_opset) to its registration");
+  }
 }
 
 void HostRegistrar::commit() {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cctx/registry.hpp"
@@ -34,6 +35,13 @@ class HostRegistrar final : public sdk::IRegistrar {
                         sdk::StringRef name) noexcept override;
   bool option(sdk::StringRef key, sdk::StringRef* value) const noexcept override;
   sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override;
+  sdk::Status accept_option(sdk::StringRef key, sdk::StringRef meaning) noexcept override;
+
+  /// The options this plugin accepts, as (key, meaning): those it declared with accept_option()
+  /// in declaration order, then those it only read with option() (meaning "").
+  std::vector<std::pair<std::string, std::string>> accepted_options() const;
+  /// Records a failure for every domain a staged rule uses that this plugin did not declare.
+  void require_declared_domains();
 
   /// Moves the staged registrations into the registry. Throws PluginError on a conflict (then
   /// nothing is committed).
@@ -62,6 +70,8 @@ class HostRegistrar final : public sdk::IRegistrar {
   std::vector<DomainRange> domains_;
   std::vector<std::tuple<std::int32_t, std::uint32_t, std::string>> dtypes_;
   std::vector<std::string> errors_;
+  mutable std::vector<std::string> options_read_;  // option() is const in the SDK
+  std::vector<std::pair<std::string, std::string>> options_declared_;
 };
 
 }  // namespace cctx

@@ -10,6 +10,7 @@
 #include "declarative/declared_rules.hpp"
 #include "plugins/host_registrar.hpp"
 #include "plugins/plugin_handle.hpp"
+#include "plugins/plugin_options.hpp"
 
 namespace cctx {
 namespace fs = std::filesystem;
@@ -277,6 +278,7 @@ void Host::load(const PluginSpec& spec) {
   std::shared_ptr<const PluginHandle> owner = handle;
   HostRegistrar registrar(*registry_, owner, handle->origin(), spec.options, spec.override_rules);
   sdk::Status status = descriptor->register_rules(registrar);
+  if (status == sdk::Status::kOk && !registrar.failed()) registrar.require_declared_domains();
   if (status != sdk::Status::kOk || registrar.failed()) {
     std::string why = registrar.messages();
     throw PluginError(
@@ -284,18 +286,20 @@ void Host::load(const PluginSpec& spec) {
         (why.empty() ? " (status " + std::to_string(static_cast<int>(status)) + ")" : ": " + why) +
         "; nothing of it was kept");
   }
+  std::vector<std::pair<std::string, std::string>> options = registrar.accepted_options();
+  check_plugin_options(spec, options, handle->name, path.string());
   registrar.commit();
   libraries_.push_back(owner);
   infos_.push_back(PluginInfo{handle->name, handle->version, path, descriptor->abi_major,
                               descriptor->abi_minor, spec.override_rules, handle->origin(),
-                              owner.get(), 0});
+                              owner.get(), 0, std::move(options)});
 }
 
 // After the plugins, so that an op may replace a plugin's rule (`override: true`) and a clash
 // names both. The rule objects belong to a pseudo-plugin handle without a library.
 void Host::load_declared_ops() {
   if (profile_.ops.empty()) return;
-  auto rules = std::make_shared<const DeclaredRuleSet>(profile_.ops);
+  auto rules = std::make_shared<const DeclaredRuleSet>(profile_.ops, registry_.get());
   auto handle = std::make_shared<PluginHandle>();
   const std::string file = profile_.source.filename().string();
   handle->name = "profile:" + (file.empty() ? std::string("(inline)") : file);
@@ -304,9 +308,16 @@ void Host::load_declared_ops() {
   std::shared_ptr<const PluginHandle> owner = handle;
   rules->register_into(*registry_, owner, owner->origin());
   libraries_.push_back(owner);
-  infos_.push_back(PluginInfo{handle->name, "", handle->path, CCTX_SDK_ABI_MAJOR,
-                              CCTX_SDK_ABI_MINOR, false, owner->origin(), owner.get(),
-                              rules->size()});
+  infos_.push_back(PluginInfo{handle->name,
+                              "",
+                              handle->path,
+                              CCTX_SDK_ABI_MAJOR,
+                              CCTX_SDK_ABI_MINOR,
+                              false,
+                              owner->origin(),
+                              owner.get(),
+                              rules->size(),
+                              {}});
 }
 
 }  // namespace cctx

@@ -50,6 +50,14 @@ std::uint32_t dtype_bits(std::int32_t code, const RuleRegistry* registry) {
   return 0;  // UNDEFINED, STRING, unknown codes
 }
 
+ElementPacking element_packing(std::uint32_t bits) {
+  if (bits % 8 == 0) return {ElementPacking::Kind::kWholeBytes, bits / 8};
+  // Sub-byte types pack per tensor, rounded up.
+  if (bits < 8 && 8 % bits == 0) return {ElementPacking::Kind::kPerByte, 8 / bits};
+  // Other widths (plugin-registered): the bit count rounded up to bytes.
+  return {ElementPacking::Kind::kRoundedBits, bits};
+}
+
 std::string dtype_name(std::int32_t code, const RuleRegistry* registry) {
   static const char* const kNames[] = {
       "undefined",      "float32",  "uint8",        "int8",           "uint16",

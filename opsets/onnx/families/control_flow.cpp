@@ -14,7 +14,14 @@ void register_control_flow(Registration& reg) {
   // Plugin option `if_merge` (expressions.md, Symbolic shape inference rules: If): `max` (default)
   // or `fresh`.
   StringRef merge("max");
-  reg.registrar().option("if_merge", &merge);
+  IRegistrar& r = reg.registrar();
+  if (r.accept_option("if_merge",
+                      "max (default) or fresh: an If output dim that differs between "
+                      "the branches becomes their max, or a fresh symbol") != Status::kOk) {
+    reg.fail("cannot declare option 'if_merge'");
+    return;
+  }
+  r.option("if_merge", &merge);
   if (!merge.equals("max") && !merge.equals("fresh")) {
     reg.fail("option 'if_merge' must be 'max' or 'fresh'");
     return;

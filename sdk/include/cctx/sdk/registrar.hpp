@@ -23,7 +23,9 @@ struct RuleKey {
 /// pointers are borrowed for as long as the plugin stays loaded (the host unloads a plugin only
 /// after every pipeline and the registry are gone). Registering a key twice is an error unless the
 /// profile marks the later plugin `override: true`. If `register_rules` returns non-OK, or any
-/// call below fails, nothing this plugin registered is kept.
+/// call below fails, nothing this plugin registered is kept. Every rule's domain must be one this
+/// plugin declared with declare_domain() (in any order during registration); a rule in another
+/// domain fails the registration, naming the plugin and the domain.
 class CCTX_SDK_VISIBLE IRegistrar {
  public:
   /// Declares that this plugin serves `domain` for opsets [min_version, max_version].
@@ -44,12 +46,20 @@ class CCTX_SDK_VISIBLE IRegistrar {
   /// Declares the storage width of an element type code the host does not know (bits: 1..128).
   /// @since 1.0
   virtual Status add_dtype(std::int32_t code, std::uint32_t bits, StringRef name) noexcept = 0;
-  /// The profile's option `key` for this plugin; false when absent. Borrowed until return.
+  /// The profile's option `key` for this plugin; false when absent. Borrowed until return. Asking
+  /// for a key during registration also makes it an accepted option (see accept_option()).
   /// @since 1.0
   virtual bool option(StringRef key, StringRef* value) const noexcept = 0;
   /// Records why registration failed and returns `code`.
   /// @since 1.0
   virtual Status fail(Status code, StringRef message) noexcept = 0;
+  /// Declares that this plugin accepts the profile option `key` (listed by `cctx plugins`);
+  /// `meaning` says what it does and which values it takes ("on (default) or off: ..."). A
+  /// profile may give this plugin only options it declared here or read with option() during
+  /// registration; any other key is an error naming the profile line. Both strings are copied.
+  /// kInvalidArgument for an empty key.
+  /// @since 1.2
+  virtual Status accept_option(StringRef key, StringRef meaning) noexcept = 0;
 
  protected:
   ~IRegistrar() = default;

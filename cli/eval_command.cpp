@@ -1,0 +1,88 @@
+// `cctx eval`.
+#include <iostream>
+#include <map>
+
+#include "cctx/errors.hpp"
+#include "cctx/expr.hpp"
+#include "cctx/limits.hpp"
+#include "cctx/safe_text.hpp"
+#include "cli_common.hpp"
+
+namespace cctx::cli {
+
+namespace {
+
+struct EvalArgs {
+  std::string expression;
+  std::vector<std::string> assignments;
+  std::vector<std::string> bounds;
+};
+
+void run_eval(const EvalArgs& args) {
+  ExprPool pool;
+  for (const std::string& b : args.bounds) {
+    auto [name, interval] = parse_bounds(b);
+    pool.declare_symbol(name, interval);
+  }
+  // The same ceiling as a model's dim_param: the parser is linear, but its messages and the
+  // interned result are not worth a megabyte of text.
+  const std::int64_t max_chars = Limits{}.expression_chars;
+  if (static_cast<std::int64_t>(args.expression.size()) > max_chars) {
+    throw Error("expression of " + std::to_string(args.expression.size()) + " characters, above " +
+                    std::to_string(max_chars) + " (limits.expression_chars)",
+                ExitCode::kBadInput);
+  }
+  Expr e;
+  try {
+    e = pool.parse(args.expression);
+  } catch (const ExprError& err) {
+    throw Error(std::string(err.what()), ExitCode::kBadInput);
+  }
+  std::map<std::string, Expr, std::less<>> values;
+  for (const std::string& a : args.assignments) {
+    const std::size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("'" + a + "': expected SYM=V", ExitCode::kUsage);
+    std::string item = a.substr(eq + 1);
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size()) {
+      throw Error("'" + a + "': '" + item + "' is not an integer", ExitCode::kUsage);
+    }
+    values[a.substr(0, eq)] = pool.integer(v);
+  }
+  try {
+    Expr result = values.empty() ? e : pool.substitute(e, values);
+    std::cout << safe_text::terminal(pool.print(result)) << "\n";
+  } catch (const ExprError& err) {
+    std::string what = err.what();
+    // A divisor that only the values make 0 ('N//(M-1)' M=1): the quoted text is the divided
+    // form the substitution reached, so say which values led there.
+    if (err.kind() == ExprError::Kind::kDivisionByZero ||
+        err.kind() == ExprError::Kind::kModuloByZero) {
+      std::string with;
+      for (const std::string& a : args.assignments) with += (with.empty() ? "" : " ") + a;
+      what += " (after substituting " + with + ")";
+    }
+    throw Error(what, ExitCode::kBadInput);
+  }
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app) {
+  auto args = std::make_shared<EvalArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "eval", "Simplify an expression, or evaluate it when every symbol is assigned");
+  cmd->add_option("expression", args->expression, "Expression, e.g. '(4*N+7)//8'")->required();
+  cmd->add_option("assignments", args->assignments, "SYM=V values to substitute");
+  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI (repeatable)");
+  cmd->callback([args] { run_eval(*args); });
+}
+
+}  // namespace cctx::cli
