@@ -123,12 +123,12 @@ TEST(SdkAbi, RuleInterfacesHaveOneMethod) {
 
 TEST(SdkAbi, RegistrarMethodOrder) {
   using I = IRegistrar;
-  expect_in_order("IRegistrar",
-                  {CCTX_SLOT(I, declare_domain), CCTX_SLOT(I, add_shape_rule),
-                   CCTX_SLOT(I, add_tag_traits), CCTX_SLOT(I, add_tag_rule),
-                   CCTX_SLOT(I, add_inplace_policy), CCTX_SLOT(I, add_scratch_estimator),
-                   CCTX_SLOT(I, add_dtype), CCTX_SLOT(I, option), CCTX_SLOT(I, fail),
-                   CCTX_SLOT(I, accept_option)});  // 1.2
+  expect_in_order(
+      "IRegistrar",
+      {CCTX_SLOT(I, declare_domain), CCTX_SLOT(I, add_shape_rule), CCTX_SLOT(I, add_tag_traits),
+       CCTX_SLOT(I, add_tag_rule), CCTX_SLOT(I, add_inplace_policy),
+       CCTX_SLOT(I, add_scratch_estimator), CCTX_SLOT(I, add_dtype), CCTX_SLOT(I, option),
+       CCTX_SLOT(I, fail), CCTX_SLOT(I, accept_option)});  // 1.2
 }
 
 // The version this SDK's plugins announce: the CHANGELOG's newest entry.
