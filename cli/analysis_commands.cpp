@@ -17,6 +17,18 @@
 
 namespace cctx::cli {
 
+std::optional<std::int64_t> parse_integer(const std::string& text) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size()) return std::nullopt;
+  return v;
+}
+
 std::pair<std::string, Interval> parse_bounds(const std::string& text) {
   const std::size_t eq = text.find('='), colon = text.find(':', eq == std::string::npos ? 0 : eq);
   auto bad = [&]() {
@@ -26,15 +38,9 @@ std::pair<std::string, Interval> parse_bounds(const std::string& text) {
   std::string name = text.substr(0, eq);
   auto number = [&](const std::string& s, bool allow_inf) -> std::int64_t {
     if (allow_inf && (s == "inf" || s == "+inf" || s.empty())) return kPosInf;
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(s, &used);
-    } catch (const std::exception&) {
-      throw bad();
-    }
-    if (used != s.size()) throw bad();
-    return v;
+    const std::optional<std::int64_t> v = parse_integer(s);
+    if (!v) throw bad();
+    return *v;
   };
   Interval i{number(text.substr(eq + 1, colon - eq - 1), false),
              number(text.substr(colon + 1), true)};
@@ -68,17 +74,11 @@ std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Prof
       std::size_t end = spec.find(',', start);
       if (end == std::string::npos) end = spec.size();
       std::string item = spec.substr(start, end - start);
-      std::size_t used = 0;
-      long long v = 0;
-      try {
-        v = std::stoll(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (item.empty() || used != item.size()) {
+      const std::optional<std::int64_t> v = parse_integer(item);
+      if (!v) {
         throw Error("--eval '" + spec + "': '" + item + "' is not an integer", ExitCode::kUsage);
       }
-      values.push_back(v);
+      values.push_back(*v);
       start = end + 1;
     }
     std::vector<Assignment> next;

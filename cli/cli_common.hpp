@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,8 @@ const CLI::Validator& output_file_name();
 Profile resolve_profile(const AnalysisArgs& args);
 /// Cartesian product of the --eval lists, after the profile's report.evaluate when none given.
 std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Profile& profile);
+/// The whole of `text` as a decimal integer (optional sign), or nullopt ("", "3x", out of range).
+std::optional<std::int64_t> parse_integer(const std::string& text);
 /// Parses "SYM=LO:HI" (HI may be "inf"); throws cctx::Error (usage) on bad text.
 std::pair<std::string, Interval> parse_bounds(const std::string& text);
 

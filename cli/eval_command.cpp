@@ -43,18 +43,10 @@ void run_eval(const EvalArgs& args) {
     const std::size_t eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
       throw Error("'" + a + "': expected SYM=V", ExitCode::kUsage);
-    std::string item = a.substr(eq + 1);
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size()) {
-      throw Error("'" + a + "': '" + item + "' is not an integer", ExitCode::kUsage);
-    }
-    values[a.substr(0, eq)] = pool.integer(v);
+    const std::string item = a.substr(eq + 1);
+    const std::optional<std::int64_t> v = parse_integer(item);
+    if (!v) throw Error("'" + a + "': '" + item + "' is not an integer", ExitCode::kUsage);
+    values[a.substr(0, eq)] = pool.integer(*v);
   }
   try {
     Expr result = values.empty() ? e : pool.substitute(e, values);
