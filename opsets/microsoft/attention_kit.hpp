@@ -27,11 +27,11 @@ inline bool split_heads(IShapeSink& out, Dim hidden, std::int64_t heads, const c
 inline Status scores_scratch(const INodeView& node, IScratchSink& out, Dim batch, Dim heads,
                              Dim q_seq, Dim kv_seq, std::uint32_t elem_input) {
   if (!batch.valid() || !heads.valid() || !q_seq.valid() || !kv_seq.valid()) {
-    return cannot_estimate(out, "batch, heads or sequence lengths unknown");
+    return unsupported("batch, heads or sequence lengths unknown");
   }
   std::int64_t e;
   std::string why;
-  if (!input_element_bytes(node, elem_input, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, elem_input, &e, &why)) return unsupported(why);
   return out.set_bytes(batch * heads * q_seq * kv_seq * e);
 }
 

@@ -3,11 +3,11 @@
 // (bound to the com.microsoft domain), which keeps the first error; plugin.cpp calls every family.
 #pragma once
 
-#include <cctx/sdk/rule_kit.hpp>
+#include <cctx/sdk/kit.hpp>
 
 namespace cctx::opsets::microsoft {
 
-using Registration = cctx::sdk::Registration;
+using Registration = cctx::sdk::kit::Registration;
 
 void register_activations(Registration& reg);       // Gelu, QuickGelu, FastGelu, BiasGelu, BiasAdd
 void register_normalization(Registration& reg);     // (Skip)(Simplified)LayerNormalization

@@ -1,6 +1,6 @@
 // The com.microsoft operator set plugin (ONNX Runtime's contrib operators that optimized
 // transformer exports use): its one exported symbol and the registration of every family.
-#include <cctx/sdk/plugin.hpp>
+#include <cctx/sdk/kit.hpp>
 
 #include "families.hpp"
 #include "ms_kit.hpp"
@@ -32,18 +32,14 @@ Status register_all(IRegistrar& r) noexcept {
   return guarded(r, [&] {
     // Option `inplace: off` registers no in-place policy, as for the ai.onnx plugin.
     StringRef inplace("on");
-    if (Status s = r.accept_option("inplace",
-                                   "on (default) or off: off registers no in-place "
-                                   "policy");
-        s != Status::kOk) {
-      return s;
-    }
+    check(r.accept_option("inplace",
+                          "on (default) or off: off registers no in-place "
+                          "policy"));
     r.option("inplace", &inplace);
     if (!inplace.equals("on") && !inplace.equals("off")) {
       return r.fail(Status::kInvalidArgument, "option 'inplace' must be 'on' or 'off'");
     }
-    if (Status s = r.declare_domain(kDomain, 1, kMaxOpset); s != Status::kOk) return s;
-    Registration reg(r, kDomain, inplace.equals("on"));
+    Registration reg = register_domain(r, kDomain, 1, kMaxOpset, inplace.equals("on"));
     for (Family family : kFamilies) {
       family(reg);
       if (!reg.ok()) return reg.status();

@@ -5,34 +5,29 @@
 
 namespace cctx::opsets::onnx {
 
+// kReuseInput0 and kAliasInput0 come from the SDK kit (cctx/sdk/kit/rules.hpp).
 namespace {
 
-Status reuse_input0(const INodeView&, IInplaceSink& out) { return out.may_reuse(0, 0); }
-
 Status reuse_inputs01(const INodeView&, IInplaceSink& out) {
-  if (Status s = out.may_reuse(0, 0); s != Status::kOk) return s;
+  check(out.may_reuse(0, 0));
   return out.may_reuse(0, 1);
 }
 
 Status reuse_any_input(const INodeView& node, IInplaceSink& out) {
   for (std::uint32_t k = 0; k < node.input_count(); ++k) {
-    if (Status s = out.may_reuse(0, k); s != Status::kOk) return s;
+    check(out.may_reuse(0, k));
   }
   return Status::kOk;
 }
 
 Status reuse_where_branches(const INodeView&, IInplaceSink& out) {
-  if (Status s = out.may_reuse(0, 1); s != Status::kOk) return s;
+  check(out.may_reuse(0, 1));
   return out.may_reuse(0, 2);
 }
 
-Status alias_input0(const INodeView&, IInplaceSink& out) { return out.alias(0, 0); }
-
-constinit const FnInplacePolicy kReuseInput0{&reuse_input0};
 constinit const FnInplacePolicy kReuseInputs01{&reuse_inputs01};
 constinit const FnInplacePolicy kReuseAnyInput{&reuse_any_input};
 constinit const FnInplacePolicy kReuseWhere{&reuse_where_branches};
-constinit const FnInplacePolicy kAliasInput0{&alias_input0};
 
 }  // namespace
 

@@ -1,5 +1,5 @@
 // The ai.onnx operator set plugin: its one exported symbol and the registration of every family.
-#include <cctx/sdk/plugin.hpp>
+#include <cctx/sdk/kit.hpp>
 
 #include "families.hpp"
 #include "rule_kit.hpp"
@@ -28,17 +28,14 @@ Status register_all(IRegistrar& r) noexcept {
     // Option `inplace: off` registers no in-place policy (to compare with the structural
     // fallback, or to model a runtime that never reuses buffers).
     StringRef inplace("on");
-    if (Status s = r.accept_option("inplace",
-                                   "on (default) or off: off registers no in-place "
-                                   "policy");
-        s != Status::kOk) {
-      return s;
-    }
+    check(r.accept_option("inplace",
+                          "on (default) or off: off registers no in-place "
+                          "policy"));
     r.option("inplace", &inplace);
     if (!inplace.equals("on") && !inplace.equals("off")) {
       return r.fail(Status::kInvalidArgument, "option 'inplace' must be 'on' or 'off'");
     }
-    if (Status s = r.declare_domain("", 1, kMaxOpset); s != Status::kOk) return s;
+    check(r.declare_domain("", 1, kMaxOpset));
     Registration reg(r, inplace.equals("on"));
     for (Family family : kFamilies) {
       family(reg);

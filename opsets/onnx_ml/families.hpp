@@ -6,11 +6,11 @@
 // (the host's default), and onnxruntime's CPU kernels for them declare no in-place reuse.
 #pragma once
 
-#include <cctx/sdk/rule_kit.hpp>
+#include <cctx/sdk/kit.hpp>
 
 namespace cctx::opsets::onnx_ml {
 
-using Registration = cctx::sdk::Registration;
+using Registration = cctx::sdk::kit::Registration;
 
 void register_preprocessing(Registration& reg);  // Binarizer, Imputer, Normalizer, Scaler, ...
 void register_encoders(Registration& reg);       // LabelEncoder, CategoryMapper, OneHotEncoder

@@ -3,10 +3,7 @@
 // classic [N, F] / [F] inputs, and output setters that tolerate omitted optional outputs.
 #pragma once
 
-#include <cctx/sdk/plugin.hpp>
-#include <cctx/sdk/rule_helpers.hpp>
-#include <cctx/sdk/rule_kit.hpp>
-#include <cctx/sdk/shape_helpers.hpp>
+#include <cctx/sdk/kit.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,8 +11,7 @@
 namespace cctx::opsets::onnx_ml {
 
 using namespace cctx::sdk;
-using sdk::kit::attr_ints_vec;
-using sdk::kit::attr_string_or;
+using namespace cctx::sdk::kit;
 
 inline constexpr StringRef kDomain("ai.onnx.ml");
 /// Unbounded upper end of a fresh symbol's range.
@@ -23,10 +19,6 @@ inline constexpr std::int64_t kPosInf = INT64_MAX;
 
 // ---- messages -----------------------------------------------------------------------------------
 
-/// Fails with a message (the host prefixes the node's identity).
-inline Status fail(IShapeSink& out, const std::string& message) {
-  return out.fail(Status::kInvalidArgument, StringRef(message.data(), message.size()));
-}
 inline void warn(IShapeSink& out, const std::string& message) {
   out.warn(StringRef(message.data(), message.size()));
 }
@@ -88,10 +80,8 @@ inline ClassLabels class_labels(const INodeView& node, const char* ints_attr) {
 // ---- inputs and outputs -------------------------------------------------------------------------
 
 /// Requires input 0 (every ai.onnx.ml operator reads X first).
-inline bool require_x(const INodeView& node, IShapeSink& out, Status* status) {
-  if (node.input_count() > 0 && node.has_input(0)) return true;
-  *status = fail(out, "expects input X");
-  return false;
+inline void require_x(const INodeView& node) {
+  if (node.input_count() == 0 || !node.has_input(0)) fail("expects input X");
 }
 
 /// Rows N of an input that is [N, F], or [F] read as one row (the spec's rule for the classifier,
@@ -106,7 +96,7 @@ inline Status batch_rows(const INodeView& node, IShapeSink& out, std::uint32_t i
   } else if (rank < 0) {
     *n = Dim(&node.expr(), out.fresh_dim(0, 0, 0, kPosInf));
   } else {
-    return fail(out, "expects X of shape [N,F] or [F], got rank " + std::to_string(rank));
+    return fail("expects X of shape [N,F] or [F], got rank " + std::to_string(rank));
   }
   return Status::kOk;
 }

@@ -1,6 +1,6 @@
 // The ai.onnx.ml operator set plugin (the traditional-ML operators that the sklearn, LightGBM and
 // XGBoost converters emit): its one exported symbol and the registration of every family.
-#include <cctx/sdk/plugin.hpp>
+#include <cctx/sdk/kit.hpp>
 
 #include "families.hpp"
 #include "ml_kit.hpp"
@@ -19,8 +19,7 @@ constexpr Family kFamilies[] = {
 
 Status register_all(IRegistrar& r) noexcept {
   return guarded(r, [&] {
-    if (Status s = r.declare_domain(kDomain, 1, kMaxOpset); s != Status::kOk) return s;
-    Registration reg(r, kDomain);
+    Registration reg = register_domain(r, kDomain, 1, kMaxOpset);
     for (Family family : kFamilies) {
       family(reg);
       if (!reg.ok()) return reg.status();

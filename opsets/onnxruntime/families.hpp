@@ -3,11 +3,11 @@
 // ai.onnx plugin's), through the SDK's Registration bound to the ai.onnx domain.
 #pragma once
 
-#include <cctx/sdk/rule_kit.hpp>
+#include <cctx/sdk/kit.hpp>
 
 namespace cctx::opsets::onnxruntime {
 
-using Registration = cctx::sdk::Registration;
+using Registration = cctx::sdk::kit::Registration;
 
 void register_conv(Registration& reg);     // Conv, ConvTranspose
 void register_rnn(Registration& reg);      // LSTM, GRU, RNN

@@ -5,10 +5,7 @@
 // ai.onnx plugin's sliding_window.hpp that the estimators need.
 #pragma once
 
-#include <cctx/sdk/plugin.hpp>
-#include <cctx/sdk/rule_helpers.hpp>
-#include <cctx/sdk/rule_kit.hpp>
-#include <cctx/sdk/shape_helpers.hpp>
+#include <cctx/sdk/kit.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>

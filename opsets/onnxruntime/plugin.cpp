@@ -1,7 +1,7 @@
 // The ONNX Runtime CPU plugin: its in-place kernels, and the working buffers its CPU kernels
 // allocate during a run (one thread, graph optimisations off), replacing the ai.onnx plugin's
 // generic estimates. Load it after `onnx` with `override: true` (README.md).
-#include <cctx/sdk/plugin.hpp>
+#include <cctx/sdk/kit.hpp>
 
 #include "families.hpp"
 #include "ort_kit.hpp"
@@ -14,8 +14,7 @@ constexpr Family kFamilies[] = {register_conv, register_rnn, register_tensor, re
 
 Status register_all(IRegistrar& r) noexcept {
   return guarded(r, [&] {
-    if (Status s = r.declare_domain("", 1, kMaxOpset); s != Status::kOk) return s;
-    Registration reg(r, "");
+    Registration reg = register_domain(r, "", 1, kMaxOpset);
     for (Family family : kFamilies) {
       family(reg);
       if (!reg.ok()) return reg.status();

@@ -3,6 +3,8 @@
 # ("Refactors are proven neutral", docs/design/style.md): run it before and after, then diff.
 #   tests/tools/report_snapshot.sh build/bin/cctx /tmp/before.txt [FORMAT...]
 # FORMAT: json (default), csv, table. One line per model and format: md5 of stdout, exit code.
+# With CCTX_SNAPSHOT_STDERR=1 the fingerprint covers stderr too (warnings, rule failures);
+# CCTX_SNAPSHOT_ARGS adds arguments to every run (e.g. "--profile onnxruntime-cpu").
 set -uo pipefail
 cctx=$(realpath "${1:?usage: report_snapshot.sh CCTX OUT [FORMAT...]}")
 out=${2:?usage: report_snapshot.sh CCTX OUT [FORMAT...]}
@@ -18,10 +20,15 @@ prefix=$(cd "$(dirname "$cctx")/.." && pwd)
   find "$repo/examples" "$repo/tests" "$repo/plugins" -name '*.onnx' 2>/dev/null
 } | sort | while read -r model; do
   for f in "${formats[@]}"; do
-    "$cctx" analyze "$model" --format "$f" > "$tmp" 2>/dev/null
+    if [ "${CCTX_SNAPSHOT_STDERR:-0}" = 1 ]; then
+      "$cctx" analyze "$model" --format "$f" ${CCTX_SNAPSHOT_ARGS:-} > "$tmp" 2>&1
+    else
+      "$cctx" analyze "$model" --format "$f" ${CCTX_SNAPSHOT_ARGS:-} > "$tmp" 2>/dev/null
+    fi
     rc=$?
-    # Reports name the plugins' and profiles' paths: a copy of the build elsewhere is the same.
-    sum=$(sed "s|$prefix/|<prefix>/|g" "$tmp" | md5sum | cut -d' ' -f1)
+    # Reports name the plugins', profiles' and models' paths: a copy of the build or of the
+    # checkout elsewhere (a worktree of the commit before a change) is the same.
+    sum=$(sed -e "s|$prefix/|<prefix>/|g" -e "s|$repo/|<repo>/|g" "$tmp" | md5sum | cut -d' ' -f1)
     echo "$f $rc $sum ${model#"$repo"/}"
   done
 done > "$out"

@@ -29,44 +29,36 @@ bool check_bias(const INodeView& node, IShapeSink& out, std::uint32_t bias_index
 
 /// Y = X, with the bias (input 1, when present) checked against X's last dim.
 Status biased_unary(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, node.is_op("BiasGelu") ? 2 : 1, &st)) return st;
+  require_inputs(node, node.is_op("BiasGelu") ? 2 : 1);
   const Shape x = input_shape(node, 0);
   std::string error;
-  if (!check_bias(node, out, 1, x, &error)) return fail(out, error);
+  if (!check_bias(node, out, 1, x, &error)) return fail(error);
   return set_shape(out, 0, node.input_dtype(0), x);
 }
 
 /// BiasAdd: Y = X + bias + skip with X and skip [N, S, C] and bias [C].
 Status bias_add(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   Shape x = input_shape(node, 0);
   const Shape skip = input_shape(node, 2);
   std::string error;
   if (x.known && x.rank() != 3) {
-    return fail(out, "input X has rank " + std::to_string(x.rank()) + ", expected 3 (N, S, C)");
+    return fail("input X has rank " + std::to_string(x.rank()) + ", expected 3 (N, S, C)");
   }
-  if (!check_bias(node, out, 1, x, &error)) return fail(out, error);
+  if (!check_bias(node, out, 1, x, &error)) return fail(error);
   if (x.known && skip.known) {
-    if (skip.rank() != 3) return fail(out, "skip must have X's shape (N, S, C)");
+    if (skip.rank() != 3) return fail("skip must have X's shape (N, S, C)");
     for (std::size_t a = 0; a < 3; ++a) {
       if (!unify_into(out, &x.dims[a], skip.dims[a], "X and skip dims", &error)) {
-        return fail(out, error + " at axis " + std::to_string(a));
+        return fail(error + " at axis " + std::to_string(a));
       }
     }
   }
   return set_shape(out, 0, node.input_dtype(0), x.known ? x : skip);
 }
 
-/// onnxruntime's CPU FastGelu computes each element from the same element of X, and declares
-/// MayInplace(0, 0). Its Gelu, QuickGelu and BiasGelu kernels declare nothing, so they get no
-/// policy: a reuse the runtime does not make would under-report memory.
-Status reuse_input0(const INodeView&, IInplaceSink& out) { return out.may_reuse(0, 0); }
-
 constinit const FnShapeRule kBiasedUnary{&biased_unary};
 constinit const FnShapeRule kBiasAdd{&bias_add};
-constinit const FnInplacePolicy kReuseInput0{&reuse_input0};
 
 }  // namespace
 
@@ -75,6 +67,9 @@ void register_activations(Registration& reg) {
     reg.shape(op, 1, kBiasedUnary);
   }
   reg.shape("BiasAdd", 1, kBiasAdd);
+  // onnxruntime's CPU FastGelu computes each element from the same element of X, and declares
+  // MayInplace(0, 0). Its Gelu, QuickGelu and BiasGelu kernels declare nothing, so they get no
+  // policy: a reuse the runtime does not make would under-report memory.
   reg.inplace("FastGelu", 1, kReuseInput0);
   // BiasAdd is an Add: a weight result makes both summands weight (semantics.md "Tags: Per-node
   // rule" step 7).

@@ -68,22 +68,21 @@ bool check_weights(const INodeView& node, IShapeSink& out, Dim input_hidden, std
 }
 
 Status attention(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   std::int64_t heads;
   std::string error;
-  if (!positive_attr(node, "num_heads", &heads, &error)) return fail(out, error);
+  if (!positive_attr(node, "num_heads", &heads, &error)) return fail(error);
   const Shape x = input_shape(node, 0);
   const std::int32_t type = node.input_dtype(0);
   if (x.known && x.rank() != 3) {
-    return fail(out, "input has rank " + std::to_string(x.rank()) + ", expected 3");
+    return fail("input has rank " + std::to_string(x.rank()) + ", expected 3");
   }
   QkvSizes q;
   Dim head;
   if (!check_weights(node, out, x.known ? x.dims[2] : Dim(), &error) ||
       !qkv_sizes(node, out, &q, &error) ||
       !split_heads(out, q.hidden, heads, "Q hidden size", &head, &error)) {
-    return fail(out, error);
+    return fail(error);
   }
   Dim batch = x.known ? x.dims[0] : Dim(), seq = x.known ? x.dims[1] : Dim();
   // Present: [2, B, N, total, h/N], K and V stacked; the past fixes the cache's layout.
@@ -93,13 +92,13 @@ Status attention(const INodeView& node, IShapeSink& out) {
     Shape past;
     if (known_shape(node, kPast, &past)) {
       if (past.rank() != 5) {
-        return fail(out, "past has rank " + std::to_string(past.rank()) + ", expected 5");
+        return fail("past has rank " + std::to_string(past.rank()) + ", expected 5");
       }
       Dim n = node.constant(heads);
       if (!unify_into(out, &batch, past.dims[1], "input and past batch sizes", &error) ||
           !unify_into(out, &n, past.dims[2], "num_heads and past heads", &error) ||
           !unify_into(out, &head, past.dims[4], "head size and past head size", &error)) {
-        return fail(out, error);
+        return fail(error);
       }
       const bool shared = node.attr_int_or("past_present_share_buffer", 0) != 0;
       total = shared ? past.dims[3] : (seq.valid() ? past.dims[3] + seq : Dim());
@@ -110,9 +109,9 @@ Status attention(const INodeView& node, IShapeSink& out) {
   }
   if (x.known) {
     Shape y = fill_unknown(node, out, 0, {batch, seq, q.v_hidden});
-    if (Status s = set_shape(out, 0, type, y); s != Status::kOk) return s;
-  } else if (Status s = set_shape(out, 0, type, Shape::unknown()); s != Status::kOk) {
-    return s;
+    check(set_shape(out, 0, type, y));
+  } else {
+    check(set_shape(out, 0, type, Shape::unknown()));
   }
   if (!has_output(node, 1)) return Status::kOk;
   return set_shape(
@@ -123,13 +122,13 @@ Status attention(const INodeView& node, IShapeSink& out) {
 /// B * N * S * (P + S) * e with P the past length (or the attended part of a shared buffer).
 Status attention_scratch(const INodeView& node, IScratchSink& out) {
   Shape x;
-  if (!known_shape(node, 0, &x, 3)) return cannot_estimate(out, "input shape unknown");
+  if (!known_shape(node, 0, &x, 3)) return unsupported("input shape unknown");
   std::int64_t heads;
-  if (!node.attr_int("num_heads", &heads)) return cannot_estimate(out, "num_heads missing");
+  if (!node.attr_int("num_heads", &heads)) return unsupported("num_heads missing");
   Dim kv = x.dims[1];
   if (has_input(node, kPast)) {
     Shape past;
-    if (!known_shape(node, kPast, &past, 5)) return cannot_estimate(out, "past shape unknown");
+    if (!known_shape(node, kPast, &past, 5)) return unsupported("past shape unknown");
     const bool shared = node.attr_int_or("past_present_share_buffer", 0) != 0;
     kv = attended_length(node, past.dims[3], x.dims[1], shared, kPastSequenceLength);
   }
@@ -152,23 +151,21 @@ constexpr std::uint32_t kTokenOffset = 3;
 
 /// input [T, Din] -> output [T, vh]; token_offset is [B, S].
 Status packed_attention(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 5, &st)) return st;
+  require_inputs(node, 5);
   std::int64_t heads;
   std::string error;
-  if (!positive_attr(node, "num_heads", &heads, &error)) return fail(out, error);
+  if (!positive_attr(node, "num_heads", &heads, &error)) return fail(error);
   const Shape x = input_shape(node, 0);
   const std::int32_t type = node.input_dtype(0);
   if (!x.known) return set_shape(out, 0, type, Shape::unknown());
   if (x.rank() != 2) {
-    return fail(out,
-                "input has rank " + std::to_string(x.rank()) + ", expected 2 (tokens, hidden)");
+    return fail("input has rank " + std::to_string(x.rank()) + ", expected 2 (tokens, hidden)");
   }
   QkvSizes q;
   Dim head;
   if (!check_weights(node, out, x.dims[1], &error) || !qkv_sizes(node, out, &q, &error) ||
       !split_heads(out, q.hidden, heads, "Q hidden size", &head, &error)) {
-    return fail(out, error);
+    return fail(error);
   }
   return set_shape(out, 0, type, fill_unknown(node, out, 0, {x.dims[0], q.v_hidden}));
 }
@@ -177,10 +174,10 @@ Status packed_attention(const INodeView& node, IShapeSink& out) {
 Status packed_attention_scratch(const INodeView& node, IScratchSink& out) {
   Shape offsets;
   if (!known_shape(node, kTokenOffset, &offsets, 2)) {
-    return cannot_estimate(out, "token_offset shape unknown");
+    return unsupported("token_offset shape unknown");
   }
   std::int64_t heads;
-  if (!node.attr_int("num_heads", &heads)) return cannot_estimate(out, "num_heads missing");
+  if (!node.attr_int("num_heads", &heads)) return unsupported("num_heads missing");
   const Dim s = offsets.dims[1];
   return scores_scratch(node, out, offsets.dims[0], node.constant(heads), s, s, 0);
 }

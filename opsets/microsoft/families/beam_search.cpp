@@ -25,32 +25,25 @@ Dim value_or_fresh(const INodeView& node, IShapeSink& out, std::uint32_t i, std:
 }
 
 Status beam_search(const INodeView& node, IShapeSink& out) {
-  Status st;
   // min_length (input 2) is optional; max_length, num_beams and num_return_sequences are not.
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   for (std::uint32_t i : {kNumBeams, kNumReturnSequences}) {
-    if (!has_input(node, i)) return fail(out, "missing required input " + std::to_string(i));
+    if (!has_input(node, i)) return fail("missing required input " + std::to_string(i));
   }
   const Shape ids = input_shape(node, kInputIds);
   if (ids.known && ids.rank() != 2 && ids.rank() != 3) {
-    return fail(out, "input_ids has rank " + std::to_string(ids.rank()) +
-                         ", expected 2 (or 3 for Whisper features)");
+    return fail("input_ids has rank " + std::to_string(ids.rank()) +
+                ", expected 2 (or 3 for Whisper features)");
   }
   // Whisper feeds audio features [B, F, frames]: the prompt length is then not a dim of input 0.
   const Dim batch = ids.known ? ids.dims[0] : fresh(node, out, 0, 0);
   const Dim prompt = ids.known && ids.rank() == 2 ? ids.dims[1] : Dim();
   const Dim returned = value_or_fresh(node, out, kNumReturnSequences, 0, 1);
   const Dim max_length = value_or_fresh(node, out, kMaxLength, 0, 2);
-  if (Status s = set_shape(out, 0, dtype::kInt32, Shape::of({batch, returned, max_length}));
-      s != Status::kOk) {
-    return s;
-  }
+  check(set_shape(out, 0, dtype::kInt32, Shape::of({batch, returned, max_length})));
   const std::int32_t score_type =
       dtype_or(node, kLengthPenalty, dtype_or(node, kRepetitionPenalty, dtype::kFloat));
-  if (Status s = set_if_present(node, out, 1, score_type, Shape::of({batch, returned}));
-      s != Status::kOk) {
-    return s;
-  }
+  check(set_if_present(node, out, 1, score_type, Shape::of({batch, returned})));
   if (!has_output(node, 2)) return Status::kOk;
   std::int64_t vocab;
   const Dim steps = prompt.valid() ? max_length - prompt : fresh(node, out, 2, 0, 0);

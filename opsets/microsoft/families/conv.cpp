@@ -65,39 +65,38 @@ Dim window_output(const Window& w, std::size_t i, Dim x) {
 }
 
 Status conv(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const bool nhwc = node.is_op("NhwcConv");
   const std::int32_t type = node.input_dtype(0);
   const Shape x = input_shape(node, 0), w = input_shape(node, 1);
   if (!x.known) return set_shape(out, 0, type, Shape::unknown());
   if (x.rank() < 3) {
-    return fail(out, "input X has rank " + std::to_string(x.rank()) +
-                         ", expected a batch, channels and spatial dims");
+    return fail("input X has rank " + std::to_string(x.rank()) +
+                ", expected a batch, channels and spatial dims");
   }
   const std::size_t spatial = x.rank() - 2;
   const std::size_t channel_axis = nhwc ? x.rank() - 1 : 1, first_spatial = nhwc ? 1 : 2;
   const std::int64_t group = node.attr_int_or("group", 1);
-  if (group < 1) return fail(out, "group " + std::to_string(group) + " is not positive");
+  if (group < 1) return fail("group " + std::to_string(group) + " is not positive");
   std::string error;
   if (w.known) {
     if (w.rank() != spatial + 2) {
-      return fail(out, "weight has rank " + std::to_string(w.rank()) + ", expected " +
-                           std::to_string(spatial + 2));
+      return fail("weight has rank " + std::to_string(w.rank()) + ", expected " +
+                  std::to_string(spatial + 2));
     }
     Dim channels;
     if (!unify(out, x.dims[channel_axis], w.dims[1] * group, &channels, &error)) {
-      return fail(out, "input channels differ from weight channels x group: " + error);
+      return fail("input channels differ from weight channels x group: " + error);
     }
   }
   Window win;
-  if (!read_window(node, spatial, w, &win, &error)) return fail(out, error);
+  if (!read_window(node, spatial, w, &win, &error)) return fail(error);
   std::vector<Dim> sizes;
   for (std::size_t i = 0; i < spatial; ++i) {
     Dim d = window_output(win, i, x.dims[first_spatial + i]);
     if (d.valid() && d.lift(0).provably_ge(d)) {
-      return fail(out, "output size " + to_string(d) + " of spatial axis " + std::to_string(i) +
-                           " is not positive");
+      return fail("output size " + to_string(d) + " of spatial axis " + std::to_string(i) +
+                  " is not positive");
     }
     sizes.push_back(d);
   }

@@ -26,24 +26,23 @@ bool check_hidden(const INodeView& node, IShapeSink& out, std::uint32_t i, std::
 }
 
 Status embed_layer_norm(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   for (std::uint32_t i : {2u, 3u, 5u, 6u}) {
-    if (!has_input(node, i)) return fail(out, "missing required input " + std::to_string(i));
+    if (!has_input(node, i)) return fail("missing required input " + std::to_string(i));
   }
   Shape ids = input_shape(node, 0);
   std::string error;
   if (ids.known && ids.rank() != 2) {
-    return fail(out, "input_ids has rank " + std::to_string(ids.rank()) + ", expected 2");
+    return fail("input_ids has rank " + std::to_string(ids.rank()) + ", expected 2");
   }
   if (ids.known && has_input(node, 1)) {
     const Shape segments = input_shape(node, 1);
     if (segments.known) {
-      if (segments.rank() != 2) return fail(out, "segment_ids must have input_ids' shape");
+      if (segments.rank() != 2) return fail("segment_ids must have input_ids' shape");
       for (std::size_t a = 0; a < 2; ++a) {
         if (!unify_into(out, &ids.dims[a], segments.dims[a], "input_ids and segment_ids dims",
                         &error)) {
-          return fail(out, error);
+          return fail(error);
         }
       }
     }
@@ -54,7 +53,7 @@ Status embed_layer_norm(const INodeView& node, IShapeSink& out) {
       !check_hidden(node, out, 4, 2, "segment_embedding", &hidden, &error) ||
       !check_hidden(node, out, 5, 1, "gamma", &hidden, &error) ||
       !check_hidden(node, out, 6, 1, "beta", &hidden, &error)) {
-    return fail(out, error);
+    return fail(error);
   }
   const std::int32_t type = node.input_dtype(2);
   const std::int32_t ids_type = dtype_or(node, 0, dtype::kInt32);
@@ -62,10 +61,8 @@ Status embed_layer_norm(const INodeView& node, IShapeSink& out) {
   const Dim seq = ids.known ? ids.dims[1] : fresh(node, out, 0, 1);
   if (!hidden.valid()) hidden = fresh(node, out, 0, 2);
   const Shape embedded = Shape::of({batch, seq, hidden});
-  if (Status s = set_shape(out, 0, type, embedded); s != Status::kOk) return s;
-  if (Status s = set_if_present(node, out, 1, ids_type, Shape::of({batch})); s != Status::kOk) {
-    return s;
-  }
+  check(set_shape(out, 0, type, embedded));
+  check(set_if_present(node, out, 1, ids_type, Shape::of({batch})));
   return set_if_present(node, out, 2, type, embedded);
 }
 

@@ -63,36 +63,35 @@ Dim attended(const INodeView& node, Dim past, Dim new_len, Dim total) {
 }
 
 Status group_query_attention(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   GqaHeads heads;
   std::string error;
-  if (!read_heads(node, &heads, &error)) return fail(out, error);
+  if (!read_heads(node, &heads, &error)) return fail(error);
   if (has_input(node, kKey) != has_input(node, kValue)) {
-    return fail(out, "key and value must be given together (or neither, for packed QKV)");
+    return fail("key and value must be given together (or neither, for packed QKV)");
   }
   if (has_input(node, kPastKey) != has_input(node, kPastValue)) {
-    return fail(out, "past_key and past_value must be given together");
+    return fail("past_key and past_value must be given together");
   }
   const Shape q = input_shape(node, kQuery);
   if (q.known && q.rank() != 3) {
-    return fail(out, "query has rank " + std::to_string(q.rank()) + ", expected 3");
+    return fail("query has rank " + std::to_string(q.rank()) + ", expected 3");
   }
   Dim batch = q.known ? q.dims[0] : Dim(), head;
   const bool packed = !has_input(node, kKey);
   const std::int64_t q_parts = packed ? heads.q + 2 * heads.kv : heads.q;
   if (q.known && !split_heads(out, q.dims[2], q_parts, "query hidden size", &head, &error)) {
-    return fail(out, error);
+    return fail(error);
   }
   for (std::uint32_t i : {kKey, kValue}) {
     Shape kv;
     if (!known_shape(node, i, &kv)) continue;
-    if (kv.rank() != 3) return fail(out, "key and value must be 3-D [B, L, kv_num_heads * H]");
+    if (kv.rank() != 3) return fail("key and value must be 3-D [B, L, kv_num_heads * H]");
     Dim kv_head;
     if (!unify_into(out, &batch, kv.dims[0], "query and key/value batch sizes", &error) ||
         !split_heads(out, kv.dims[2], heads.kv, "key/value hidden size", &kv_head, &error) ||
         !unify_into(out, &head, kv_head, "query and key/value head sizes", &error)) {
-      return fail(out, error);
+      return fail(error);
     }
   }
   // A 4-bit quantized cache packs two values per uint8 byte along the head dim.
@@ -101,19 +100,19 @@ Status group_query_attention(const INodeView& node, IShapeSink& out) {
   for (std::uint32_t i : {kPastKey, kPastValue}) {
     Shape p;
     if (!known_shape(node, i, &p)) continue;
-    if (p.rank() != 4) return fail(out, "past_key and past_value must be 4-D [B, Nkv, P, H]");
+    if (p.rank() != 4) return fail("past_key and past_value must be 4-D [B, Nkv, P, H]");
     Dim n = p.dims[1];
     if (!unify_into(out, &batch, p.dims[0], "query and past batch sizes", &error) ||
         !unify_into(out, &n, node.constant(heads.kv), "past heads and kv_num_heads", &error) ||
         !unify_into(out, &past, p.dims[2], "past key and value lengths", &error) ||
         !unify_into(out, &head, p.dims[3] * pack, "query and past head sizes", &error)) {
-      return fail(out, error);
+      return fail(error);
     }
   }
   Shape seqlens;
   if (known_shape(node, kSeqlensK, &seqlens, 1) &&
       !unify_into(out, &batch, seqlens.dims[0], "query batch and seqlens_k length", &error)) {
-    return fail(out, error);
+    return fail(error);
   }
   const Dim new_len = new_key_length(node, q);
   const Dim total = scalar_value(node, kTotalSequenceLength);
@@ -122,20 +121,19 @@ Status group_query_attention(const INodeView& node, IShapeSink& out) {
   const Dim seq = q.known ? q.dims[1] : Dim();
   const Dim hidden = head.valid() ? node.constant(heads.q) * head : Dim();
   if (!q.known) {
-    if (Status s = set_shape(out, 0, type, Shape::unknown()); s != Status::kOk) return s;
-  } else if (Status s = set_shape(out, 0, type, fill_unknown(node, out, 0, {batch, seq, hidden}));
-             s != Status::kOk) {
-    return s;
+    check(set_shape(out, 0, type, Shape::unknown()));
+  } else {
+    check(set_shape(out, 0, type, fill_unknown(node, out, 0, {batch, seq, hidden})));
   }
   for (std::uint32_t o = 1; o <= 2; ++o) {
     if (!has_output(node, o)) continue;
     const std::int32_t cache_type = dtype_or(node, o == 1 ? kPastKey : kPastValue, type);
     Dim cache_head;
     if (head.valid() && !split_evenly(out, head, pack, &cache_head, &error)) {
-      return fail(out, "head size does not pack into 4-bit pairs: " + error);
+      return fail("head size does not pack into 4-bit pairs: " + error);
     }
     Shape s = fill_unknown(node, out, o, {batch, node.constant(heads.kv), present, cache_head});
-    if (Status r = set_shape(out, o, cache_type, s); r != Status::kOk) return r;
+    check(set_shape(out, o, cache_type, s));
   }
   if (!has_output(node, 3)) return Status::kOk;
   const Dim keys = attended(node, past, new_len, total);
@@ -145,9 +143,9 @@ Status group_query_attention(const INodeView& node, IShapeSink& out) {
 
 Status group_query_attention_scratch(const INodeView& node, IScratchSink& out) {
   Shape q;
-  if (!known_shape(node, kQuery, &q, 3)) return cannot_estimate(out, "query shape unknown");
+  if (!known_shape(node, kQuery, &q, 3)) return unsupported("query shape unknown");
   std::int64_t heads;
-  if (!node.attr_int("num_heads", &heads)) return cannot_estimate(out, "num_heads missing");
+  if (!node.attr_int("num_heads", &heads)) return unsupported("num_heads missing");
   Shape p;
   const Dim past = known_shape(node, kPastKey, &p, 4) ? p.dims[2] : Dim();
   const Dim keys =
@@ -157,7 +155,7 @@ Status group_query_attention_scratch(const INodeView& node, IScratchSink& out) {
 
 Status group_query_attention_inplace(const INodeView& node, IInplaceSink& out) {
   if (!has_input(node, kPastKey) || !has_input(node, kPastValue)) return Status::kOk;
-  if (Status s = out.may_reuse(1, kPastKey); s != Status::kOk) return s;
+  check(out.may_reuse(1, kPastKey));
   return out.may_reuse(2, kPastValue);
 }
 

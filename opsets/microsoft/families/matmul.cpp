@@ -17,23 +17,20 @@ namespace {
 /// inner dims unified, batch dims broadcast (expressions.md "Symbolic shape inference rules
 /// (ai.onnx plugin)", MatMul).
 Status matmul_shape(IShapeSink& out, const INodeView& node, Shape a, Shape b, Shape* result) {
-  if (a.rank() == 0 || b.rank() == 0) return fail(out, "operands must have rank >= 1");
+  if (a.rank() == 0 || b.rank() == 0) return fail("operands must have rank >= 1");
   const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
   if (a_vector) a.dims.insert(a.dims.begin(), node.constant(1));
   if (b_vector) b.dims.push_back(node.constant(1));
   std::string error;
   Dim inner;
   if (!unify(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], &inner, &error)) {
-    return fail(out, "inner dimensions differ: " + error);
+    return fail("inner dimensions differ: " + error);
   }
   Shape batch;
-  if (Status s = broadcast_shapes(out,
-                                  {Shape::of({a.dims.begin(), a.dims.end() - 2}),
-                                   Shape::of({b.dims.begin(), b.dims.end() - 2})},
-                                  &batch);
-      s != Status::kOk) {
-    return s;
-  }
+  check(broadcast_shapes(out,
+                         {Shape::of({a.dims.begin(), a.dims.end() - 2}),
+                          Shape::of({b.dims.begin(), b.dims.end() - 2})},
+                         &batch));
   std::vector<Dim> dims = batch.dims;
   if (!a_vector) dims.push_back(a.dims[a.rank() - 2]);
   if (!b_vector) dims.push_back(b.dims[b.rank() - 1]);
@@ -47,7 +44,7 @@ Status matmul_of(const INodeView& node, IShapeSink& out, std::uint32_t a, std::u
   const Shape sa = input_shape(node, a), sb = input_shape(node, b);
   if (!sa.known || !sb.known) return set_shape(out, 0, type, Shape::unknown());
   Shape y;
-  if (Status s = matmul_shape(out, node, sa, sb, &y); s != Status::kOk) return s;
+  check(matmul_shape(out, node, sa, sb, &y));
   return set_shape(out, 0, type, y);
 }
 
@@ -67,8 +64,7 @@ Shape fused_operand(const Shape& s, bool trans, bool trans_batch) {
 }
 
 Status fused_matmul(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t type = node.input_dtype(0);
   const Shape a = input_shape(node, 0), b = input_shape(node, 1);
   if (!a.known || !b.known) return set_shape(out, 0, type, Shape::unknown());
@@ -77,55 +73,50 @@ Status fused_matmul(const INodeView& node, IShapeSink& out) {
   const Shape vb =
       fused_operand(b, node.attr_int_or("transB", 0) != 0, node.attr_int_or("transBatchB", 0) != 0);
   Shape y;
-  if (Status s = matmul_shape(out, node, va, vb, &y); s != Status::kOk) return s;
+  check(matmul_shape(out, node, va, vb, &y));
   return set_shape(out, 0, type, y);
 }
 
 Status dynamic_quantize_matmul(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   return matmul_of(node, out, 0, 1, node.input_dtype(0));
 }
 
 /// Y takes the scales' type (T3: float or float16).
 Status matmul_integer_to_float(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 4, &st)) return st;
+  require_inputs(node, 4);
   return matmul_of(node, out, 0, 1, dtype_or(node, 2, dtype::kFloat));
 }
 
 /// Inputs A, scale_A, B, scale_B, scale_Y, ...: B is the logical [K, N] matrix whatever its
 /// cuBLASLt order.
 Status qordered_matmul(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 5, &st)) return st;
+  require_inputs(node, 5);
   return matmul_of(node, out, 0, 2, node.input_dtype(0));
 }
 
 /// A [..., K] -> [..., N]; K and N are attributes, B [N, ceil(K / block_size), blob] packs the
 /// weight.
 Status matmul_nbits(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   std::int64_t k, n, block;
   std::string error;
   if (!positive_attr(node, "K", &k, &error) || !positive_attr(node, "N", &n, &error) ||
       !positive_attr(node, "block_size", &block, &error)) {
-    return fail(out, error);
+    return fail(error);
   }
   const std::int32_t type = node.input_dtype(0);
-  Shape a = input_shape(node, 0);
-  if (!a.known) return set_shape(out, 0, type, Shape::unknown());
-  if (a.rank() == 0) return fail(out, "A must have rank >= 1");
+  Shape a = known_input(node, out, 0, type);
+  if (a.rank() == 0) return fail("A must have rank >= 1");
   Dim inner;
   if (!unify(out, a.dims.back(), node.constant(k), &inner, &error)) {
-    return fail(out, "A's last dim differs from K: " + error);
+    return fail("A's last dim differs from K: " + error);
   }
   Shape b;
   Dim rows;
   if (known_shape(node, 1, &b) && b.rank() >= 1 &&
       !unify(out, b.dims[0], node.constant(n), &rows, &error)) {
-    return fail(out, "B's dim 0 differs from N: " + error);
+    return fail("B's dim 0 differs from N: " + error);
   }
   a.dims.back() = node.constant(n);
   return set_shape(out, 0, type, a);

@@ -26,17 +26,16 @@ bool scalar_float(const INodeView& node, std::uint32_t i, double* out) {
 }
 
 Status range(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t type = node.input_dtype(0);
   const bool has_delta = has_input(node, 2);
   const Dim start = scalar_value(node, 0), limit = scalar_value(node, 1);
   const Dim delta = has_delta ? scalar_value(node, 2) : node.constant(1);
   std::int64_t step;
   if (start.valid() && limit.valid() && delta.valid() && delta.get_int(&step)) {
-    if (step == 0) return fail(out, "delta is 0");
+    if (step == 0) return fail("delta is 0");
     const Dim n = max(ceil_div(limit - start, step), node.constant(0));
-    if (Status s = set_shape(out, 0, type, Shape::of({n})); s != Status::kOk) return s;
+    check(set_shape(out, 0, type, Shape::of({n})));
     std::int64_t count;
     if (n.get_int(&count) && count <= kMaxValueElements) {
       std::vector<Dim> values;
@@ -48,9 +47,9 @@ Status range(const INodeView& node, IShapeSink& out) {
   double fs, fl, fd = 1.0;
   if (scalar_float(node, 0, &fs) && scalar_float(node, 1, &fl) &&
       (!has_delta || scalar_float(node, 2, &fd))) {
-    if (fd == 0.0) return fail(out, "delta is 0");
+    if (fd == 0.0) return fail("delta is 0");
     const double n = std::ceil((fl - fs) / fd);
-    if (!std::isfinite(n) || n > 9.0e18) return fail(out, "Range length is not finite");
+    if (!std::isfinite(n) || n > 9.0e18) return fail("Range length is not finite");
     const auto count = static_cast<std::int64_t>(std::max(0.0, n));
     return set_shape(out, 0, type, Shape::of({node.constant(count)}));
   }
@@ -58,11 +57,10 @@ Status range(const INodeView& node, IShapeSink& out) {
 }
 
 Status trilu(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const Shape x = input_shape(node, 0);
   if (x.known && x.rank() < 2) {
-    return fail(out, "input has rank " + std::to_string(x.rank()) + ", expected >= 2");
+    return fail("input has rank " + std::to_string(x.rank()) + ", expected >= 2");
   }
   return set_shape(out, 0, node.input_dtype(0), x);
 }

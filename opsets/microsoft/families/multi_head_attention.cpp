@@ -110,42 +110,41 @@ bool read_value(const INodeView& node, IShapeSink& out, std::int64_t heads, MhaD
 }
 
 Status multi_head_attention(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   std::int64_t heads;
   std::string error;
-  if (!positive_attr(node, "num_heads", &heads, &error)) return fail(out, error);
+  if (!positive_attr(node, "num_heads", &heads, &error)) return fail(error);
   const Shape q = input_shape(node, kQuery);
   if (q.known && q.rank() == 3 && !has_input(node, kKey)) {
-    return fail(out, "a 3-D query needs a key (or pack Q, K and V into a 5-D query)");
+    return fail("a 3-D query needs a key (or pack Q, K and V into a 5-D query)");
   }
   if (has_input(node, kKey) && input_shape(node, kKey).rank() == 3 && !has_input(node, kValue)) {
-    return fail(out, "a 3-D key needs a value");
+    return fail("a 3-D key needs a value");
   }
   MhaDims d;
   if (!read_query(node, out, heads, &d, &error) || !read_key(node, out, heads, &d, &error) ||
       !read_value(node, out, heads, &d, &error)) {
-    return fail(out, error);
+    return fail(error);
   }
   if (has_input(node, kPastKey) != has_input(node, kPastValue)) {
-    return fail(out, "past_key and past_value must be given together");
+    return fail("past_key and past_value must be given together");
   }
   Dim total = d.kv_seq;
   const std::int32_t type = node.input_dtype(kQuery);
   std::int32_t key_type = type, value_type = type;
   if (has_input(node, kPastKey)) {
-    if (d.bnsh_kv) return fail(out, "BNSH key and value cannot extend a past");
+    if (d.bnsh_kv) return fail("BNSH key and value cannot extend a past");
     Shape pk = input_shape(node, kPastKey), pv = input_shape(node, kPastValue);
     Dim past = Dim();
     for (const Shape* p : {&pk, &pv}) {
       if (!p->known) continue;
-      if (p->rank() != 4) return fail(out, "past_key and past_value must be 4-D [B, N, P, H]");
+      if (p->rank() != 4) return fail("past_key and past_value must be 4-D [B, N, P, H]");
       Dim n = p->dims[1];
       if (!unify_into(out, &d.batch, p->dims[0], "query and past batch sizes", &error) ||
           !unify_into(out, &n, node.constant(heads), "past heads and num_heads", &error) ||
           !unify_into(out, &past, p->dims[2], "past key and value lengths", &error) ||
           !unify_into(out, p == &pk ? &d.head : &d.v_head, p->dims[3], "past head sizes", &error)) {
-        return fail(out, error);
+        return fail(error);
       }
     }
     const bool shared = has_input(node, kPastSequenceLength);
@@ -156,19 +155,17 @@ Status multi_head_attention(const INodeView& node, IShapeSink& out) {
   const Dim n = node.constant(heads);
   const Dim v_hidden = d.v_hidden.valid() ? d.v_hidden : d.v_head.valid() ? n * d.v_head : Dim();
   if (!q.known) {
-    if (Status s = set_shape(out, 0, type, Shape::unknown()); s != Status::kOk) return s;
-  } else if (Status s =
-                 set_shape(out, 0, type, fill_unknown(node, out, 0, {d.batch, d.q_seq, v_hidden}));
-             s != Status::kOk) {
-    return s;
+    check(set_shape(out, 0, type, Shape::unknown()));
+  } else {
+    check(set_shape(out, 0, type, fill_unknown(node, out, 0, {d.batch, d.q_seq, v_hidden})));
   }
   if (has_output(node, 1)) {
     Shape s = fill_unknown(node, out, 1, {d.batch, n, total, d.head});
-    if (Status r = set_shape(out, 1, key_type, s); r != Status::kOk) return r;
+    check(set_shape(out, 1, key_type, s));
   }
   if (has_output(node, 2)) {
     Shape s = fill_unknown(node, out, 2, {d.batch, n, total, d.v_head});
-    if (Status r = set_shape(out, 2, value_type, s); r != Status::kOk) return r;
+    check(set_shape(out, 2, value_type, s));
   }
   if (!has_output(node, 3)) return Status::kOk;
   return set_shape(out, 3, type, fill_unknown(node, out, 3, {d.batch, n, d.q_seq, total}));
@@ -178,22 +175,21 @@ Status multi_head_attention(const INodeView& node, IShapeSink& out) {
 Status multi_head_attention_scratch(const INodeView& node, IScratchSink& out) {
   Shape q;
   if (!known_shape(node, kQuery, &q) || (q.rank() != 3 && q.rank() != 5)) {
-    return cannot_estimate(out, "query shape unknown");
+    return unsupported("query shape unknown");
   }
   std::int64_t heads;
-  if (!node.attr_int("num_heads", &heads)) return cannot_estimate(out, "num_heads missing");
+  if (!node.attr_int("num_heads", &heads)) return unsupported("num_heads missing");
   Dim kv = q.dims[1];  // packed QKV: self attention
   bool bnsh = false;
   if (has_input(node, kKey)) {
     Shape k;
-    if (!known_shape(node, kKey, &k)) return cannot_estimate(out, "key shape unknown");
+    if (!known_shape(node, kKey, &k)) return unsupported("key shape unknown");
     bnsh = k.rank() == 4;
     kv = k.dims[bnsh ? 2 : 1];
   }
   if (!bnsh && has_input(node, kPastKey)) {
     Shape past;
-    if (!known_shape(node, kPastKey, &past, 4))
-      return cannot_estimate(out, "past_key shape unknown");
+    if (!known_shape(node, kPastKey, &past, 4)) return unsupported("past_key shape unknown");
     kv = attended_length(node, past.dims[2], kv, has_input(node, kPastSequenceLength),
                          kPastSequenceLength);
   }
@@ -208,7 +204,7 @@ Status multi_head_attention_inplace(const INodeView& node, IInplaceSink& out) {
       !has_input(node, kPastValue)) {
     return Status::kOk;
   }
-  if (Status s = out.may_reuse(1, kPastKey); s != Status::kOk) return s;
+  check(out.may_reuse(1, kPastKey));
   return out.may_reuse(2, kPastValue);
 }
 

@@ -58,26 +58,25 @@ bool check_parameter(const INodeView& node, IShapeSink& out, std::uint32_t i, co
 /// broadcasts the leading dims). Outputs: 0 and 3 input's shape and type; 1 and 2 (mean,
 /// inv_std_var) float with the last dim 1.
 Status skip_layer_norm(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   const Shape x = input_shape(node, 0);
   const bool simplified = node.is_op("SkipSimplifiedLayerNormalization");
   std::string error;
   Dim hidden;
   if (x.known) {
     if (x.rank() != 2 && x.rank() != 3) {
-      return fail(out, "input has rank " + std::to_string(x.rank()) + ", expected 2 or 3");
+      return fail("input has rank " + std::to_string(x.rank()) + ", expected 2 or 3");
     }
     hidden = x.dims.back();
     const Shape skip = input_shape(node, 1);
     if (skip.known) {
       if (skip.rank() < 2 || skip.rank() > x.rank()) {
-        return fail(out, "skip has rank " + std::to_string(skip.rank()) + ", expected 2.." +
-                             std::to_string(x.rank()));
+        return fail("skip has rank " + std::to_string(skip.rank()) + ", expected 2.." +
+                    std::to_string(x.rank()));
       }
       Dim unified;
       if (!unify(out, hidden, skip.dims.back(), &unified, &error)) {
-        return fail(out, "skip hidden size differs: " + error);
+        return fail("skip hidden size differs: " + error);
       }
     }
   }
@@ -85,13 +84,13 @@ Status skip_layer_norm(const INodeView& node, IShapeSink& out) {
   if (!check_parameter(node, out, 2, "gamma", hidden, &error) ||
       (!simplified && !check_parameter(node, out, 3, "beta", hidden, &error)) ||
       !check_parameter(node, out, bias_index, "bias", hidden, &error)) {
-    return fail(out, error);
+    return fail(error);
   }
   const std::int32_t type = node.input_dtype(0);
-  if (Status s = set_shape(out, 0, type, x); s != Status::kOk) return s;
+  check(set_shape(out, 0, type, x));
   const Shape stats = x.known ? statistics_shape(node, x, x.rank() - 1) : x;
   for (std::uint32_t o = 1; o <= 2; ++o) {
-    if (Status s = set_if_present(node, out, o, dtype::kFloat, stats); s != Status::kOk) return s;
+    check(set_if_present(node, out, o, dtype::kFloat, stats));
   }
   return set_if_present(node, out, 3, type, x);
 }
@@ -101,21 +100,20 @@ Status skip_layer_norm(const INodeView& node, IShapeSink& out) {
 /// Y = X; the statistics outputs (Mean and InvStdDev, or inv_std_var for the simplified form) are X
 /// with the dims from `axis` on set to 1, typed by `stash_type` (default float).
 Status layer_norm(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const Shape x = input_shape(node, 0);
   Shape stats = x;
   if (x.known) {
     std::size_t axis;
     std::string error;
-    if (!normalized_axis(node, x, &axis, &error)) return fail(out, error);
+    if (!normalized_axis(node, x, &axis, &error)) return fail(error);
     stats = statistics_shape(node, x, axis);
   }
-  if (Status s = set_shape(out, 0, node.input_dtype(0), x); s != Status::kOk) return s;
+  check(set_shape(out, 0, node.input_dtype(0), x));
   const auto stash = static_cast<std::int32_t>(node.attr_int_or("stash_type", dtype::kFloat));
   const std::uint32_t last = node.is_op("SimplifiedLayerNormalization") ? 1 : 2;
   for (std::uint32_t o = 1; o <= last; ++o) {
-    if (Status s = set_if_present(node, out, o, stash, stats); s != Status::kOk) return s;
+    check(set_if_present(node, out, o, stash, stats));
   }
   return Status::kOk;
 }
@@ -125,11 +123,11 @@ Status layer_norm(const INodeView& node, IShapeSink& out) {
 /// for stash_type 1 (float) else X's element size. The simplified form keeps one statistic.
 Status layer_norm_scratch(const INodeView& node, IScratchSink& out) {
   Shape x;
-  if (!known_shape(node, 0, &x)) return cannot_estimate(out, "rank of X unknown");
+  if (!known_shape(node, 0, &x)) return unsupported("rank of X unknown");
   const std::int64_t raw = node.attr_int_or("axis", -1);
   std::int64_t axis;
   if (!normalize_axis(raw, static_cast<std::int64_t>(x.rank()), &axis)) {
-    return cannot_estimate(out, "axis " + std::to_string(raw) + " out of range");
+    return unsupported("axis " + std::to_string(raw) + " out of range");
   }
   const bool simplified = node.is_op("SimplifiedLayerNormalization");
   std::int64_t missing = simplified ? 1 : 2;
@@ -139,7 +137,7 @@ Status layer_norm_scratch(const INodeView& node, IScratchSink& out) {
   std::string why;
   if (node.attr_int_or("stash_type", dtype::kFloat) != dtype::kFloat &&
       !input_element_bytes(node, 0, &s, &why)) {
-    return cannot_estimate(out, why);
+    return unsupported(why);
   }
   const Dim rows = product(node, x.dims, 0, static_cast<std::size_t>(axis));
   return out.set_bytes(rows * (missing * s));

@@ -33,28 +33,25 @@ bool check_per_axis(const INodeView& node, IShapeSink& out, const Shape& x, std:
 }
 
 Status quantize_linear(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const Shape x = input_shape(node, 0);
   std::string error;
-  if (!check_per_axis(node, out, x, &error)) return fail(out, error);
+  if (!check_per_axis(node, out, x, &error)) return fail(error);
   return set_shape(out, 0, dtype_or(node, 2, dtype::kUint8), x);
 }
 
 Status dequantize_linear(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const Shape x = input_shape(node, 0);
   std::string error;
-  if (!check_per_axis(node, out, x, &error)) return fail(out, error);
+  if (!check_per_axis(node, out, x, &error)) return fail(error);
   return set_shape(out, 0, dtype_or(node, 1, dtype::kFloat), x);
 }
 
 /// data[:g] + indices.shape + data[g+1:] with g = gather_axis (default 0). uint8 data packs
 /// 8 / bits values per byte along its last dim, so that dim is unpacked in the output.
 Status gather_block_quantized(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   const std::int32_t type = dtype_or(node, 2, dtype::kFloat);
   const Shape data = input_shape(node, 0), indices = input_shape(node, 1);
   if (!data.known || !indices.known) return set_shape(out, 0, type, Shape::unknown());
@@ -62,8 +59,8 @@ Status gather_block_quantized(const INodeView& node, IShapeSink& out) {
   const std::int64_t raw = node.attr_int_or("gather_axis", 0);
   std::int64_t axis;
   if (rank == 0 || !normalize_axis(raw, rank, &axis)) {
-    return fail(out, "gather_axis " + std::to_string(raw) + " out of range for rank " +
-                         std::to_string(rank));
+    return fail("gather_axis " + std::to_string(raw) + " out of range for rank " +
+                std::to_string(rank));
   }
   std::vector<Dim> dims(data.dims.begin(), data.dims.begin() + axis);
   dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
@@ -72,7 +69,7 @@ Status gather_block_quantized(const INodeView& node, IShapeSink& out) {
   if (node.input_dtype(0) == dtype::kUint8 && dims.size() > tail) {
     const std::int64_t bits = node.attr_int_or("bits", 4);
     if (bits != 2 && bits != 4 && bits != 8) {
-      return fail(out, "bits " + std::to_string(bits) + " is not 2, 4 or 8");
+      return fail("bits " + std::to_string(bits) + " is not 2, 4 or 8");
     }
     dims.back() = dims.back() * (8 / bits);
   }

@@ -65,12 +65,6 @@ struct AttentionDims {
   Dim batch, kv_heads, kv_seq, past_seq, total_seq, head_size, v_head_size;
 };
 
-bool unify_into(IShapeSink& out, Dim* target, Dim other, const char* what, std::string* error) {
-  if (nn::unify(out, *target, other, target, error)) return true;
-  *error = std::string(what) + " differ: " + *error;
-  return false;
-}
-
 bool attention_dims(const INodeView& node, IShapeSink& out, AttentionDims* d, std::string* error) {
   if (!read_heads(node, out, 0, "q_num_heads", &d->q, error) ||
       !read_heads(node, out, 1, "kv_num_heads", &d->k, error) ||
@@ -111,30 +105,23 @@ bool attention_dims(const INodeView& node, IShapeSink& out, AttentionDims* d, st
 }
 
 Status attention(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   if (has_input(node, 4) != has_input(node, 5)) {
-    return fail(out, "past_key and past_value must be given together");
+    return fail("past_key and past_value must be given together");
   }
   AttentionDims d;
   std::string error;
-  if (!attention_dims(node, out, &d, &error)) return fail(out, error);
+  if (!attention_dims(node, out, &d, &error)) return fail(error);
   const std::int32_t dtype = node.input_dtype(0);
   const Shape q = input_shape(node, 0);
   if (!q.known) {
-    if (Status s = set_shape(out, 0, dtype, Shape::unknown()); s != Status::kOk) return s;
+    check(set_shape(out, 0, dtype, Shape::unknown()));
   } else if (d.q.three_d) {
     Dim hidden = d.v_head_size.valid() ? d.q.heads * d.v_head_size : Dim();
-    if (Status s =
-            set_shape(out, 0, dtype, nn::fill_unknown(node, out, 0, {d.batch, d.q.seq, hidden}));
-        s != Status::kOk) {
-      return s;
-    }
-  } else if (Status s = set_shape(
-                 out, 0, dtype,
-                 nn::fill_unknown(node, out, 0, {d.batch, d.q.heads, d.q.seq, d.v_head_size}));
-             s != Status::kOk) {
-    return s;
+    check(set_shape(out, 0, dtype, nn::fill_unknown(node, out, 0, {d.batch, d.q.seq, hidden})));
+  } else {
+    check(set_shape(out, 0, dtype,
+                    nn::fill_unknown(node, out, 0, {d.batch, d.q.heads, d.q.seq, d.v_head_size})));
   }
   // Present key/value keep the past's type (the query's without a past).
   const bool past = has_input(node, 4);
@@ -142,15 +129,15 @@ Status attention(const INodeView& node, IShapeSink& out) {
   const std::int32_t value_type = past ? node.input_dtype(5) : node.input_dtype(2);
   if (has_output(node, 1)) {
     Shape s = nn::fill_unknown(node, out, 1, {d.batch, d.kv_heads, d.total_seq, d.head_size});
-    if (Status r = set_shape(out, 1, key_type, s); r != Status::kOk) return r;
+    check(set_shape(out, 1, key_type, s));
   }
   if (has_output(node, 2)) {
     Shape s = nn::fill_unknown(node, out, 2, {d.batch, d.kv_heads, d.total_seq, d.v_head_size});
-    if (Status r = set_shape(out, 2, value_type, s); r != Status::kOk) return r;
+    check(set_shape(out, 2, value_type, s));
   }
   if (has_output(node, 3)) {
     Shape s = nn::fill_unknown(node, out, 3, {d.batch, d.q.heads, d.q.seq, d.total_seq});
-    if (Status r = set_shape(out, 3, dtype, s); r != Status::kOk) return r;
+    check(set_shape(out, 3, dtype, s));
   }
   return Status::kOk;
 }
@@ -160,26 +147,24 @@ Status attention(const INodeView& node, IShapeSink& out) {
 Status attention_scratch(const INodeView& node, IScratchSink& out) {
   Shape q, k;
   if (!nn::known_shape(node, 0, &q) || !nn::known_shape(node, 1, &k)) {
-    return nn::cannot_estimate(out, "rank of Q or K unknown");
+    return unsupported("rank of Q or K unknown");
   }
   if ((q.rank() != 3 && q.rank() != 4) || (k.rank() != 3 && k.rank() != 4)) {
-    return nn::cannot_estimate(out, "Q and K must be 3-D or 4-D");
+    return unsupported("Q and K must be 3-D or 4-D");
   }
   Dim heads;
   if (q.rank() == 4) {
     heads = q.dims[1];
   } else {
     std::int64_t h;
-    if (!node.attr_int("q_num_heads", &h))
-      return nn::cannot_estimate(out, "3-D Q without q_num_heads");
+    if (!node.attr_int("q_num_heads", &h)) return unsupported("3-D Q without q_num_heads");
     heads = node.constant(h);
   }
   const Dim q_seq = q.dims[q.rank() == 4 ? 2 : 1];
   Dim kv_seq = k.dims[k.rank() == 4 ? 2 : 1];
   if (has_input(node, 4)) {
     Shape past;
-    if (!nn::known_shape(node, 4, &past, 4))
-      return nn::cannot_estimate(out, "past_key shape unknown");
+    if (!nn::known_shape(node, 4, &past, 4)) return unsupported("past_key shape unknown");
     kv_seq = past.dims[2] + kv_seq;
   }
   std::int64_t e;
@@ -187,26 +172,24 @@ Status attention_scratch(const INodeView& node, IScratchSink& out) {
   std::int64_t precision;
   if (node.attr_int("softmax_precision", &precision)) {
     if (!nn::element_bytes(static_cast<std::int32_t>(precision), &e)) {
-      return nn::cannot_estimate(out,
-                                 "softmax_precision " + std::to_string(precision) + " has no size");
+      return unsupported("softmax_precision " + std::to_string(precision) + " has no size");
     }
   } else if (!nn::input_element_bytes(node, 0, &e, &why)) {
-    return nn::cannot_estimate(out, why);
+    return unsupported(why);
   }
   return out.set_bytes(q.dims[0] * heads * q_seq * kv_seq * e);
 }
 
 /// RotaryEmbedding: Y = X ([B, S, hidden] or [B, H, S, D]).
 Status rotary_embedding(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   const Shape x = input_shape(node, 0);
   if (x.known && x.rank() != 3 && x.rank() != 4) {
-    return fail(out, "X has rank " + std::to_string(x.rank()) + ", expected 3 or 4");
+    return fail("X has rank " + std::to_string(x.rank()) + ", expected 3 or 4");
   }
   if (x.known && x.rank() == 3 && node.attribute_type("num_heads") == AttrType::kNone &&
       node.attr_int_or("rotary_embedding_dim", 0) != 0) {
-    return fail(out, "3-D X with rotary_embedding_dim needs the 'num_heads' attribute");
+    return fail("3-D X with rotary_embedding_dim needs the 'num_heads' attribute");
   }
   return set_shape(out, 0, node.input_dtype(0), x);
 }

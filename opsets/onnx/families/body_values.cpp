@@ -47,10 +47,9 @@ Status set_body_value(IShapeSink& out, std::uint32_t o, const BodyValue& v) {
   const ValueKind kind = v.kind == ValueKind::kUnknown ? ValueKind::kTensor : v.kind;
   std::vector<std::uint32_t> h = handles(v.shape.dims);
   const std::int32_t rank = v.shape.known ? static_cast<std::int32_t>(h.size()) : -1;
-  if (Status s = out.set_output(o, kind, v.dtype, rank, h.data()); s != Status::kOk) return s;
+  check(out.set_output(o, kind, v.dtype, rank, h.data()));
   if (kind == ValueKind::kTensor && v.has_value) return set_value(out, o, v.value);
-  if (kind == ValueKind::kSequence && v.has_length)
-    return out.set_output_length(o, v.length);
+  if (kind == ValueKind::kSequence && v.has_length) return out.set_output_length(o, v.length);
   return Status::kOk;
 }
 
@@ -125,12 +124,8 @@ Status infer_body(const INodeView& node, IShapeSink& out, const char* attr,
                   const std::vector<BodyValue>& inputs, std::vector<BodyValue>* results) {
   BodyInputs descs(inputs);
   BodyResults collected(node.expr());
-  if (Status s = out.infer_body(StringRef::from_c_str(attr), descs.size(), descs.data(), collected);
-      s != Status::kOk) {
-    return s;
-  }
-  if (collected.failed)
-    return fail(out, std::string("could not record the outputs of '") + attr + "'");
+  check(out.infer_body(StringRef::from_c_str(attr), descs.size(), descs.data(), collected));
+  if (collected.failed) return fail(std::string("could not record the outputs of '") + attr + "'");
   const std::int32_t expected = node.attr_graph_outputs(StringRef::from_c_str(attr));
   collected.values.resize(static_cast<std::size_t>(std::max(expected, 0)));
   *results = std::move(collected.values);

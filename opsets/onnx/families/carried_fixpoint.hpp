@@ -51,10 +51,10 @@ class CarriedFixpoint {
   Status run(const char* attr, const std::vector<BodyValue>& prefix,
              const std::vector<BodyValue>& suffix, std::size_t first_output, bool runs_once) {
     auto infer = [&] { return infer_body(node_, out_, attr, body_inputs(prefix, suffix), &last_); };
-    if (Status s = infer(); s != Status::kOk) return s;
+    check(infer());
     first_ = last_;
     if (generalize_sequences(first_output)) {
-      if (Status s = infer(); s != Status::kOk) return s;
+      check(infer());
       ++passes_;
       first_ = last_;
     }
@@ -64,7 +64,7 @@ class CarriedFixpoint {
         carried_[k] = first_[first_output + k];
         if (length_symbol_[k]) carried_[k].length = *length_symbol_[k];
       }
-      if (Status s = infer(); s != Status::kOk) return s;
+      check(infer());
       ++passes_;
       if (!changed(first_output)) return Status::kOk;
       carried_ = initial;

@@ -16,9 +16,9 @@ Status concat(const INodeView& node, IShapeSink& out) {
     parts.push_back(input_shape(node, i));
     if (dtype == 0) dtype = node.input_dtype(i);
   }
-  if (parts.empty()) return fail(out, "expects at least one input");
+  if (parts.empty()) return fail("expects at least one input");
   std::int64_t axis_attr;
-  if (!node.attr_int(StringRef("axis"), &axis_attr)) return fail(out, "missing 'axis' attribute");
+  if (!node.attr_int(StringRef("axis"), &axis_attr)) return fail("missing 'axis' attribute");
   std::size_t rank = 0;
   bool known = false;
   for (const Shape& p : parts) {
@@ -31,8 +31,8 @@ Status concat(const INodeView& node, IShapeSink& out) {
   if (!known) return set_shape(out, 0, dtype, Shape::unknown());
   std::int64_t axis;
   if (!normalize_axis(axis_attr, static_cast<std::int64_t>(rank), &axis)) {
-    return fail(out, "axis " + std::to_string(axis_attr) + " out of range for rank " +
-                         std::to_string(rank));
+    return fail("axis " + std::to_string(axis_attr) + " out of range for rank " +
+                std::to_string(rank));
   }
   const auto a = static_cast<std::size_t>(axis);
   std::vector<Dim> dims;
@@ -44,7 +44,7 @@ Status concat(const INodeView& node, IShapeSink& out) {
       all_known = false;
       continue;
     }
-    if (s.rank() != rank) return fail(out, "inputs have different ranks");
+    if (s.rank() != rank) return fail("inputs have different ranks");
     if (dims.empty()) {
       dims = s.dims;
       total = s.dims[a];
@@ -56,8 +56,8 @@ Status concat(const INodeView& node, IShapeSink& out) {
       std::int64_t x, y;
       const bool kx = dims[k].get_int(&x), ky = s.dims[k].get_int(&y);
       if (kx && ky) {
-        return fail(out, "inputs differ at axis " + std::to_string(k) + ": " + std::to_string(x) +
-                             " vs " + std::to_string(y));
+        return fail("inputs differ at axis " + std::to_string(k) + ": " + std::to_string(x) +
+                    " vs " + std::to_string(y));
       }
       out.constraint(ConstraintKind::kEq, dims[k].handle(), s.dims[k].handle(), 0);
       if (ky) dims[k] = s.dims[k];  // a concrete dim beats a symbolic one
@@ -66,7 +66,7 @@ Status concat(const INodeView& node, IShapeSink& out) {
   dims[a] = all_known
                 ? total
                 : Dim(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(a), 0, kPosInf));
-  if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
   // 1-D value concatenation (the exporter's shape-building pattern).
   if (rank == 1) {
     std::vector<Dim> values, part;
@@ -81,8 +81,7 @@ Status concat(const INodeView& node, IShapeSink& out) {
 }
 
 Status split(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape in = input_shape(node, 0);
   const std::int32_t dtype = node.input_dtype(0);
   const std::uint32_t n = node.output_count();
@@ -92,7 +91,7 @@ Status split(const INodeView& node, IShapeSink& out) {
   }
   std::int64_t axis;
   if (!normalize_axis(node.attr_int_or("axis", 0), static_cast<std::int64_t>(in.rank()), &axis)) {
-    return fail(out, "axis out of range");
+    return fail("axis out of range");
   }
   const auto a = static_cast<std::size_t>(axis);
   const Dim d = in.dims[a];
@@ -117,15 +116,15 @@ Status split(const INodeView& node, IShapeSink& out) {
   }
   if (have_sizes) {
     if (sizes.size() != n) {
-      return fail(out, "split has " + std::to_string(sizes.size()) + " sizes for " +
-                           std::to_string(n) + " outputs");
+      return fail("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(n) +
+                  " outputs");
     }
     Dim sum = node.constant(0);
     for (Dim s : sizes) sum = sum + s;
     std::int64_t x, y;
     if (sum.get_int(&x) && d.get_int(&y) && x != y) {
-      return fail(out, "split sizes sum to " + std::to_string(x) + " but the axis has " +
-                           std::to_string(y));
+      return fail("split sizes sum to " + std::to_string(x) + " but the axis has " +
+                  std::to_string(y));
     }
     if (!sum.provably_eq(d)) out.constraint(ConstraintKind::kEq, sum.handle(), d.handle(), 0);
   } else {
@@ -133,9 +132,9 @@ Status split(const INodeView& node, IShapeSink& out) {
     if (node.opset_version() >= 18) {
       parts = node.attr_int_or("num_outputs", parts);
       if (parts != static_cast<std::int64_t>(n))
-        return fail(out, "num_outputs does not match the outputs");
+        return fail("num_outputs does not match the outputs");
     }
-    if (parts <= 0) return fail(out, "no outputs");
+    if (parts <= 0) return fail("no outputs");
     if (node.opset_version() >= 18) {
       // Chunks of CeilToInt(d, n); the last one takes what is left.
       Dim chunk = ceil_div(d, parts);
@@ -143,22 +142,22 @@ Status split(const INodeView& node, IShapeSink& out) {
       sizes.push_back(d - (parts - 1) * chunk);
       std::int64_t last;
       if (sizes.back().get_int(&last) && last < 0)
-        return fail(out, "cannot split " + to_string(d) + " into " + std::to_string(parts));
+        return fail("cannot split " + to_string(d) + " into " + std::to_string(parts));
     } else {
       Dim part = exact_div(d, parts);
       if (!d.is_const())
         out.constraint(ConstraintKind::kDivides, node.constant(parts).handle(), d.handle(), 0);
       std::int64_t v;
       if (d.get_int(&v) && v % parts != 0)
-        return fail(out, "cannot split " + std::to_string(v) + " into " + std::to_string(parts) +
-                             " equal parts");
+        return fail("cannot split " + std::to_string(v) + " into " + std::to_string(parts) +
+                    " equal parts");
       sizes.assign(static_cast<std::size_t>(parts), part);
     }
   }
   for (std::uint32_t o = 0; o < n; ++o) {
     std::vector<Dim> dims = in.dims;
     dims[a] = sizes[o];
-    if (Status s = set_shape(out, o, dtype, Shape::of(dims)); s != Status::kOk) return s;
+    check(set_shape(out, o, dtype, Shape::of(dims)));
   }
   return Status::kOk;
 }

@@ -56,21 +56,20 @@ bool check_group(IShapeSink& out, const Shape& x, const Shape& w, std::int64_t g
 
 Status conv(const INodeView& node, IShapeSink& out) {
   const ConvOperands ops = conv_operands(node);
-  Status st;
-  if (!require_inputs(node, out, ops.weight + 1, &st)) return st;
+  require_inputs(node, ops.weight + 1);
   Shape x = input_shape(node, 0), w = input_shape(node, ops.weight);
   if (!x.known) return set_shape(out, 0, ops.dtype, Shape::unknown());
   std::string error;
-  if (!require_spatial_input(x, &error)) return fail(out, error);
+  if (!require_spatial_input(x, &error)) return fail(error);
   const std::int64_t group = node.attr_int_or("group", 1);
-  if (group < 1) return fail(out, "group " + std::to_string(group) + " is not positive");
-  if (!check_group(out, x, w, group, &error)) return fail(out, error);
+  if (group < 1) return fail("group " + std::to_string(group) + " is not positive");
+  if (!check_group(out, x, w, group, &error)) return fail(error);
   Window win;
   WindowTraits traits;
   traits.auto_pad = ops.auto_pad;
-  if (!read_window(node, x.rank() - 2, w, traits, &win, &error)) return fail(out, error);
+  if (!read_window(node, x.rank() - 2, w, traits, &win, &error)) return fail(error);
   std::vector<Dim> dims{x.dims[0], w.known && w.rank() >= 1 ? w.dims[0] : fresh(node, out, 0, 1)};
-  if (!spatial_outputs(node, &out, 0, win, x, &dims, &error)) return fail(out, error);
+  if (!spatial_outputs(node, &out, 0, win, x, &dims, &error)) return fail(error);
   return set_shape(out, 0, ops.dtype, Shape::of(std::move(dims)));
 }
 
@@ -119,29 +118,28 @@ bool transpose_outputs(const INodeView& node, IShapeSink& out, const Window& w, 
 }
 
 Status conv_transpose(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   Shape x = input_shape(node, 0), w = input_shape(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
   if (!x.known) return set_shape(out, 0, dtype, Shape::unknown());
   std::string error;
-  if (!require_spatial_input(x, &error)) return fail(out, error);
+  if (!require_spatial_input(x, &error)) return fail(error);
   const std::int64_t group = node.attr_int_or("group", 1);
-  if (group < 1) return fail(out, "group " + std::to_string(group) + " is not positive");
+  if (group < 1) return fail("group " + std::to_string(group) + " is not positive");
   Window win;
-  if (!read_window(node, x.rank() - 2, w, WindowTraits{}, &win, &error)) return fail(out, error);
+  if (!read_window(node, x.rank() - 2, w, WindowTraits{}, &win, &error)) return fail(error);
   Dim channels;
   if (w.known && w.rank() >= 2) {
     Dim unified;
     if (!nn::unify(out, x.dims[1], w.dims[0], &unified, &error)) {
-      return fail(out, "input channels differ from weight dim 0: " + error);
+      return fail("input channels differ from weight dim 0: " + error);
     }
     channels = w.dims[1] * group;
   } else {
     channels = fresh(node, out, 0, 1);
   }
   std::vector<Dim> dims{x.dims[0], channels};
-  if (!transpose_outputs(node, out, win, x, &dims, &error)) return fail(out, error);
+  if (!transpose_outputs(node, out, win, x, &dims, &error)) return fail(error);
   return set_shape(out, 0, dtype, Shape::of(std::move(dims)));
 }
 
@@ -183,18 +181,17 @@ Status conv_scratch(const INodeView& node, IScratchSink& out) {
   Window win;
   std::string why;
   if (!estimator_window(node, ops.weight, ops.auto_pad, &x, &w, &win, &why)) {
-    return nn::cannot_estimate(out, why);
+    return unsupported(why);
   }
   if (pointwise(win)) return out.set_bytes(node.constant(0));
   std::int64_t e;
-  if (!nn::input_element_bytes(node, 0, &e, &why)) return nn::cannot_estimate(out, why);
+  if (!nn::input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   const std::int64_t group = node.attr_int_or("group", 1);
-  if (group < 1) return nn::cannot_estimate(out, "group is not positive");
+  if (group < 1) return unsupported("group is not positive");
   // W[1] is C/group by definition; without W's shape divide the input channels.
   Dim channels_per_group = w.known && w.rank() >= 2 ? w.dims[1] : exact_div(x.dims[1], group);
   std::vector<Dim> spatial;
-  if (!spatial_outputs(node, nullptr, 0, win, x, &spatial, &why))
-    return nn::cannot_estimate(out, why);
+  if (!spatial_outputs(node, nullptr, 0, win, x, &spatial, &why)) return unsupported(why);
   Dim bytes = channels_per_group * e;
   for (std::size_t i = 0; i < win.spatial(); ++i) bytes = bytes * win.kernel[i] * spatial[i];
   return out.set_bytes(bytes);
@@ -205,11 +202,11 @@ Status conv_transpose_scratch(const INodeView& node, IScratchSink& out) {
   Shape x, w;
   Window win;
   std::string why;
-  if (!estimator_window(node, 1, true, &x, &w, &win, &why)) return nn::cannot_estimate(out, why);
+  if (!estimator_window(node, 1, true, &x, &w, &win, &why)) return unsupported(why);
   if (pointwise(win)) return out.set_bytes(node.constant(0));
-  if (!w.known || w.rank() < 2) return nn::cannot_estimate(out, "weight shape unknown");
+  if (!w.known || w.rank() < 2) return unsupported("weight shape unknown");
   std::int64_t e;
-  if (!nn::input_element_bytes(node, 0, &e, &why)) return nn::cannot_estimate(out, why);
+  if (!nn::input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   Dim bytes = w.dims[1] * e;
   for (std::size_t i = 0; i < win.spatial(); ++i) bytes = bytes * win.kernel[i] * x.dims[i + 2];
   return out.set_bytes(bytes);

@@ -24,8 +24,7 @@ Dim numel(const INodeView& node, const Shape& s) { return product(node, s.dims, 
 /// NonZero: int64 `[rank, nnz]`, nnz fresh in [0, hi(numel)]; an input with a known concrete
 /// value (a folded bool/int constant) gives the exact count and, when small, the coordinates.
 Status nonzero(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape in = input_shape(node, 0);
   std::vector<std::int64_t> dims, values;
   if (in.known && concrete_dims(in.dims, &dims) && input_ints(node, 0, &values) &&
@@ -36,11 +35,7 @@ Status nonzero(const INodeView& node, IShapeSink& out) {
     }
     const auto rank = static_cast<std::int64_t>(dims.size()),
                nnz = static_cast<std::int64_t>(hits.size());
-    if (Status s =
-            set_shape(out, 0, dtype::kInt64, Shape::of({node.constant(rank), node.constant(nnz)}));
-        s != Status::kOk) {
-      return s;
-    }
+    check(set_shape(out, 0, dtype::kInt64, Shape::of({node.constant(rank), node.constant(nnz)})));
     if (rank * nnz > kMaxValueElements) return Status::kOk;
     // Row r holds the coordinates along axis r (row-major unravel of each hit).
     std::vector<Dim> coords(static_cast<std::size_t>(rank * nnz));
@@ -63,8 +58,7 @@ Status nonzero(const INodeView& node, IShapeSink& out) {
 /// Unique: one fresh count u (in [0, hi(numel)], or [0, hi(d[axis])] with `axis`) shared by Y,
 /// indices and counts; inverse_indices has one entry per input element (or slice).
 Status unique(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
   Shape in = input_shape(node, 0);
   std::int64_t axis_attr;
@@ -79,7 +73,7 @@ Status unique(const INodeView& node, IShapeSink& out) {
   } else if (in.known) {
     std::int64_t axis;
     if (!normalize_axis(axis_attr, static_cast<std::int64_t>(in.rank()), &axis)) {
-      return fail(out, "axis " + std::to_string(axis_attr) + " out of range");
+      return fail("axis " + std::to_string(axis_attr) + " out of range");
     }
     const auto a = static_cast<std::size_t>(axis);
     u = fresh(node, out, 0, a, 0, upper_bound(in.dims[a]));
@@ -95,9 +89,7 @@ Status unique(const INodeView& node, IShapeSink& out) {
   const Shape per_value[] = {y, Shape::of({u}), Shape::of({inverse}), Shape::of({u})};
   for (std::uint32_t o = 0; o < node.output_count() && o < 4; ++o) {
     if (!node.has_output(o)) continue;
-    if (Status s = set_shape(out, o, o == 0 ? dtype : dtype::kInt64, per_value[o]);
-        s != Status::kOk)
-      return s;
+    check(set_shape(out, o, o == 0 ? dtype : dtype::kInt64, per_value[o]));
   }
   return Status::kOk;
 }
@@ -107,8 +99,7 @@ Status unique(const INodeView& node, IShapeSink& out) {
 /// length is proven, 0 when refuted, else `min(max(length-p,0),1)` (at most a few such terms).
 /// Otherwise the count is fresh in [0, min(hi(length), len(condition))].
 Status compress(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   Shape in = input_shape(node, 0);
   std::int64_t axis_attr;
@@ -119,7 +110,7 @@ Status compress(const INodeView& node, IShapeSink& out) {
   if (has_axis) {
     std::int64_t axis;
     if (!normalize_axis(axis_attr, static_cast<std::int64_t>(in.rank()), &axis)) {
-      return fail(out, "axis " + std::to_string(axis_attr) + " out of range");
+      return fail("axis " + std::to_string(axis_attr) + " out of range");
     }
     a = static_cast<std::size_t>(axis);
     limit = in.dims[a];
@@ -155,11 +146,11 @@ Status compress(const INodeView& node, IShapeSink& out) {
     count = fresh(node, out, 0, a, 0, hi);
   }
   if (!has_axis) {
-    if (Status s = set_shape(out, 0, dtype, Shape::of({count})); s != Status::kOk) return s;
+    check(set_shape(out, 0, dtype, Shape::of({count})));
   } else {
     Shape result = in;
     result.dims[a] = count;
-    if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+    check(set_shape(out, 0, dtype, result));
   }
   // Value of a compressed 1-D tensor.
   std::vector<Dim> values;
@@ -177,36 +168,33 @@ Status compress(const INodeView& node, IShapeSink& out) {
 /// TopK: k from the attribute (< 10) or input 1's value (possibly symbolic); unknown k becomes a
 /// fresh symbol in [0, hi(d)] shared by both outputs, with `le(k, d)`.
 Status topk(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
   Shape in = input_shape(node, 0);
   if (!in.known) {
-    if (Status s = set_shape(out, 0, dtype, Shape::unknown()); s != Status::kOk) return s;
+    check(set_shape(out, 0, dtype, Shape::unknown()));
     return node.output_count() > 1 ? set_shape(out, 1, dtype::kInt64, Shape::unknown())
                                    : Status::kOk;
   }
-  std::int64_t axis;
-  if (!read_axis(node, out, "axis", -1, static_cast<std::int64_t>(in.rank()), &axis, &st))
-    return st;
+  const std::int64_t axis = read_axis(node, "axis", -1, static_cast<std::int64_t>(in.rank()));
   const auto a = static_cast<std::size_t>(axis);
   const Dim d = in.dims[a];
   Dim k;
   if (node.opset_version() < 10) {
     std::int64_t kv;
-    if (!node.attr_int(StringRef("k"), &kv)) return fail(out, "missing 'k' attribute");
+    if (!node.attr_int(StringRef("k"), &kv)) return fail("missing 'k' attribute");
     k = node.constant(kv);
   } else {
-    if (!require_inputs(node, out, 2, &st)) return st;
+    require_inputs(node, 2);
     std::vector<Dim> kvalue;
     if (input_values(node, 1, &kvalue) && kvalue.size() == 1) k = kvalue[0];
   }
   if (k.valid()) {
     std::int64_t kv, dv;
-    if (k.get_int(&kv) && kv < 0) return fail(out, "k is negative (" + std::to_string(kv) + ")");
+    if (k.get_int(&kv) && kv < 0) return fail("k is negative (" + std::to_string(kv) + ")");
     if (k.get_int(&kv) && d.get_int(&dv) && kv > dv) {
-      return fail(out, "k = " + std::to_string(kv) + " exceeds axis " + std::to_string(axis) +
-                           " of size " + std::to_string(dv));
+      return fail("k = " + std::to_string(kv) + " exceeds axis " + std::to_string(axis) +
+                  " of size " + std::to_string(dv));
     }
   } else {
     k = fresh(node, out, 0, a, 0, upper_bound(d));
@@ -214,7 +202,7 @@ Status topk(const INodeView& node, IShapeSink& out) {
   assume_le(out, k, d);
   Shape result = in;
   result.dims[a] = k;
-  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, result));
   return node.output_count() > 1 ? set_shape(out, 1, dtype::kInt64, result) : Status::kOk;
 }
 
@@ -222,7 +210,7 @@ Status topk(const INodeView& node, IShapeSink& out) {
 /// scratch memory).
 Status topk_scratch(const INodeView& node, IScratchSink& out) {
   Shape in = input_shape(node, 0);
-  if (!in.known) return out.fail(Status::kUnsupported, "input rank unknown");
+  if (!in.known) return unsupported("input rank unknown");
   return out.set_bytes(numel(node, in) * 8);
 }
 

@@ -192,11 +192,10 @@ bool bind_labels(IShapeSink& out, const Equation& eq, const std::vector<Shape>& 
 }
 
 Status einsum(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Equation eq;
   std::string error;
-  if (!read_equation(node, &eq, &error)) return fail(out, error);
+  if (!read_equation(node, &eq, &error)) return fail(error);
   std::vector<Shape> shapes;
   bool all_known = true;
   for (std::uint32_t i = 0; i < node.input_count(); ++i) {
@@ -207,11 +206,11 @@ Status einsum(const INodeView& node, IShapeSink& out) {
   // Without every rank the ellipsis width is unknown, and so is the output rank.
   if (!all_known && eq.any_ellipsis) return set_shape(out, 0, dtype, Shape::unknown());
   std::size_t width;
-  if (!ellipsis_width(eq, shapes, &width, &error)) return fail(out, error);
+  if (!ellipsis_width(eq, shapes, &width, &error)) return fail(error);
   Labels labels;
-  if (!output_labels(eq, width, &labels, &error)) return fail(out, error);
+  if (!output_labels(eq, width, &labels, &error)) return fail(error);
   std::map<int, Dim> dims;
-  if (!bind_labels(out, eq, shapes, width, &dims, &error)) return fail(out, error);
+  if (!bind_labels(out, eq, shapes, width, &dims, &error)) return fail(error);
   std::vector<Dim> result;
   for (int l : labels) {
     auto it = dims.find(l);
@@ -357,7 +356,7 @@ Dim pairwise_scratch(const INodeView& node, const Plan& p) {
 Status einsum_scratch(const INodeView& node, IScratchSink& out) {
   Plan plan;
   std::string why;
-  if (!make_plan(node, &plan, &why)) return nn::cannot_estimate(out, why);
+  if (!make_plan(node, &plan, &why)) return unsupported(why);
   if (plan.operands.size() == 1) return out.set_bytes(single_operand_scratch(node, plan));
   return out.set_bytes(pairwise_scratch(node, plan));
 }

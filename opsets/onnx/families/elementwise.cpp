@@ -12,10 +12,9 @@ namespace {
 // ---- unary -------------------------------------------------------------------------------------
 
 Status unary_same(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape s = input_shape(node, 0);
-  if (Status r = set_shape(out, 0, node.input_dtype(0), s); r != Status::kOk) return r;
+  check(set_shape(out, 0, node.input_dtype(0), s));
   // Identity-like value flow for integer tensors (Neg negates).
   std::vector<Dim> values;
   if (input_values(node, 0, &values)) {
@@ -34,8 +33,7 @@ Status unary_same(const INodeView& node, IShapeSink& out) {
 }
 
 Status unary_bool(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   return set_shape(out, 0, dtype::kBool, input_shape(node, 0));
 }
 
@@ -78,17 +76,16 @@ Status broadcast_inputs(const INodeView& node, IShapeSink& out, Shape* result) {
   for (std::uint32_t i = 0; i < node.input_count(); ++i) {
     if (node.has_input(i)) shapes.push_back(input_shape(node, i));
   }
-  if (shapes.empty()) return fail(out, "expects at least one input");
+  if (shapes.empty()) return fail("expects at least one input");
   return broadcast_shapes(out, shapes, result);
 }
 
 Status arithmetic(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   Shape result;
-  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  check(broadcast_inputs(node, out, &result));
   const std::int32_t dtype = node.input_dtype(0);
-  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, result));
   if (node.is_op("Add")) {
     propagate_values(node, out, result, dtype,
                      [](Dim x, Dim y, Dim* r) { return *r = x + y, true; });
@@ -124,13 +121,12 @@ Status arithmetic(const INodeView& node, IShapeSink& out) {
 }
 
 Status variadic(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape result;
-  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  check(broadcast_inputs(node, out, &result));
   std::int32_t dtype = 0;
   for (std::uint32_t i = 0; i < node.input_count() && dtype == 0; ++i) dtype = node.input_dtype(i);
-  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, result));
   if (node.input_count() == 2 && (node.is_op("Max") || node.is_op("Min"))) {
     const bool is_max = node.is_op("Max");
     propagate_values(node, out, result, dtype, [is_max](Dim x, Dim y, Dim* r) {
@@ -194,47 +190,42 @@ bool decide(Dim x, Dim y, const INodeView& node, Dim* r) {
 }
 
 Status comparison(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   Shape result;
-  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
-  if (Status s = set_shape(out, 0, dtype::kBool, result); s != Status::kOk) return s;
+  check(broadcast_inputs(node, out, &result));
+  check(set_shape(out, 0, dtype::kBool, result));
   propagate_values(node, out, result, dtype::kBool,
                    [&node](Dim x, Dim y, Dim* r) { return decide(x, y, node, r); });
   return Status::kOk;
 }
 
 Status logical(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   Shape result;
-  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  check(broadcast_inputs(node, out, &result));
   return set_shape(out, 0, dtype::kBool, result);
 }
 
 // Bitwise and bit-shift ops keep the input type.
 Status bitwise(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   Shape result;
-  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  check(broadcast_inputs(node, out, &result));
   return set_shape(out, 0, node.input_dtype(0), result);
 }
 
 // PRelu: the slope broadcasts to X (unidirectionally; per channel before opset 7), so Y is X.
 Status prelu(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   return set_shape(out, 0, node.input_dtype(0), input_shape(node, 0));
 }
 
 Status where(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   Shape result;
-  if (Status s = broadcast_inputs(node, out, &result); s != Status::kOk) return s;
+  check(broadcast_inputs(node, out, &result));
   std::int32_t dtype = node.input_dtype(1) != 0 ? node.input_dtype(1) : node.input_dtype(2);
-  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, result));
   // Per-element choice when every condition is decided.
   std::vector<Dim> c, x, y;
   if (input_values(node, 0, &c) && input_values(node, 1, &x) && input_values(node, 2, &y) &&

@@ -41,8 +41,7 @@ bool broadcast_value(const std::vector<Dim>& values, const std::vector<std::int6
 }
 
 Status expand(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   Shape in = input_shape(node, 0);
   std::vector<Dim> target;
@@ -66,12 +65,11 @@ Status expand(const INodeView& node, IShapeSink& out) {
   }
   for (Dim d : target) {
     std::int64_t v;
-    if (d.get_int(&v) && v < 0)
-      return fail(out, "shape entry " + std::to_string(v) + " is negative");
+    if (d.get_int(&v) && v < 0) return fail("shape entry " + std::to_string(v) + " is negative");
   }
   Shape result;
-  if (Status s = broadcast_shapes(out, in, Shape::of(target), &result); s != Status::kOk) return s;
-  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  check(broadcast_shapes(out, in, Shape::of(target), &result));
+  check(set_shape(out, 0, dtype, result));
   std::vector<Dim> values, broadcast;
   std::vector<std::int64_t> from, to;
   if (input_values(node, 0, &values) && concrete_dims(in.dims, &from) &&
@@ -82,16 +80,14 @@ Status expand(const INodeView& node, IShapeSink& out) {
 }
 
 Status tile(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
-  Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape in = known_input(node, out, 0, dtype);
   const auto rank = static_cast<std::int64_t>(in.rank());
   std::vector<Dim> dims = in.dims;
   if (node.opset_version() < 6) {
     // Tile-1: scalar `tiles` copies along the scalar `axis`.
-    if (!require_inputs(node, out, 3, &st)) return st;
+    require_inputs(node, 3);
     std::vector<Dim> tiles;
     std::vector<std::int64_t> axis_value;
     std::int64_t axis;
@@ -112,16 +108,16 @@ Status tile(const INodeView& node, IShapeSink& out) {
     return set_shape(out, 0, dtype, Shape::of(dims));
   }
   if (static_cast<std::int64_t>(repeats.size()) != rank) {
-    return fail(out, "repeats has " + std::to_string(repeats.size()) + " entries for rank " +
-                         std::to_string(rank));
+    return fail("repeats has " + std::to_string(repeats.size()) + " entries for rank " +
+                std::to_string(rank));
   }
   for (std::size_t k = 0; k < dims.size(); ++k) {
     std::int64_t r;
     if (repeats[k].get_int(&r) && r < 0)
-      return fail(out, "repeat " + std::to_string(r) + " is negative");
+      return fail("repeat " + std::to_string(r) + " is negative");
     dims[k] = dims[k] * repeats[k];
   }
-  if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
   // Value of a tiled 1-D tensor.
   std::vector<Dim> values;
   std::int64_t r;
@@ -137,11 +133,9 @@ Status tile(const INodeView& node, IShapeSink& out) {
 /// Pad: pads from the `paddings` (1) / `pads` (2-10) attribute or input 1 (>= 11), restricted to
 /// the `axes` input (>= 18). out = d + begin + end; a proven negative result is an error.
 Status pad(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
-  Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape in = known_input(node, out, 0, dtype);
   const auto rank = static_cast<std::int64_t>(in.rank());
   std::vector<Dim> pads;
   bool pads_known = true;
@@ -149,17 +143,17 @@ Status pad(const INodeView& node, IShapeSink& out) {
     std::vector<std::int64_t> attr;
     const char* name = node.opset_version() < 2 ? "paddings" : "pads";
     if (!attr_ints_vec(node, name, &attr))
-      return fail(out, std::string("missing '") + name + "' attribute");
+      return fail(std::string("missing '") + name + "' attribute");
     for (std::int64_t v : attr) pads.push_back(node.constant(v));
   } else {
-    if (!require_inputs(node, out, 2, &st)) return st;
+    require_inputs(node, 2);
     pads_known = input_values(node, 1, &pads);
   }
   std::vector<std::int64_t> axes;
   bool axes_known = true;
   if (node.opset_version() >= 18 && node.has_input(3)) {
     axes_known = input_ints(node, 3, &axes);
-    if (axes_known && !normalize_axes(out, &axes, rank, &st)) return st;
+    if (axes_known) normalize_axes(&axes, rank);
   } else {
     for (std::int64_t k = 0; k < rank; ++k) axes.push_back(k);
   }
@@ -177,19 +171,18 @@ Status pad(const INodeView& node, IShapeSink& out) {
   }
   const std::size_t n = axes.size();
   if (pads.size() != 2 * n) {
-    return fail(out, "pads has " + std::to_string(pads.size()) + " entries for " +
-                         std::to_string(n) + " axes");
+    return fail("pads has " + std::to_string(pads.size()) + " entries for " + std::to_string(n) +
+                " axes");
   }
   for (std::size_t k = 0; k < n; ++k) {
     const auto a = static_cast<std::size_t>(axes[k]);
     Dim d = in.dims[a] + pads[k] + pads[k + n];
     if (d.lift(0).provably_gt(d)) {
-      return fail(out,
-                  "padding gives axis " + std::to_string(a) + " the negative size " + to_string(d));
+      return fail("padding gives axis " + std::to_string(a) + " the negative size " + to_string(d));
     }
     dims[a] = d;
   }
-  if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
 
   // Value of a constant-padded 1-D tensor (exporters pad shape vectors with 1s).
   std::vector<Dim> values;

@@ -25,20 +25,18 @@ bool wrap_index(std::int64_t i, std::int64_t n, std::int64_t* out) {
 // ---- Gather family ------------------------------------------------------------------------------
 
 Status gather(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   Shape data = input_shape(node, 0), indices = input_shape(node, 1);
   if (!data.known || !indices.known) return set_shape(out, 0, dtype, Shape::unknown());
   const auto rank = static_cast<std::int64_t>(data.rank());
-  if (rank == 0) return fail(out, "data must have rank >= 1");
-  std::int64_t axis;
-  if (!read_axis(node, out, "axis", 0, rank, &axis, &st)) return st;
+  if (rank == 0) return fail("data must have rank >= 1");
+  const std::int64_t axis = read_axis(node, "axis", 0, rank);
   const auto a = static_cast<std::size_t>(axis);
   std::vector<Dim> dims(data.dims.begin(), data.dims.begin() + axis);
   dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
   dims.insert(dims.end(), data.dims.begin() + axis + 1, data.dims.end());
-  if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
 
   // Concrete indices against a concrete axis: out of range is a proven error.
   std::vector<std::int64_t> index_values;
@@ -48,8 +46,8 @@ Status gather(const INodeView& node, IShapeSink& out) {
   if (axis_known) {
     for (std::int64_t& i : index_values) {
       if (!wrap_index(i, axis_len, &i)) {
-        return fail(out, "index " + std::to_string(i) + " out of range for axis " +
-                             std::to_string(axis) + " of size " + std::to_string(axis_len));
+        return fail("index " + std::to_string(i) + " out of range for axis " +
+                    std::to_string(axis) + " of size " + std::to_string(axis_len));
       }
     }
   }
@@ -77,15 +75,14 @@ Status gather(const INodeView& node, IShapeSink& out) {
 }
 
 Status gather_elements(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   Shape data = input_shape(node, 0), indices = input_shape(node, 1);
   if (data.known && indices.known && data.rank() != indices.rank()) {
-    return fail(out, "data has rank " + std::to_string(data.rank()) + " but indices rank " +
-                         std::to_string(indices.rank()));
+    return fail("data has rank " + std::to_string(data.rank()) + " but indices rank " +
+                std::to_string(indices.rank()));
   }
-  if (Status s = set_shape(out, 0, dtype, indices); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, indices));
   // Value of a 1-D gather.
   std::vector<Dim> values;
   std::vector<std::int64_t> index_values;
@@ -97,42 +94,40 @@ Status gather_elements(const INodeView& node, IShapeSink& out) {
   const auto n = static_cast<std::int64_t>(values.size());
   for (std::int64_t i : index_values) {
     std::int64_t w;
-    if (!wrap_index(i, n, &w)) return fail(out, "index " + std::to_string(i) + " out of range");
+    if (!wrap_index(i, n, &w)) return fail("index " + std::to_string(i) + " out of range");
     result.push_back(values[static_cast<std::size_t>(w)]);
   }
   return set_value(out, 0, result);
 }
 
 Status gather_nd(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   Shape data = input_shape(node, 0), indices = input_shape(node, 1);
   if (!data.known || !indices.known) return set_shape(out, 0, dtype, Shape::unknown());
   const std::int64_t b = node.attr_int_or("batch_dims", 0);
   const auto r = static_cast<std::int64_t>(data.rank()),
              q = static_cast<std::int64_t>(indices.rank());
-  if (r < 1 || q < 1) return fail(out, "data and indices must have rank >= 1");
+  if (r < 1 || q < 1) return fail("data and indices must have rank >= 1");
   if (b < 0 || b >= std::min(r, q))
-    return fail(out, "batch_dims " + std::to_string(b) + " out of range");
+    return fail("batch_dims " + std::to_string(b) + " out of range");
   std::int64_t k;
   if (!indices.dims.back().get_int(&k)) return set_shape(out, 0, dtype, Shape::unknown());
   if (k < 1 || b + k > r) {
-    return fail(out, "last indices dim " + std::to_string(k) + " with batch_dims " +
-                         std::to_string(b) + " exceeds the data rank " + std::to_string(r));
+    return fail("last indices dim " + std::to_string(k) + " with batch_dims " + std::to_string(b) +
+                " exceeds the data rank " + std::to_string(r));
   }
-  std::string error;
   for (std::int64_t i = 0; i < b; ++i) {
     const auto u = static_cast<std::size_t>(i);
-    if (!unify(out, data.dims[u], indices.dims[u], "batch dims differ", &error))
-      return fail(out, error);
+    unify(out, data.dims[u], indices.dims[u], "batch dims differ");
   }
   std::vector<Dim> dims(indices.dims.begin(), indices.dims.end() - 1);
   dims.insert(dims.end(), data.dims.begin() + b + k, data.dims.end());
   return set_shape(out, 0, dtype, Shape::of(dims));
 }
 
-// ---- Scatter family -----------------------------------------------------------------------------
+// ---- Scatter family
+// -----------------------------------------------------------------------------
 
 /// Combines an existing element with an update under the node's `reduction`; false when unknown.
 bool reduce_update(const std::string& reduction, Dim current, Dim update, Dim* result) {
@@ -152,13 +147,13 @@ bool reduce_update(const std::string& reduction, Dim current, Dim update, Dim* r
   return true;
 }
 
-/// Scatter, ScatterElements, ScatterND: the output is the data tensor with some elements replaced,
-/// so it keeps data's shape. A 1-D data value with concrete indices and known updates is updated.
+/// Scatter, ScatterElements, ScatterND: the output is the data tensor with some elements
+/// replaced, so it keeps data's shape. A 1-D data value with concrete indices and known updates
+/// is updated.
 Status scatter(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   Shape data = input_shape(node, 0);
-  if (Status s = set_shape(out, 0, node.input_dtype(0), data); s != Status::kOk) return s;
+  check(set_shape(out, 0, node.input_dtype(0), data));
   std::vector<Dim> values, updates;
   std::vector<std::int64_t> index_values;
   if (!data.known || data.rank() != 1 || !input_values(node, 0, &values) ||
@@ -175,7 +170,7 @@ Status scatter(const INodeView& node, IShapeSink& out) {
   for (std::size_t k = 0; k < index_values.size(); ++k) {
     std::int64_t w;
     if (!wrap_index(index_values[k], n, &w)) {
-      return fail(out, "index " + std::to_string(index_values[k]) + " out of range");
+      return fail("index " + std::to_string(index_values[k]) + " out of range");
     }
     auto& slot = values[static_cast<std::size_t>(w)];
     if (!reduce_update(reduction, slot, updates[k], &slot)) return Status::kOk;
@@ -186,26 +181,22 @@ Status scatter(const INodeView& node, IShapeSink& out) {
 /// TensorScatter (24): present_cache has past_cache's shape; the update's sequence axis may be
 /// shorter than the cache's.
 Status tensor_scatter(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   Shape past = input_shape(node, 0), update = input_shape(node, 1);
   if (past.known && update.known) {
-    if (past.rank() != update.rank())
-      return fail(out, "past_cache and update have different ranks");
+    if (past.rank() != update.rank()) return fail("past_cache and update have different ranks");
     const auto rank = static_cast<std::int64_t>(past.rank());
-    std::int64_t axis;
-    if (!read_axis(node, out, "axis", -2, rank, &axis, &st)) return st;
-    std::string error;
+    const std::int64_t axis = read_axis(node, "axis", -2, rank);
     for (std::size_t k = 0; k < past.rank(); ++k) {
       if (static_cast<std::int64_t>(k) == axis) {
         std::int64_t u, p;
         if (update.dims[k].get_int(&u) && past.dims[k].get_int(&p) && u > p) {
-          return fail(out, "update sequence length " + std::to_string(u) + " exceeds the cache's " +
-                               std::to_string(p));
+          return fail("update sequence length " + std::to_string(u) + " exceeds the cache's " +
+                      std::to_string(p));
         }
         assume_le(out, update.dims[k], past.dims[k]);
-      } else if (!unify(out, past.dims[k], update.dims[k], "cache and update differ", &error)) {
-        return fail(out, error);
+      } else {
+        unify(out, past.dims[k], update.dims[k], "cache and update differ");
       }
     }
   }

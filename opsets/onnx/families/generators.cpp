@@ -33,7 +33,7 @@ bool scalar_float(const INodeView& node, std::uint32_t i, double* out) {
 
 Status set_ints(IShapeSink& out, const INodeView& node, const Shape& shape,
                 const std::int64_t* values, std::size_t count) {
-  if (Status s = set_shape(out, 0, dtype::kInt64, shape); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype::kInt64, shape));
   if (count > static_cast<std::size_t>(kMaxValueElements)) return Status::kOk;
   std::vector<Dim> v;
   for (std::size_t k = 0; k < count; ++k) v.push_back(node.constant(values[k]));
@@ -47,10 +47,10 @@ Status constant(const INodeView& node, IShapeSink& out) {
   if (node.attr_tensor(StringRef("value"), &t)) {
     std::vector<Dim> dims;
     for (std::int64_t d : t.dims) {
-      if (d < 0) return fail(out, "'value' has a negative dim");
+      if (d < 0) return fail("'value' has a negative dim");
       dims.push_back(node.constant(d));
     }
-    if (Status s = set_shape(out, 0, t.dtype, Shape::of(dims)); s != Status::kOk) return s;
+    check(set_shape(out, 0, t.dtype, Shape::of(dims)));
     if (t.int_values.data != nullptr && dtype::carries_values(t.dtype)) {
       std::vector<Dim> values;
       for (std::int64_t v : t.int_values) values.push_back(node.constant(v));
@@ -87,14 +87,13 @@ Status constant(const INodeView& node, IShapeSink& out) {
     // the fallbacks (ONNX schema inference reads `sparse_value.dims`).
     return Status::kOk;
   }
-  return fail(out, "Constant has no value attribute");
+  return fail("Constant has no value attribute");
 }
 
 /// ConstantOfShape: the shape is input 0's value; integer fills of concrete size <= 64 carry the
 /// filled value.
 Status constant_of_shape(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   TensorAttr t;
   const bool has_value = node.attr_tensor(StringRef("value"), &t);
   const std::int32_t dtype = has_value ? t.dtype : dtype::kFloat;
@@ -118,10 +117,10 @@ Status constant_of_shape(const INodeView& node, IShapeSink& out) {
       concrete = false;
       continue;
     }
-    if (v < 0) return fail(out, "shape entry " + std::to_string(v) + " is negative");
+    if (v < 0) return fail("shape entry " + std::to_string(v) + " is negative");
     count = v == 0 ? 0 : (count > kMaxValueElements / v ? kMaxValueElements + 1 : count * v);
   }
-  if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
   if (concrete && count <= kMaxValueElements && has_value && dtype::carries_values(dtype) &&
       t.int_values.size == 1) {
     return set_value(
@@ -155,16 +154,15 @@ bool concrete_scalar(const INodeView& node, std::uint32_t i, double* out) {
 /// and limit may be symbolic. Otherwise computed from concrete inputs, else a fresh length.
 /// Results of concrete length <= 64 carry their value (floating ones while exact).
 Status range(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   const std::int32_t dtype = node.input_dtype(0);
   const Dim start = integer_scalar(node, 0), limit = integer_scalar(node, 1);
   const Dim delta = integer_scalar(node, 2);
   std::int64_t step;
   if (start.valid() && limit.valid() && delta.valid() && delta.get_int(&step)) {
-    if (step == 0) return fail(out, "delta is 0");
+    if (step == 0) return fail("delta is 0");
     const Dim n = max(ceil_div(limit - start, step), node.constant(0));
-    if (Status s = set_shape(out, 0, dtype, Shape::of({n})); s != Status::kOk) return s;
+    check(set_shape(out, 0, dtype, Shape::of({n})));
     std::int64_t count;
     if (n.get_int(&count) && count <= kMaxValueElements) {
       std::vector<Dim> values;
@@ -177,9 +175,9 @@ Status range(const INodeView& node, IShapeSink& out) {
   double fs, fl, fd;
   if (concrete_scalar(node, 0, &fs) && concrete_scalar(node, 1, &fl) &&
       concrete_scalar(node, 2, &fd)) {
-    if (fd == 0.0) return fail(out, "delta is 0");
+    if (fd == 0.0) return fail("delta is 0");
     const double n = std::ceil((fl - fs) / fd);
-    if (!std::isfinite(n) || n > 9.0e18) return fail(out, "Range length is not finite");
+    if (!std::isfinite(n) || n > 9.0e18) return fail("Range length is not finite");
     const auto count = static_cast<std::int64_t>(std::max(0.0, n));
     return set_shape(out, 0, dtype, Shape::of({node.constant(count)}));
   }
@@ -188,10 +186,9 @@ Status range(const INodeView& node, IShapeSink& out) {
 
 /// EyeLike: the 2-D input's shape, dtype from the `dtype` attribute or the input.
 Status eye_like(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape in = input_shape(node, 0);
-  if (in.known && in.rank() != 2) return fail(out, "input must be 2-D");
+  if (in.known && in.rank() != 2) return fail("input must be 2-D");
   const auto dtype = static_cast<std::int32_t>(node.attr_int_or("dtype", node.input_dtype(0)));
   return set_shape(out, 0, dtype, in);
 }
@@ -199,29 +196,27 @@ Status eye_like(const INodeView& node, IShapeSink& out) {
 /// OneHot: the indices' shape with `depth` inserted at `axis` (default -1, relative to the
 /// output rank); depth from input 1's value (integer, maybe symbolic) or float constant.
 Status one_hot(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   const std::int32_t dtype = node.input_dtype(2);
-  Shape indices = input_shape(node, 0);
-  if (!indices.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape indices = known_input(node, out, 0, dtype);
   const auto out_rank = static_cast<std::int64_t>(indices.rank()) + 1;
   const std::int64_t axis_attr = node.attr_int_or("axis", -1);
   std::int64_t axis;
   if (!normalize_axis(axis_attr, out_rank, &axis)) {
-    return fail(out, "axis " + std::to_string(axis_attr) + " out of range for rank " +
-                         std::to_string(out_rank));
+    return fail("axis " + std::to_string(axis_attr) + " out of range for rank " +
+                std::to_string(out_rank));
   }
   const auto a = static_cast<std::size_t>(axis);
   Dim depth = scalar_value(node, 1);
   double fdepth;
   if (!depth.valid() && scalar_float(node, 1, &fdepth)) {
     if (!std::isfinite(fdepth) || fdepth > 9.0e18 || fdepth < -9.0e18)
-      return fail(out, "depth is not finite");
+      return fail("depth is not finite");
     depth = node.constant(static_cast<std::int64_t>(fdepth));  // the runtime truncates
   }
   std::int64_t dv;
   if (depth.valid() && depth.get_int(&dv) && dv < 0)
-    return fail(out, "depth is negative (" + std::to_string(dv) + ")");
+    return fail("depth is negative (" + std::to_string(dv) + ")");
   if (!depth.valid()) depth = fresh(node, out, 0, a, 0, kPosInf);
   std::vector<Dim> dims = indices.dims;
   dims.insert(dims.begin() + axis, depth);

@@ -48,11 +48,10 @@ Dim merge_branch_dims(const INodeView& node, IShapeSink& out, std::uint32_t o, s
 Status merge_branches(const INodeView& node, IShapeSink& out, std::uint32_t o, const BodyValue& a,
                       const BodyValue& b, IfMerge mode, BodyValue* merged) {
   if (a.kind != b.kind && a.kind != ValueKind::kUnknown && b.kind != ValueKind::kUnknown) {
-    return fail(out, "output " + std::to_string(o) + " has different kinds in the two branches");
+    return fail("output " + std::to_string(o) + " has different kinds in the two branches");
   }
   if (a.dtype != b.dtype && a.dtype != dtype::kUndefined && b.dtype != dtype::kUndefined) {
-    return fail(out,
-                "output " + std::to_string(o) + " has different element types in the two branches");
+    return fail("output " + std::to_string(o) + " has different element types in the two branches");
   }
   merged->kind = a.kind != ValueKind::kUnknown ? a.kind : b.kind;
   merged->dtype = a.dtype != dtype::kUndefined ? a.dtype : b.dtype;
@@ -74,16 +73,15 @@ Status merge_branches(const INodeView& node, IShapeSink& out, std::uint32_t o, c
 }
 
 Status if_op(const INodeView& node, IShapeSink& out, IfMerge mode) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   // Both branches are inferred even when the condition is decided: their nodes need shapes too.
   std::vector<BodyValue> then_out, else_out;
-  if (Status s = infer_body(node, out, "then_branch", {}, &then_out); s != Status::kOk) return s;
-  if (Status s = infer_body(node, out, "else_branch", {}, &else_out); s != Status::kOk) return s;
+  check(infer_body(node, out, "then_branch", {}, &then_out));
+  check(infer_body(node, out, "else_branch", {}, &else_out));
   if (then_out.size() != else_out.size() || then_out.size() < node.output_count()) {
-    return fail(out, "the branches have " + std::to_string(then_out.size()) + " and " +
-                         std::to_string(else_out.size()) + " outputs for " +
-                         std::to_string(node.output_count()) + " node outputs");
+    return fail("the branches have " + std::to_string(then_out.size()) + " and " +
+                std::to_string(else_out.size()) + " outputs for " +
+                std::to_string(node.output_count()) + " node outputs");
   }
   const int branch = decided_branch(node);
   for (std::uint32_t o = 0; o < node.output_count(); ++o) {
@@ -91,11 +89,10 @@ Status if_op(const INodeView& node, IShapeSink& out, IfMerge mode) {
     BodyValue result;
     if (branch >= 0) {
       result = branch == 1 ? then_out[o] : else_out[o];
-    } else if (Status s = merge_branches(node, out, o, then_out[o], else_out[o], mode, &result);
-               s != Status::kOk) {
-      return s;
+    } else {
+      check(merge_branches(node, out, o, then_out[o], else_out[o], mode, &result));
     }
-    if (Status s = set_body_value(out, o, result); s != Status::kOk) return s;
+    check(set_body_value(out, o, result));
   }
   return Status::kOk;
 }

@@ -52,33 +52,26 @@ inline void assume_le(IShapeSink& out, Dim a, Dim b) {
 }
 
 /// Reads axis `attr` (default `fallback`) normalised against `rank`; fails on out-of-range.
-inline bool read_axis(const INodeView& node, IShapeSink& out, const char* attr,
-                      std::int64_t fallback, std::int64_t rank, std::int64_t* axis, Status* st) {
+inline std::int64_t read_axis(const INodeView& node, const char* attr, std::int64_t fallback,
+                              std::int64_t rank) {
   const std::int64_t a = node.attr_int_or(StringRef::from_c_str(attr), fallback);
-  if (normalize_axis(a, rank, axis)) return true;
-  *st = fail(out, "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
-  return false;
+  std::int64_t axis = 0;
+  if (!normalize_axis(a, rank, &axis))
+    fail("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+  return axis;
 }
 
 /// Normalises a list of axes against `rank`; fails on out-of-range or repeated axes.
-inline bool normalize_axes(IShapeSink& out, std::vector<std::int64_t>* axes, std::int64_t rank,
-                           Status* st) {
+inline void normalize_axes(std::vector<std::int64_t>* axes, std::int64_t rank) {
   std::vector<bool> seen(static_cast<std::size_t>(rank), false);
   for (std::int64_t& a : *axes) {
     std::int64_t n;
-    if (!normalize_axis(a, rank, &n)) {
-      *st =
-          fail(out, "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
-      return false;
-    }
-    if (seen[static_cast<std::size_t>(n)]) {
-      *st = fail(out, "axis " + std::to_string(a) + " is repeated");
-      return false;
-    }
+    if (!normalize_axis(a, rank, &n))
+      fail("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+    if (seen[static_cast<std::size_t>(n)]) fail("axis " + std::to_string(a) + " is repeated");
     seen[static_cast<std::size_t>(n)] = true;
     a = n;
   }
-  return true;
 }
 
 }  // namespace cctx::opsets::onnx

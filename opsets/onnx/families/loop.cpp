@@ -48,15 +48,15 @@ bool loop_runs_once(const INodeView& node) {
 }
 
 Status loop_op(const INodeView& node, IShapeSink& out) {
-  if (node.input_count() < 2) return fail(out, "expects inputs M and cond (possibly empty)");
+  if (node.input_count() < 2) return fail("expects inputs M and cond (possibly empty)");
   const std::uint32_t carried_count = node.input_count() - 2;
   const std::int32_t body_outputs = node.attr_graph_outputs("body");
-  if (body_outputs < 0) return fail(out, "missing 'body' graph");
+  if (body_outputs < 0) return fail("missing 'body' graph");
   if (static_cast<std::uint32_t>(body_outputs) != 1 + node.output_count() ||
       node.output_count() < carried_count) {
-    return fail(out, "body has " + std::to_string(body_outputs) + " outputs for " +
-                         std::to_string(carried_count) + " carried values and " +
-                         std::to_string(node.output_count()) + " node outputs");
+    return fail("body has " + std::to_string(body_outputs) + " outputs for " +
+                std::to_string(carried_count) + " carried values and " +
+                std::to_string(node.output_count()) + " node outputs");
   }
   std::vector<BodyValue> initial;
   for (std::uint32_t k = 0; k < carried_count; ++k) initial.push_back(node_input(node, 2 + k));
@@ -65,15 +65,11 @@ Status loop_op(const INodeView& node, IShapeSink& out) {
   cond_in.has_value = true;
   cond_in.value = {node.constant(1)};
   CarriedFixpoint loop(node, out, std::move(initial), 0);
-  if (Status s =
-          loop.run("body", {scalar_tensor(dtype::kInt64), cond_in}, {}, 1, loop_runs_once(node));
-      s != Status::kOk) {
-    return s;
-  }
+  check(loop.run("body", {scalar_tensor(dtype::kInt64), cond_in}, {}, 1, loop_runs_once(node)));
   const Dim trip = loop_trip_count(node, out, loop.results()[0], carried_count);
   for (std::uint32_t k = 0; k < carried_count; ++k) {
     if (!node.has_output(k)) continue;
-    if (Status s = set_body_value(out, k, loop.final_value(k, 1, trip)); s != Status::kOk) return s;
+    check(set_body_value(out, k, loop.final_value(k, 1, trip)));
   }
   if (node.output_count() == carried_count) return Status::kOk;
   for (std::uint32_t o = carried_count; o < node.output_count(); ++o) {
@@ -85,10 +81,7 @@ Status loop_op(const INodeView& node, IShapeSink& out) {
       stacked = Shape::of({trip});
       stacked.dims.insert(stacked.dims.end(), element.dims.begin(), element.dims.end());
     }
-    if (Status s = set_shape(out, o, loop.results()[body_output].dtype, stacked);
-        s != Status::kOk) {
-      return s;
-    }
+    check(set_shape(out, o, loop.results()[body_output].dtype, stacked));
   }
   return Status::kOk;
 }

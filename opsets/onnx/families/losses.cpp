@@ -39,24 +39,23 @@ bool element_loss_shape(IShapeSink& out, const Shape& scores, const Shape& label
 }
 
 Status loss(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   const Shape scores = input_shape(node, 0), labels = input_shape(node, 1);
   if (scores.known && scores.rank() < 2) {
-    return fail(out, "scores have rank " + std::to_string(scores.rank()) + ", expected >= 2");
+    return fail("scores have rank " + std::to_string(scores.rank()) + ", expected >= 2");
   }
   const std::string reduction = attr_string_or(node, "reduction", "mean");
   Shape result;
   if (reduction == "none") {
     std::string error;
-    if (!element_loss_shape(out, scores, labels, &result, &error)) return fail(out, error);
+    if (!element_loss_shape(out, scores, labels, &result, &error)) return fail(error);
   } else if (reduction == "mean" || reduction == "sum") {
     result = Shape::of({});
   } else {
-    return fail(out, "unknown reduction '" + reduction + "'");
+    return fail("unknown reduction '" + reduction + "'");
   }
-  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, result));
   if (node.is_op("SoftmaxCrossEntropyLoss")) return nn::set_if_present(node, out, 1, dtype, scores);
   return Status::kOk;
 }

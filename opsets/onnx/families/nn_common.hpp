@@ -2,7 +2,7 @@
 // losses): optional outputs, fresh dims, dim unification and element sizes for scratch estimates.
 #pragma once
 
-#include <cctx/sdk/rule_helpers.hpp>
+#include <cctx/sdk/kit.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>

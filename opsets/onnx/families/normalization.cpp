@@ -21,8 +21,7 @@ using nn::set_if_present;
 
 /// Y = X: one output with the input's shape and type.
 Status like_input(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   return set_shape(out, 0, node.input_dtype(0), input_shape(node, 0));
 }
 
@@ -45,32 +44,28 @@ bool batch_norm_training(const INodeView& node) {
 }
 
 Status batch_norm(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 5, &st)) return st;
+  require_inputs(node, 5);
   const std::int64_t version = node.opset_version();
   std::uint32_t present = 0;
   for (std::uint32_t o = 1; o < node.output_count(); ++o) present += has_output(node, o) ? 1 : 0;
   if (version >= 14) {
     if (node.output_count() > 3) {
-      return fail(out, "has " + std::to_string(node.output_count()) + " outputs; opset " +
-                           std::to_string(version) + " defines at most 3");
+      return fail("has " + std::to_string(node.output_count()) + " outputs; opset " +
+                  std::to_string(version) + " defines at most 3");
     }
     if (!batch_norm_training(node) && present > 0) {
-      return fail(out, "running_mean/running_var requested but training_mode is 0");
+      return fail("running_mean/running_var requested but training_mode is 0");
     }
   }
   const Shape x = input_shape(node, 0);
-  if (Status s = set_shape(out, 0, node.input_dtype(0), x); s != Status::kOk) return s;
+  check(set_shape(out, 0, node.input_dtype(0), x));
   for (std::uint32_t o = 1; o < node.output_count() && o <= 4; ++o) {
     const std::uint32_t input = o % 2 == 1 ? 3 : 4;  // mean-like outputs 1, 3; var-like 2, 4
     // Opset 14 gives the statistics their own type (U, then T2); before, they share X's.
     std::int32_t dtype = node.input_dtype(0);
     if (version >= 14 && node.input_dtype(input) != dtype::kUndefined)
       dtype = node.input_dtype(input);
-    if (Status s = set_if_present(node, out, o, dtype, statistic_shape(node, input, x));
-        s != Status::kOk) {
-      return s;
-    }
+    check(set_if_present(node, out, o, dtype, statistic_shape(node, input, x)));
   }
   return Status::kOk;
 }
@@ -97,34 +92,32 @@ bool normalized_axis(const INodeView& node, const Shape& x, std::int64_t* axis,
 
 /// Y = X; Mean and InvStdDev = X with the dims from `axis` on set to 1, typed by `stash_type`.
 Status layer_norm(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const Shape x = input_shape(node, 0);
-  if (Status s = set_shape(out, 0, node.input_dtype(0), x); s != Status::kOk) return s;
+  check(set_shape(out, 0, node.input_dtype(0), x));
   const auto stash = static_cast<std::int32_t>(node.attr_int_or("stash_type", dtype::kFloat));
   Shape stats = Shape::unknown();
   if (x.known) {
     std::int64_t axis;
     std::string error;
-    if (!normalized_axis(node, x, &axis, &error)) return fail(out, error);
+    if (!normalized_axis(node, x, &axis, &error)) return fail(error);
     stats = x;
     for (std::size_t a = static_cast<std::size_t>(axis); a < x.rank(); ++a)
       stats.dims[a] = node.constant(1);
   }
   for (std::uint32_t o = 1; o <= 2; ++o) {
-    if (Status s = set_if_present(node, out, o, stash, stats); s != Status::kOk) return s;
+    check(set_if_present(node, out, o, stash, stats));
   }
   return Status::kOk;
 }
 
 Status rms_norm(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const Shape x = input_shape(node, 0);
   if (x.known) {
     std::int64_t axis;
     std::string error;
-    if (!normalized_axis(node, x, &axis, &error)) return fail(out, error);
+    if (!normalized_axis(node, x, &axis, &error)) return fail(error);
   }
   return set_shape(out, 0, node.input_dtype(0), x);
 }
@@ -132,25 +125,24 @@ Status rms_norm(const INodeView& node, IShapeSink& out) {
 /// Y = X. The channels must split into `num_groups`; scale and bias have num_groups values at
 /// opset 18 and C values from opset 21.
 Status group_norm(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   std::int64_t groups;
-  if (!node.attr_int("num_groups", &groups)) return fail(out, "missing 'num_groups' attribute");
+  if (!node.attr_int("num_groups", &groups)) return fail("missing 'num_groups' attribute");
   const Shape x = input_shape(node, 0);
   if (x.known) {
     if (x.rank() < 2)
-      return fail(out, "input X has rank " + std::to_string(x.rank()) + ", expected >= 2");
+      return fail("input X has rank " + std::to_string(x.rank()) + ", expected >= 2");
     std::string error;
     Dim per_group;
     if (!nn::split_evenly(out, x.dims[1], groups, &per_group, &error)) {
-      return fail(out, "channels do not split into num_groups: " + error);
+      return fail("channels do not split into num_groups: " + error);
     }
     const Dim expected = node.opset_version() >= 21 ? x.dims[1] : node.constant(groups);
     for (std::uint32_t i = 1; i <= 2; ++i) {
       Shape p = input_shape(node, i);
       Dim unified;
       if (p.known && p.rank() == 1 && !nn::unify(out, p.dims[0], expected, &unified, &error)) {
-        return fail(out, std::string(i == 1 ? "scale" : "bias") + " length differs: " + error);
+        return fail(std::string(i == 1 ? "scale" : "bias") + " length differs: " + error);
       }
     }
   }
@@ -161,10 +153,9 @@ Status group_norm(const INodeView& node, IShapeSink& out) {
 
 /// output = data; mask has data's shape, bool from opset 10 (the data type before).
 Status dropout(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const Shape x = input_shape(node, 0);
-  if (Status s = set_shape(out, 0, node.input_dtype(0), x); s != Status::kOk) return s;
+  check(set_shape(out, 0, node.input_dtype(0), x));
   const std::int32_t mask = node.opset_version() >= 10 ? dtype::kBool : node.input_dtype(0);
   return set_if_present(node, out, 1, mask, x);
 }
@@ -180,18 +171,18 @@ Status dropout_inplace(const INodeView&, IInplaceSink& out) { return out.may_reu
 /// R * s, R = product of X dims before `axis`, s = 4 for stash_type 1 (float) else X's element.
 Status layer_norm_scratch(const INodeView& node, IScratchSink& out) {
   Shape x;
-  if (!nn::known_shape(node, 0, &x)) return nn::cannot_estimate(out, "rank of X unknown");
+  if (!nn::known_shape(node, 0, &x)) return unsupported("rank of X unknown");
   const std::int64_t raw = node.attr_int_or("axis", -1);
   std::int64_t axis;
   if (!normalize_axis(raw, static_cast<std::int64_t>(x.rank()), &axis)) {
-    return nn::cannot_estimate(out, "axis " + std::to_string(raw) + " out of range");
+    return unsupported("axis " + std::to_string(raw) + " out of range");
   }
   const std::int64_t missing = 2 - (has_output(node, 1) ? 1 : 0) - (has_output(node, 2) ? 1 : 0);
   std::int64_t s = 4;
   std::string why;
   if (node.attr_int_or("stash_type", dtype::kFloat) != dtype::kFloat &&
       !nn::input_element_bytes(node, 0, &s, &why)) {
-    return nn::cannot_estimate(out, why);
+    return unsupported(why);
   }
   const Dim rows = product(node, x.dims, 0, static_cast<std::size_t>(axis));
   return out.set_bytes(rows * (missing * s));

@@ -22,71 +22,58 @@ Status check_scale_shape(const INodeView& node, IShapeSink& out, const Shape& x,
   std::int64_t axis;
   const std::int64_t a = node.attr_int_or("axis", 1);
   if (!normalize_axis(a, static_cast<std::int64_t>(x.rank()), &axis)) {
-    return fail(out,
-                "axis " + std::to_string(a) + " out of range for rank " + std::to_string(x.rank()));
+    return fail("axis " + std::to_string(a) + " out of range for rank " + std::to_string(x.rank()));
   }
   const auto at = static_cast<std::size_t>(axis);
   const std::int64_t block = node.opset_version() >= 21 ? node.attr_int_or("block_size", 0) : 0;
-  std::string error;
   if (block <= 0) {
     if (s.rank() != 1)
-      return fail(out, "per-axis scale must be 1-D (set block_size for blocked scales)");
-    if (!unify(out, s.dims[0], x.dims[at], "scale length differs from the axis", &error)) {
-      return fail(out, error);
-    }
+      return fail("per-axis scale must be 1-D (set block_size for blocked scales)");
+    unify(out, s.dims[0], x.dims[at], "scale length differs from the axis");
     return Status::kOk;
   }
-  if (s.rank() != x.rank()) return fail(out, "blocked scale must have the input's rank");
+  if (s.rank() != x.rank()) return fail("blocked scale must have the input's rank");
   for (std::size_t k = 0; k < x.rank(); ++k) {
     const Dim expected = k == at ? ceil_div(x.dims[k], block) : x.dims[k];
-    if (!unify(out, s.dims[k], expected,
-               "blocked scale dim " + std::to_string(k) + " does not match", &error)) {
-      return fail(out, error);
-    }
+    unify(out, s.dims[k], expected, "blocked scale dim " + std::to_string(k) + " does not match");
   }
   return Status::kOk;
 }
 
 /// QuantizeLinear's output type: the zero point's, else `output_dtype` (>= 21), else uint8.
-Status quantized_dtype(const INodeView& node, IShapeSink& out, std::int32_t* dtype) {
+std::int32_t quantized_dtype(const INodeView& node) {
   const auto requested = static_cast<std::int32_t>(node.attr_int_or("output_dtype", 0));
   if (node.has_input(2) && node.input_dtype(2) != dtype::kUndefined) {
-    *dtype = node.input_dtype(2);
-    if (requested != 0 && requested != *dtype) {
-      return fail(out, "output_dtype " + std::to_string(requested) +
-                           " differs from the zero point's type " + std::to_string(*dtype));
+    const std::int32_t zero_point = node.input_dtype(2);
+    if (requested != 0 && requested != zero_point) {
+      fail("output_dtype " + std::to_string(requested) + " differs from the zero point's type " +
+           std::to_string(zero_point));
     }
-    return Status::kOk;
+    return zero_point;
   }
-  *dtype = requested != 0 ? requested : dtype::kUint8;
-  return Status::kOk;
+  return requested != 0 ? requested : dtype::kUint8;
 }
 
 Status quantize_linear(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const Shape x = input_shape(node, 0);
-  if (Status s = check_scale_shape(node, out, x, 1); s != Status::kOk) return s;
-  std::int32_t dtype;
-  if (Status s = quantized_dtype(node, out, &dtype); s != Status::kOk) return s;
-  return set_shape(out, 0, dtype, x);
+  check(check_scale_shape(node, out, x, 1));
+  return set_shape(out, 0, quantized_dtype(node), x);
 }
 
 /// DequantizeLinear's output type: `output_dtype` (>= 23), else the scale's.
 Status dequantize_linear(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const Shape x = input_shape(node, 0);
-  if (Status s = check_scale_shape(node, out, x, 1); s != Status::kOk) return s;
+  check(check_scale_shape(node, out, x, 1));
   const auto requested = static_cast<std::int32_t>(node.attr_int_or("output_dtype", 0));
   return set_shape(out, 0, requested != 0 ? requested : node.input_dtype(1), x);
 }
 
 Status dynamic_quantize_linear(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
-  if (Status s = set_shape(out, 0, dtype::kUint8, input_shape(node, 0)); s != Status::kOk) return s;
-  if (Status s = set_shape(out, 1, dtype::kFloat, Shape::of({})); s != Status::kOk) return s;
+  require_inputs(node, 1);
+  check(set_shape(out, 0, dtype::kUint8, input_shape(node, 0)));
+  check(set_shape(out, 1, dtype::kFloat, Shape::of({})));
   return set_shape(out, 2, dtype::kUint8, Shape::of({}));
 }
 
@@ -97,22 +84,16 @@ Status matmul_shape(IShapeSink& out, Shape a, Shape b, Shape* result) {
     *result = Shape::unknown();
     return Status::kOk;
   }
-  if (a.rank() == 0 || b.rank() == 0) return fail(out, "matrix operands must have rank >= 1");
+  if (a.rank() == 0 || b.rank() == 0) return fail("matrix operands must have rank >= 1");
   const bool a_vector = a.rank() == 1, b_vector = b.rank() == 1;
   if (a_vector) a.dims.insert(a.dims.begin(), a.dims[0].lift(1));
   if (b_vector) b.dims.push_back(b.dims[0].lift(1));
-  std::string error;
-  if (!unify(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], "inner dimensions differ", &error)) {
-    return fail(out, error);
-  }
+  unify(out, a.dims[a.rank() - 1], b.dims[b.rank() - 2], "inner dimensions differ");
   Shape batch;
-  if (Status s = broadcast_shapes(out,
-                                  {Shape::of({a.dims.begin(), a.dims.end() - 2}),
-                                   Shape::of({b.dims.begin(), b.dims.end() - 2})},
-                                  &batch);
-      s != Status::kOk) {
-    return s;
-  }
+  check(broadcast_shapes(out,
+                         {Shape::of({a.dims.begin(), a.dims.end() - 2}),
+                          Shape::of({b.dims.begin(), b.dims.end() - 2})},
+                         &batch));
   if (!a_vector) batch.dims.push_back(a.dims[a.rank() - 2]);
   if (!b_vector) batch.dims.push_back(b.dims[b.rank() - 1]);
   *result = std::move(batch);
@@ -122,13 +103,9 @@ Status matmul_shape(IShapeSink& out, Shape a, Shape b, Shape* result) {
 /// Inputs a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point; the result
 /// has y_zero_point's type.
 Status qlinear_matmul(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 8, &st)) return st;
+  require_inputs(node, 8);
   Shape result;
-  if (Status s = matmul_shape(out, input_shape(node, 0), input_shape(node, 3), &result);
-      s != Status::kOk) {
-    return s;
-  }
+  check(matmul_shape(out, input_shape(node, 0), input_shape(node, 3), &result));
   return set_shape(out, 0, node.input_dtype(7), result);
 }
 

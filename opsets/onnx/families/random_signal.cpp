@@ -29,10 +29,10 @@ Dim size_from_input(const INodeView& node, IShapeSink& out, std::uint32_t i, std
 /// RandomNormal, RandomUniform: the `shape` attribute, `dtype` (default float).
 Status random_from_attributes(const INodeView& node, IShapeSink& out) {
   std::vector<std::int64_t> shape;
-  if (!attr_ints_vec(node, "shape", &shape)) return fail(out, "missing 'shape' attribute");
+  if (!attr_ints_vec(node, "shape", &shape)) return fail("missing 'shape' attribute");
   std::vector<Dim> dims;
   for (std::int64_t d : shape) {
-    if (d < 0) return fail(out, "negative dim " + std::to_string(d) + " in 'shape'");
+    if (d < 0) return fail("negative dim " + std::to_string(d) + " in 'shape'");
     dims.push_back(node.constant(d));
   }
   const auto dtype = static_cast<std::int32_t>(node.attr_int_or("dtype", dtype::kFloat));
@@ -41,19 +41,17 @@ Status random_from_attributes(const INodeView& node, IShapeSink& out) {
 
 /// RandomNormalLike, RandomUniformLike, Bernoulli: the input's shape; `dtype` or the input's.
 Status random_like(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const auto dtype = static_cast<std::int32_t>(node.attr_int_or("dtype", node.input_dtype(0)));
   return set_shape(out, 0, dtype, input_shape(node, 0));
 }
 
 /// Multinomial: input [batch, classes] -> [batch, sample_size], int32 unless `dtype` says.
 Status multinomial(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const auto dtype = static_cast<std::int32_t>(node.attr_int_or("dtype", dtype::kInt32));
   const Shape in = input_shape(node, 0);
-  if (in.known && in.rank() != 2) return fail(out, "input must be 2-D [batch_size, class_size]");
+  if (in.known && in.rank() != 2) return fail("input must be 2-D [batch_size, class_size]");
   const Dim batch = in.known ? in.dims[0] : fresh(node, out, 0, 0, 0, kPosInf);
   return set_shape(out, 0, dtype,
                    Shape::of({batch, node.constant(node.attr_int_or("sample_size", 1))}));
@@ -79,14 +77,11 @@ bool dft_axis(const INodeView& node, std::int64_t* axis) {
 /// Output [.., n, .., 2]: the signal axis becomes dft_length (when given) and floor(n/2)+1 when
 /// onesided; the last axis holds real and imaginary parts.
 Status dft(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
-  Shape s = input_shape(node, 0);
-  if (!s.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape s = known_input(node, out, 0, dtype);
   const auto rank = static_cast<std::int64_t>(s.rank());
-  if (rank < 2)
-    return fail(out, "input must have rank >= 2 (the last axis holds the complex parts)");
+  if (rank < 2) return fail("input must have rank >= 2 (the last axis holds the complex parts)");
   const bool onesided = node.attr_int_or("onesided", 0) != 0;
   const bool inverse = node.attr_int_or("inverse", 0) != 0;
   const bool has_length = node.has_input(1);
@@ -100,8 +95,7 @@ Status dft(const INodeView& node, IShapeSink& out) {
     return set_shape(out, 0, dtype, s);
   }
   if (axis < -rank || axis == -1 || axis >= rank - 1) {
-    return fail(out,
-                "axis " + std::to_string(axis) + " is invalid for rank " + std::to_string(rank));
+    return fail("axis " + std::to_string(axis) + " is invalid for rank " + std::to_string(rank));
   }
   const auto at = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
   Dim n = s.dims[at];
@@ -135,12 +129,10 @@ Dim stft_frame_length(const INodeView& node, IShapeSink& out) {
 /// frames = (length - frame_length) // frame_step + 1 and bins = frame_length // 2 + 1 when
 /// onesided (the default), else frame_length. frame_length is input 3, else the window's length.
 Status stft(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   const Shape signal = input_shape(node, 0);
-  if (signal.known && signal.rank() != 3)
-    return fail(out, "signal must be [batch, length, 1 or 2]");
+  if (signal.known && signal.rank() != 3) return fail("signal must be [batch, length, 1 or 2]");
   const Dim frame_length = stft_frame_length(node, out);
   Dim step;
   const bool step_known = scalar_value(node, 1, &step);
@@ -154,16 +146,14 @@ Status stft(const INodeView& node, IShapeSink& out) {
 
 /// Blackman/Hamming/Hann windows: [size] of `output_datatype` (default float).
 Status window(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const auto dtype = static_cast<std::int32_t>(node.attr_int_or("output_datatype", dtype::kFloat));
   return set_shape(out, 0, dtype, Shape::of({size_from_input(node, out, 0, 0, 0)}));
 }
 
 /// MelWeightMatrix: [dft_length // 2 + 1, num_mel_bins] of `output_datatype` (default float).
 Status mel_weight_matrix(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 5, &st)) return st;
+  require_inputs(node, 5);
   const auto dtype = static_cast<std::int32_t>(node.attr_int_or("output_datatype", dtype::kFloat));
   Dim dft_length;
   const Dim bins = scalar_value(node, 1, &dft_length) ? floor_div(dft_length, 2) + 1

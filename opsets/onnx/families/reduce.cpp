@@ -64,18 +64,14 @@ Dim fresh_covering(const INodeView& node, IShapeSink& out, std::uint32_t axis,
 }
 
 /// Output shape when the axes are listed: reduced axes become 1 (keepdims) or disappear.
-Status listed_shape(IShapeSink& out, const Shape& in, const std::vector<std::int64_t>& axes,
-                    bool keepdims, Shape* result) {
+Shape listed_shape(const Shape& in, const std::vector<std::int64_t>& axes, bool keepdims) {
   const auto rank = static_cast<std::int64_t>(in.rank());
   std::vector<bool> reduced(in.rank(), false);
   for (std::int64_t a : axes) {
     std::int64_t axis;
-    if (!normalize_axis(a, rank, &axis)) {
-      return fail(out,
-                  "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
-    }
-    if (reduced[static_cast<std::size_t>(axis)])
-      return fail(out, "duplicate axis " + std::to_string(a));
+    if (!normalize_axis(a, rank, &axis))
+      fail("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+    if (reduced[static_cast<std::size_t>(axis)]) fail("duplicate axis " + std::to_string(a));
     reduced[static_cast<std::size_t>(axis)] = true;
   }
   std::vector<Dim> dims;
@@ -86,8 +82,7 @@ Status listed_shape(IShapeSink& out, const Shape& in, const std::vector<std::int
       dims.push_back(in.dims[k].lift(1));
     }
   }
-  *result = Shape::of(std::move(dims));
-  return Status::kOk;
+  return Shape::of(std::move(dims));
 }
 
 /// Output shape when the axes input has no known value: keepdims keeps the rank (each dim is its
@@ -139,8 +134,7 @@ void fold_value(const INodeView& node, IShapeSink& out, const Shape& in, bool al
 }
 
 Status reduce(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
   const Shape in = input_shape(node, 0);
   const bool keepdims = node.attr_int_or("keepdims", 1) != 0;
@@ -161,8 +155,7 @@ Status reduce(const INodeView& node, IShapeSink& out) {
       break;
     case ReducedAxes::Kind::kListed:
       if (in.known) {
-        if (Status s = listed_shape(out, in, axes.listed, keepdims, &result); s != Status::kOk)
-          return s;
+        result = listed_shape(in, axes.listed, keepdims);
         all_reduced = in.rank() <= 1;
       }
       break;
@@ -170,7 +163,7 @@ Status reduce(const INodeView& node, IShapeSink& out) {
       result = unknown_axes_shape(node, out, in, axes, keepdims);
       break;
   }
-  if (Status s = set_shape(out, 0, dtype, result); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, result));
   if (axes.kind == ReducedAxes::Kind::kNone) {
     std::vector<Dim> values;
     if (input_values(node, 0, &values)) set_value(out, 0, values);
@@ -181,17 +174,11 @@ Status reduce(const INodeView& node, IShapeSink& out) {
 }
 
 Status arg_reduce(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
-  const Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype::kInt64, Shape::unknown());
+  require_inputs(node, 1);
+  const Shape in = known_input(node, out, 0, dtype::kInt64);
   const std::int64_t a = node.attr_int_or("axis", 0);
-  Shape result;
-  if (Status s = listed_shape(out, in, {a}, node.attr_int_or("keepdims", 1) != 0, &result);
-      s != Status::kOk) {
-    return s;
-  }
-  return set_shape(out, 0, dtype::kInt64, result);
+  return set_shape(out, 0, dtype::kInt64,
+                   listed_shape(in, {a}, node.attr_int_or("keepdims", 1) != 0));
 }
 
 Status zero_scratch(const INodeView& node, IScratchSink& out) {

@@ -85,19 +85,17 @@ bool recurrent_dims(const INodeView& node, IShapeSink* out, RecurrentDims* d, st
 }
 
 Status recurrent(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   RecurrentDims d;
   std::string error;
-  if (!recurrent_dims(node, &out, &d, &error)) return fail(out, error);
+  if (!recurrent_dims(node, &out, &d, &error)) return fail(error);
   const std::int32_t dtype = node.input_dtype(0);
   const Dim dirs = node.constant(d.directions);
   const bool bm = batch_major(node);
   if (has_output(node, 0)) {
     std::vector<Dim> y = bm ? std::vector<Dim>{d.batch, d.seq, dirs, d.hidden}
                             : std::vector<Dim>{d.seq, dirs, d.batch, d.hidden};
-    if (Status s = set_shape(out, 0, dtype, nn::fill_unknown(node, out, 0, y)); s != Status::kOk)
-      return s;
+    check(set_shape(out, 0, dtype, nn::fill_unknown(node, out, 0, y)));
   }
   // Y_h, and Y_c for LSTM: the last hidden (cell) state per direction.
   const std::uint32_t states = node.is_op("LSTM") ? 3 : 2;
@@ -105,8 +103,7 @@ Status recurrent(const INodeView& node, IShapeSink& out) {
     if (!has_output(node, o)) continue;
     std::vector<Dim> h =
         bm ? std::vector<Dim>{d.batch, dirs, d.hidden} : std::vector<Dim>{dirs, d.batch, d.hidden};
-    if (Status s = set_shape(out, o, dtype, nn::fill_unknown(node, out, o, h)); s != Status::kOk)
-      return s;
+    check(set_shape(out, o, dtype, nn::fill_unknown(node, out, o, h)));
   }
   return Status::kOk;
 }
@@ -114,12 +111,11 @@ Status recurrent(const INodeView& node, IShapeSink& out) {
 Status recurrent_scratch(const INodeView& node, IScratchSink& out) {
   RecurrentDims d;
   std::string why;
-  if (!recurrent_dims(node, nullptr, &d, &why)) return nn::cannot_estimate(out, why);
-  if (!d.seq.valid()) return nn::cannot_estimate(out, "shape of X unknown");
-  if (!d.hidden.valid())
-    return nn::cannot_estimate(out, "no hidden_size attribute and R's shape unknown");
+  if (!recurrent_dims(node, nullptr, &d, &why)) return unsupported(why);
+  if (!d.seq.valid()) return unsupported("shape of X unknown");
+  if (!d.hidden.valid()) return unsupported("no hidden_size attribute and R's shape unknown");
   std::int64_t e;
-  if (!nn::input_element_bytes(node, 0, &e, &why)) return nn::cannot_estimate(out, why);
+  if (!nn::input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   return out.set_bytes(d.seq * d.batch * d.hidden * (d.directions * gate_count(node) * e));
 }
 

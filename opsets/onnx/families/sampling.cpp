@@ -19,8 +19,7 @@ using nn::fresh;
 
 /// GridSample: X [N, C, D1..Dr], grid [N, O1..Or, r] -> [N, C, O1..Or] (r = 2 before opset 20).
 Status grid_sample(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   Shape x = input_shape(node, 0), grid = input_shape(node, 1);
   if (!grid.known) {
@@ -30,15 +29,15 @@ Status grid_sample(const INodeView& node, IShapeSink& out) {
     return set_shape(out, 0, dtype, Shape::of(std::move(dims)));
   }
   if (grid.rank() < 3)
-    return fail(out, "grid has rank " + std::to_string(grid.rank()) + ", expected >= 3");
+    return fail("grid has rank " + std::to_string(grid.rank()) + ", expected >= 3");
   if (x.known && x.rank() != grid.rank()) {
-    return fail(out, "X has rank " + std::to_string(x.rank()) + " but grid has rank " +
-                         std::to_string(grid.rank()));
+    return fail("X has rank " + std::to_string(x.rank()) + " but grid has rank " +
+                std::to_string(grid.rank()));
   }
   std::string error;
   Dim batch;
   if (!nn::unify(out, x.known ? x.dims[0] : Dim(), grid.dims[0], &batch, &error)) {
-    return fail(out, "X and grid disagree on the batch: " + error);
+    return fail("X and grid disagree on the batch: " + error);
   }
   std::vector<Dim> dims{batch, x.known ? x.dims[1] : fresh(node, out, 0, 1)};
   dims.insert(dims.end(), grid.dims.begin() + 1, grid.dims.end() - 1);
@@ -48,8 +47,7 @@ Status grid_sample(const INodeView& node, IShapeSink& out) {
 /// AffineGrid: theta [N, 2, 3] with size (N, C, H, W) -> [N, H, W, 2]; theta [N, 3, 4] with size
 /// (N, C, D, H, W) -> [N, D, H, W, 3].
 Status affine_grid(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
   Shape theta = input_shape(node, 0), size_shape = input_shape(node, 1);
   std::vector<Dim> size;
@@ -66,13 +64,13 @@ Status affine_grid(const INodeView& node, IShapeSink& out) {
   }
   if (len < 0) return set_shape(out, 0, dtype, Shape::unknown());
   if (len != 4 && len != 5)
-    return fail(out, "size has " + std::to_string(len) + " values, expected 4 or 5");
+    return fail("size has " + std::to_string(len) + " values, expected 4 or 5");
   const std::size_t spatial = static_cast<std::size_t>(len - 2);
   std::vector<Dim> dims;
   Dim batch = size_known ? size[0] : Dim();
   std::string error;
   if (theta.known && !nn::unify(out, batch, theta.dims[0], &batch, &error)) {
-    return fail(out, "theta and size disagree on the batch: " + error);
+    return fail("theta and size disagree on the batch: " + error);
   }
   dims.push_back(batch.valid() ? batch : fresh(node, out, 0, 0));
   for (std::size_t i = 0; i < spatial; ++i) {

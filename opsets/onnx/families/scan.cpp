@@ -33,8 +33,8 @@ class SharedDim {
     if (d.provably_eq(dim_)) return Status::kOk;
     std::int64_t a, b;
     if ((d.get_int(&a) && dim_.get_int(&b)) || d.provably_ne(dim_)) {
-      return fail(out, std::string(what_) + " differs between inputs: " + to_string(dim_) + " vs " +
-                           to_string(d));
+      return fail(std::string(what_) + " differs between inputs: " + to_string(dim_) + " vs " +
+                  to_string(d));
     }
     out.constraint(ConstraintKind::kEq, dim_.handle(), d.handle(), 0);
     return Status::kOk;
@@ -80,25 +80,24 @@ struct ScanLayout {
   std::vector<std::int64_t> input_axes, output_axes;
 };
 
-Status read_scan_layout(const INodeView& node, IShapeSink& out, ScanLayout* l) {
+Status read_scan_layout(const INodeView& node, ScanLayout* l) {
   std::int64_t m;
-  if (!node.attr_int("num_scan_inputs", &m) || m < 0) return fail(out, "missing 'num_scan_inputs'");
+  if (!node.attr_int("num_scan_inputs", &m) || m < 0) return fail("missing 'num_scan_inputs'");
   l->batched = node.opset_version() < 9;
   l->first_state = l->batched ? 1 : 0;
   const auto inputs = static_cast<std::int64_t>(node.input_count()) - l->first_state;
-  if (inputs < m) return fail(out, "fewer inputs than num_scan_inputs");
+  if (inputs < m) return fail("fewer inputs than num_scan_inputs");
   l->scan_inputs = static_cast<std::uint32_t>(m);
   l->states = static_cast<std::uint32_t>(inputs - m);
-  if (node.output_count() < l->states) return fail(out, "fewer outputs than state variables");
+  if (node.output_count() < l->states) return fail("fewer outputs than state variables");
   l->scan_outputs = node.output_count() - l->states;
   if (node.attr_graph_outputs("body") != static_cast<std::int32_t>(node.output_count())) {
-    return fail(out, "body outputs do not match the node outputs");
+    return fail("body outputs do not match the node outputs");
   }
   if (l->batched) return Status::kOk;
   if (!per_item_axes(node, "scan_input_axes", l->scan_inputs, &l->input_axes) ||
       !per_item_axes(node, "scan_output_axes", l->scan_outputs, &l->output_axes)) {
-    return fail(out,
-                "scan_input_axes/scan_output_axes do not have one entry per scan input/output");
+    return fail("scan_input_axes/scan_output_axes do not have one entry per scan input/output");
   }
   return Status::kOk;
 }
@@ -112,14 +111,12 @@ Status scan_elements(const INodeView& node, IShapeSink& out, const ScanLayout& l
       const auto rank = static_cast<std::int64_t>(v.shape.rank());
       std::int64_t axis = 1;
       if (!l.batched && !normalize_axis(l.input_axes[i], rank, &axis)) {
-        return fail(out, "scan input " + std::to_string(i) + " axis out of range");
+        return fail("scan input " + std::to_string(i) + " axis out of range");
       }
-      if (axis >= rank)
-        return fail(out, "scan input " + std::to_string(i) + " has no sequence axis");
-      if (Status s = trip->add(out, v.shape.dims[static_cast<std::size_t>(axis)]); s != Status::kOk)
-        return s;
+      if (axis >= rank) return fail("scan input " + std::to_string(i) + " has no sequence axis");
+      check(trip->add(out, v.shape.dims[static_cast<std::size_t>(axis)]));
       if (l.batched) {
-        if (Status s = batch->add(out, v.shape.dims[0]); s != Status::kOk) return s;
+        check(batch->add(out, v.shape.dims[0]));
         v.shape = without_axes(v.shape, 0, 2);
       } else {
         v.shape = without_axes(v.shape, static_cast<std::size_t>(axis), 1);
@@ -132,25 +129,22 @@ Status scan_elements(const INodeView& node, IShapeSink& out, const ScanLayout& l
 
 Status scan_op(const INodeView& node, IShapeSink& out) {
   ScanLayout l;
-  if (Status s = read_scan_layout(node, out, &l); s != Status::kOk) return s;
+  check(read_scan_layout(node, &l));
   SharedDim trip("sequence length"), batch("batch size");
   std::vector<BodyValue> initial, elements;
   for (std::uint32_t k = 0; k < l.states; ++k) {
     BodyValue v = node_input(node, l.first_state + k);
     if (l.batched && v.shape.known) {
-      if (v.shape.rank() == 0)
-        return fail(out, "state " + std::to_string(k) + " has no batch axis");
-      if (Status s = batch.add(out, v.shape.dims[0]); s != Status::kOk) return s;
+      if (v.shape.rank() == 0) return fail("state " + std::to_string(k) + " has no batch axis");
+      check(batch.add(out, v.shape.dims[0]));
       v.shape = without_axes(v.shape, 0, 1);
     }
     initial.push_back(std::move(v));
   }
-  if (Status s = scan_elements(node, out, l, &trip, &batch, &elements); s != Status::kOk) return s;
+  check(scan_elements(node, out, l, &trip, &batch, &elements));
   const std::uint32_t offset = l.batched ? 1 : 0;
   CarriedFixpoint scan(node, out, std::move(initial), offset);
-  if (Status s = scan.run("body", {}, elements, 0, trip.provably_positive()); s != Status::kOk) {
-    return s;
-  }
+  check(scan.run("body", {}, elements, 0, trip.provably_positive()));
   for (std::uint32_t k = 0; k < l.states; ++k) {
     if (!node.has_output(k)) continue;
     BodyValue final_state = scan.carried()[k];
@@ -161,7 +155,7 @@ Status scan_op(const INodeView& node, IShapeSink& out) {
     if (l.batched && final_state.shape.known) {
       final_state.shape.dims.insert(final_state.shape.dims.begin(), batch.get(node, out, k, 0));
     }
-    if (Status s = set_body_value(out, k, final_state); s != Status::kOk) return s;
+    check(set_body_value(out, k, final_state));
   }
   for (std::uint32_t j = 0; j < l.scan_outputs; ++j) {
     const std::uint32_t o = l.states + j;
@@ -171,14 +165,14 @@ Status scan_op(const INodeView& node, IShapeSink& out) {
       std::int64_t axis = 0;
       const auto rank = static_cast<std::int64_t>(element.rank()) + 1;
       if (!l.batched && !normalize_axis(l.output_axes[j], rank, &axis)) {
-        return fail(out, "scan output " + std::to_string(j) + " axis out of range");
+        return fail("scan output " + std::to_string(j) + " axis out of range");
       }
       const auto at = static_cast<std::uint32_t>(axis) + offset;
       element.dims.insert(element.dims.begin() + static_cast<std::ptrdiff_t>(axis),
                           trip.get(node, out, o, at));
       if (l.batched) element.dims.insert(element.dims.begin(), batch.get(node, out, o, 0));
     }
-    if (Status s = set_shape(out, o, scan.results()[o].dtype, element); s != Status::kOk) return s;
+    check(set_shape(out, o, scan.results()[o].dtype, element));
   }
   return Status::kOk;
 }

@@ -54,7 +54,7 @@ Shape merge_elements(IShapeSink& out, const std::vector<Shape>& shapes) {
 /// described by `common`, the shape standing for every element).
 Status set_positions(IShapeSink& out, std::uint32_t o, std::int32_t dtype, const Shape& common,
                      const std::vector<Shape>& elements) {
-  if (Status s = set_sequence(out, o, dtype, common); s != Status::kOk) return s;
+  check(set_sequence(out, o, dtype, common));
   if (elements.size() > kMaxTrackedLength) return Status::kOk;
   return set_elements(out, o, elements);
 }
@@ -72,7 +72,7 @@ Status set_known_elements(IShapeSink& out, std::uint32_t o, std::int32_t dtype,
 /// A sequence of `length` elements (symbolic or concrete), every one of shape `element`.
 Status set_uniform(IShapeSink& out, std::uint32_t o, std::int32_t dtype, const Shape& element,
                    Dim length) {
-  if (Status s = set_sequence(out, o, dtype, element); s != Status::kOk) return s;
+  check(set_sequence(out, o, dtype, element));
   return out.set_output_length(o, length);
 }
 
@@ -83,17 +83,16 @@ bool symbolic_length(const INodeView& node, std::uint32_t i, Dim* length) {
 }
 
 /// Requires input i to be a sequence (or of a kind not inferred yet).
-bool require_sequence(const INodeView& node, IShapeSink& out, std::uint32_t i, Status* status) {
+void require_sequence(const INodeView& node, std::uint32_t i) {
   const ValueKind kind = node.input_kind(i);
-  if (kind == ValueKind::kSequence || kind == ValueKind::kUnknown) return true;
-  *status = fail(out, "input " + std::to_string(i) + " must be a sequence");
-  return false;
+  if (kind != ValueKind::kSequence && kind != ValueKind::kUnknown)
+    fail("input " + std::to_string(i) + " must be a sequence");
 }
 
 /// The position given by input i (`fallback` when absent) for a sequence of `length` elements,
 /// mapped into [0, length) ([0, length] with `past_end`, as for an insertion). `*known` is false
 /// when the position has no value; an out-of-range position fails.
-Status read_position(const INodeView& node, IShapeSink& out, std::uint32_t i, std::int64_t length,
+Status read_position(const INodeView& node, std::uint32_t i, std::int64_t length,
                      std::int64_t fallback, bool past_end, std::int64_t* position, bool* known) {
   std::int64_t p = fallback;
   *known = false;
@@ -104,8 +103,8 @@ Status read_position(const INodeView& node, IShapeSink& out, std::uint32_t i, st
   }
   const std::int64_t hi = past_end ? length : length - 1;
   if (p < -length || p > hi) {
-    return fail(out, "position " + std::to_string(p) + " out of range for a sequence of " +
-                         std::to_string(length) + " element(s)");
+    return fail("position " + std::to_string(p) + " out of range for a sequence of " +
+                std::to_string(length) + " element(s)");
   }
   *position = p < 0 ? p + length : p;
   *known = true;
@@ -120,16 +119,15 @@ Status sequence_empty(const INodeView& node, IShapeSink& out) {
 }
 
 Status sequence_construct(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   std::vector<Shape> shapes;
   for (std::uint32_t i = 0; i < node.input_count(); ++i) shapes.push_back(input_shape(node, i));
   return set_positions(out, 0, node.input_dtype(0), merge_elements(out, shapes), shapes);
 }
 
 Status sequence_insert(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st) || !require_sequence(node, out, 0, &st)) return st;
+  require_inputs(node, 2);
+  require_sequence(node, 0);
   std::int32_t dtype = node.input_dtype(0);
   if (dtype == dtype::kUndefined) dtype = node.input_dtype(1);
   const Shape inserted = input_shape(node, 1);
@@ -146,9 +144,7 @@ Status sequence_insert(const INodeView& node, IShapeSink& out) {
   const auto length = static_cast<std::int64_t>(elements.size());
   std::int64_t at = 0;
   bool known = false;
-  if (Status s = read_position(node, out, 2, length, length, true, &at, &known); s != Status::kOk) {
-    return s;
-  }
+  check(read_position(node, 2, length, length, true, &at, &known));
   if (known) {
     elements.insert(elements.begin() + at, inserted);
     const Shape common =
@@ -161,16 +157,14 @@ Status sequence_insert(const INodeView& node, IShapeSink& out) {
 }
 
 Status sequence_at(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st) || !require_sequence(node, out, 0, &st)) return st;
+  require_inputs(node, 2);
+  require_sequence(node, 0);
   std::vector<Shape> elements;
   if (input_elements(node, 0, &elements)) {
     const auto length = static_cast<std::int64_t>(elements.size());
     std::int64_t at = 0;
     bool known = false;
-    if (Status s = read_position(node, out, 1, length, 0, false, &at, &known); s != Status::kOk) {
-      return s;
-    }
+    check(read_position(node, 1, length, 0, false, &at, &known));
     if (known && elements[static_cast<std::size_t>(at)].known) {
       return set_shape(out, 0, node.input_dtype(0), elements[static_cast<std::size_t>(at)]);
     }
@@ -179,8 +173,8 @@ Status sequence_at(const INodeView& node, IShapeSink& out) {
 }
 
 Status sequence_erase(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
+  require_inputs(node, 1);
+  require_sequence(node, 0);
   const std::int32_t dtype = node.input_dtype(0);
   const Shape common = input_shape(node, 0);
   std::vector<Shape> elements;
@@ -190,12 +184,10 @@ Status sequence_erase(const INodeView& node, IShapeSink& out) {
     return set_sequence(out, 0, dtype, common);
   }
   const auto length = static_cast<std::int64_t>(elements.size());
-  if (length == 0) return fail(out, "cannot erase from an empty sequence");
+  if (length == 0) return fail("cannot erase from an empty sequence");
   std::int64_t at = 0;
   bool known = false;
-  if (Status s = read_position(node, out, 1, length, -1, false, &at, &known); s != Status::kOk) {
-    return s;
-  }
+  check(read_position(node, 1, length, -1, false, &at, &known));
   if (known) {
     elements.erase(elements.begin() + at);
     return set_known_elements(out, 0, dtype, elements, common);
@@ -205,9 +197,9 @@ Status sequence_erase(const INodeView& node, IShapeSink& out) {
 }
 
 Status sequence_length(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
-  if (Status s = set_shape(out, 0, dtype::kInt64, Shape::of({})); s != Status::kOk) return s;
+  require_inputs(node, 1);
+  require_sequence(node, 0);
+  check(set_shape(out, 0, dtype::kInt64, Shape::of({})));
   Dim length;
   if (node.input_sequence_length_dim(0, &length)) return set_value(out, 0, {length});
   return Status::kOk;
@@ -258,15 +250,14 @@ bool split_chunks(const INodeView& node, Dim d, std::vector<Dim>* chunks) {
 }
 
 Status split_to_sequence(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
   const Shape in = input_shape(node, 0);
   if (!in.known) return set_sequence(out, 0, dtype, Shape::unknown());
   std::int64_t axis;
   const std::int64_t a = node.attr_int_or("axis", 0);
   if (!normalize_axis(a, static_cast<std::int64_t>(in.rank()), &axis)) {
-    return fail(out, "axis " + std::to_string(a) + " out of range");
+    return fail("axis " + std::to_string(a) + " out of range");
   }
   const auto at = static_cast<std::size_t>(axis);
   const Dim d = in.dims[at];
@@ -320,18 +311,16 @@ Dim joined_dim(const INodeView& node, IShapeSink& out, std::size_t at, std::size
 }
 
 Status concat_from_sequence(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st) || !require_sequence(node, out, 0, &st)) return st;
+  require_inputs(node, 1);
+  require_sequence(node, 0);
   const std::int32_t dtype = node.input_dtype(0);
-  Shape element = input_shape(node, 0);
-  if (!element.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape element = known_input(node, out, 0, dtype);
   const bool new_axis = node.attr_int_or("new_axis", 0) != 0;
   std::int64_t a;
-  if (!node.attr_int("axis", &a)) return fail(out, "missing 'axis'");
+  if (!node.attr_int("axis", &a)) return fail("missing 'axis'");
   const auto rank = static_cast<std::int64_t>(element.rank()) + (new_axis ? 1 : 0);
   std::int64_t axis;
-  if (!normalize_axis(a, rank, &axis))
-    return fail(out, "axis " + std::to_string(a) + " out of range");
+  if (!normalize_axis(a, rank, &axis)) return fail("axis " + std::to_string(a) + " out of range");
   const auto at = static_cast<std::size_t>(axis);
   const Dim joined = joined_dim(node, out, at, element.rank(), new_axis);
   if (new_axis) {
@@ -363,17 +352,13 @@ Status optional_op(const INodeView& node, IShapeSink& out) {
 
 /// From opset 18 the input may also be a tensor or a sequence, returned unchanged.
 Status optional_get_element(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const ValueKind kind = node.input_kind(0);
   const ValueKind result = kind == ValueKind::kSequence ? kind : ValueKind::kTensor;
   Shape s = input_shape(node, 0);
   std::vector<std::uint32_t> h = handles(s.dims);
-  if (Status r = out.set_output(0, result, node.input_dtype(0),
-                                s.known ? static_cast<std::int32_t>(h.size()) : -1, h.data());
-      r != Status::kOk) {
-    return r;
-  }
+  check(out.set_output(0, result, node.input_dtype(0),
+                       s.known ? static_cast<std::int32_t>(h.size()) : -1, h.data()));
   std::vector<Dim> values;
   if (kind == ValueKind::kTensor && input_values(node, 0, &values)) set_value(out, 0, values);
   return Status::kOk;
@@ -381,7 +366,7 @@ Status optional_get_element(const INodeView& node, IShapeSink& out) {
 
 /// A missing input (opset 18) has no element; a plain tensor or sequence always has one.
 Status optional_has_element(const INodeView& node, IShapeSink& out) {
-  if (Status s = set_shape(out, 0, dtype::kBool, Shape::of({})); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype::kBool, Shape::of({})));
   const ValueKind kind = node.input_kind(0);
   if (!node.has_input(0)) return set_value(out, 0, {node.constant(0)});
   if (kind == ValueKind::kTensor || kind == ValueKind::kSequence) {

@@ -16,10 +16,9 @@ namespace {
 /// The body runs once per element: sequence inputs contribute their element, tensors themselves;
 /// each body output becomes a sequence of such elements.
 Status sequence_map(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   if (node.input_kind(0) != ValueKind::kSequence && node.input_kind(0) != ValueKind::kUnknown) {
-    return fail(out, "input 0 must be a sequence");
+    return fail("input 0 must be a sequence");
   }
   std::vector<BodyValue> inputs, results;
   const BodyValue first = node_input(node, 0);
@@ -27,9 +26,8 @@ Status sequence_map(const INodeView& node, IShapeSink& out) {
     BodyValue v = node_input(node, i);
     inputs.push_back(v.kind == ValueKind::kSequence || i == 0 ? element_of(v) : v);
   }
-  if (Status s = infer_body(node, out, "body", inputs, &results); s != Status::kOk) return s;
-  if (results.size() < node.output_count())
-    return fail(out, "body has fewer outputs than the node");
+  check(infer_body(node, out, "body", inputs, &results));
+  if (results.size() < node.output_count()) return fail("body has fewer outputs than the node");
   for (std::uint32_t o = 0; o < node.output_count(); ++o) {
     if (!node.has_output(o)) continue;
     BodyValue element = element_of(results[o]);
@@ -37,7 +35,7 @@ Status sequence_map(const INodeView& node, IShapeSink& out) {
     // One output element per element of input 0 (uniform when input 0's are).
     element.has_length = first.has_length;
     element.length = first.length;
-    if (Status s = set_body_value(out, o, element); s != Status::kOk) return s;
+    check(set_body_value(out, o, element));
   }
   return Status::kOk;
 }

@@ -88,11 +88,9 @@ std::vector<std::int64_t> slice_positions(std::int64_t n, std::int64_t s, std::i
 }
 
 Status slice(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
-  Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape in = known_input(node, out, 0, dtype);
   const auto rank = static_cast<std::int64_t>(in.rank());
 
   std::vector<Dim> starts, ends, steps;
@@ -102,13 +100,13 @@ Status slice(const INodeView& node, IShapeSink& out) {
   if (node.opset_version() < 10) {
     std::vector<std::int64_t> s, e;
     if (!attr_ints_vec(node, "starts", &s) || !attr_ints_vec(node, "ends", &e)) {
-      return fail(out, "missing 'starts' or 'ends' attribute");
+      return fail("missing 'starts' or 'ends' attribute");
     }
     for (std::int64_t v : s) starts.push_back(node.constant(v));
     for (std::int64_t v : e) ends.push_back(node.constant(v));
     have_axes = attr_ints_vec(node, "axes", &axes);
   } else {
-    if (!require_inputs(node, out, 3, &st)) return st;
+    require_inputs(node, 3);
     bounds_known = input_values(node, 1, &starts) && input_values(node, 2, &ends);
     if (node.has_input(3)) {
       have_axes = true;
@@ -120,7 +118,7 @@ Status slice(const INodeView& node, IShapeSink& out) {
   }
   if (bounds_known) {
     count = static_cast<std::int64_t>(starts.size());
-    if (ends.size() != starts.size()) return fail(out, "starts and ends have different lengths");
+    if (ends.size() != starts.size()) return fail("starts and ends have different lengths");
   } else {
     // The number of sliced axes from a known length of starts/ends/axes.
     for (std::uint32_t i = 1; i <= 3 && count < 0 && node.opset_version() >= 10; ++i) {
@@ -131,12 +129,12 @@ Status slice(const INodeView& node, IShapeSink& out) {
   }
   if (have_axes && axes_known) {
     if (count >= 0 && static_cast<std::int64_t>(axes.size()) != count) {
-      return fail(out, "axes has " + std::to_string(axes.size()) + " entries for " +
-                           std::to_string(count) + " starts");
+      return fail("axes has " + std::to_string(axes.size()) + " entries for " +
+                  std::to_string(count) + " starts");
     }
-    if (!normalize_axes(out, &axes, rank, &st)) return st;
+    normalize_axes(&axes, rank);
   } else if (!have_axes && count >= 0) {
-    if (count > rank) return fail(out, "more starts than input axes");
+    if (count > rank) return fail("more starts than input axes");
     for (std::int64_t k = 0; k < count; ++k) axes.push_back(k);
   } else {
     // Which axes are sliced is unknown: every length is data-dependent.
@@ -146,7 +144,7 @@ Status slice(const INodeView& node, IShapeSink& out) {
     return set_shape(out, 0, dtype, Shape::of(dims));
   }
   if (!steps.empty() && steps.size() != axes.size())
-    return fail(out, "steps and axes have different lengths");
+    return fail("steps and axes have different lengths");
 
   std::vector<Dim> dims = in.dims;
   std::vector<std::int64_t> step_values(axes.size(), 1);
@@ -154,7 +152,7 @@ Status slice(const INodeView& node, IShapeSink& out) {
   for (std::size_t k = 0; k < steps.size(); ++k) {
     step_known[k] = steps[k].get_int(&step_values[k]);
     if (step_known[k] && step_values[k] == 0)
-      return fail(out, "slice step 0 on axis " + std::to_string(axes[k]));
+      return fail("slice step 0 on axis " + std::to_string(axes[k]));
   }
   for (std::size_t k = 0; k < axes.size(); ++k) {
     const auto a = static_cast<std::size_t>(axes[k]);
@@ -164,7 +162,7 @@ Status slice(const INodeView& node, IShapeSink& out) {
       dims[a] = slice_length(out, in.dims[a], starts[k], ends[k], step_values[k]);
     }
   }
-  if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
 
   // Value: a value of concrete dims sliced with concrete bounds.
   std::vector<Dim> values;

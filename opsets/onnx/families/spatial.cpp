@@ -59,12 +59,11 @@ Status apply_scales(const INodeView& node, IShapeSink& out, std::int32_t dtype, 
                     const std::vector<std::int64_t>& axes, const double* scales,
                     std::size_t count) {
   if (count != axes.size()) {
-    return fail(out,
-                std::to_string(count) + " scales for " + std::to_string(axes.size()) + " axes");
+    return fail(std::to_string(count) + " scales for " + std::to_string(axes.size()) + " axes");
   }
   for (std::size_t k = 0; k < count; ++k) {
     if (!(scales[k] > 0) || !std::isfinite(scales[k])) {
-      return fail(out, "scale " + std::to_string(scales[k]) + " is not a positive number");
+      return fail("scale " + std::to_string(scales[k]) + " is not a positive number");
     }
     const auto a = static_cast<std::size_t>(axes[k]);
     in.dims[a] = scaled_dim(node, out, in.dims[a], scales[k], a);
@@ -83,24 +82,22 @@ Status fresh_axes(const INodeView& node, IShapeSink& out, std::int32_t dtype, Sh
 }
 
 /// Axes from the `axes` attribute (normalised, no repeats), else every axis.
-bool read_axes(const INodeView& node, IShapeSink& out, std::int64_t rank, bool use_attr,
-               std::vector<std::int64_t>* axes, Status* st) {
-  axes->clear();
-  if (!use_attr || !attr_ints_vec(node, "axes", axes)) {
-    for (std::int64_t k = 0; k < rank; ++k) axes->push_back(k);
-    return true;
+std::vector<std::int64_t> read_axes(const INodeView& node, std::int64_t rank, bool use_attr) {
+  std::vector<std::int64_t> axes;
+  if (!use_attr || !attr_ints_vec(node, "axes", &axes)) {
+    for (std::int64_t k = 0; k < rank; ++k) axes.push_back(k);
+    return axes;
   }
   std::vector<bool> seen(static_cast<std::size_t>(rank), false);
-  for (std::int64_t& a : *axes) {
+  for (std::int64_t& a : axes) {
     std::int64_t n;
     if (!normalize_axis(a, rank, &n) || seen[static_cast<std::size_t>(n)]) {
-      *st = fail(out, "bad or repeated axis " + std::to_string(a));
-      return false;
+      fail("bad or repeated axis " + std::to_string(a));
     }
     seen[static_cast<std::size_t>(n)] = true;
     a = n;
   }
-  return true;
+  return axes;
 }
 
 /// Resize with `sizes`: the sizes themselves (stretch), or with keep_aspect_ratio_policy
@@ -108,12 +105,12 @@ bool read_axes(const INodeView& node, IShapeSink& out, std::int64_t rank, bool u
 Status apply_sizes(const INodeView& node, IShapeSink& out, std::int32_t dtype, Shape in,
                    const std::vector<std::int64_t>& axes, const std::vector<Dim>& sizes) {
   if (sizes.size() != axes.size()) {
-    return fail(
-        out, std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) + " axes");
+    return fail(std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) +
+                " axes");
   }
   for (Dim s : sizes) {
     std::int64_t v;
-    if (s.get_int(&v) && v < 0) return fail(out, "size " + std::to_string(v) + " is negative");
+    if (s.get_int(&v) && v < 0) return fail("size " + std::to_string(v) + " is negative");
   }
   const std::string policy = node.opset_version() >= 18
                                  ? attr_string_or(node, "keep_aspect_ratio_policy", "stretch")
@@ -124,7 +121,7 @@ Status apply_sizes(const INodeView& node, IShapeSink& out, std::int32_t dtype, S
     return set_shape(out, 0, dtype, in);
   }
   if (policy != "not_larger" && policy != "not_smaller") {
-    return fail(out, "unknown keep_aspect_ratio_policy '" + policy + "'");
+    return fail("unknown keep_aspect_ratio_policy '" + policy + "'");
   }
   std::vector<double> x(axes.size()), s(axes.size());
   for (std::size_t k = 0; k < axes.size(); ++k) {
@@ -150,14 +147,12 @@ Status apply_sizes(const INodeView& node, IShapeSink& out, std::int32_t dtype, S
 /// Resize 10 (X, scales), 11/13 (X, roi, scales, sizes), 18/19 (+ `axes`,
 /// `keep_aspect_ratio_policy`): sizes win when present and non-empty, else the constant scales.
 Status resize(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
-  Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape in = known_input(node, out, 0, dtype);
   const auto rank = static_cast<std::int64_t>(in.rank());
   std::vector<std::int64_t> axes;
-  if (!read_axes(node, out, rank, node.opset_version() >= 18, &axes, &st)) return st;
+  axes = read_axes(node, rank, node.opset_version() >= 18);
   const bool v10 = node.opset_version() < 11;
   if (!v10 && node.has_input(3)) {
     std::vector<Dim> sizes;
@@ -180,27 +175,24 @@ Status resize(const INodeView& node, IShapeSink& out) {
 
 /// Upsample 1 (height_scale/width_scale on NCHW), 7 (`scales` attribute), 9/10 (scales input).
 Status upsample(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
-  Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape in = known_input(node, out, 0, dtype);
   const auto rank = static_cast<std::int64_t>(in.rank());
   std::vector<std::int64_t> axes;
   for (std::int64_t k = 0; k < rank; ++k) axes.push_back(k);
   std::vector<double> scales;
   if (node.opset_version() < 7) {
-    if (rank != 4) return fail(out, "Upsample-1 expects a 4-D input");
+    if (rank != 4) return fail("Upsample-1 expects a 4-D input");
     scales = {1.0, 1.0, node.attr_float_or("height_scale", 1.0f),
               node.attr_float_or("width_scale", 1.0f)};
   } else if (node.opset_version() < 9) {
     Span<float> attr;
-    if (!node.attr_floats(StringRef("scales"), &attr))
-      return fail(out, "missing 'scales' attribute");
+    if (!node.attr_floats(StringRef("scales"), &attr)) return fail("missing 'scales' attribute");
     scales.assign(attr.begin(), attr.end());
   } else {
     Span<double> values;
-    if (!require_inputs(node, out, 2, &st)) return st;
+    require_inputs(node, 2);
     if (!node.input_float_values(1, &values)) return fresh_axes(node, out, dtype, in, axes);
     scales.assign(values.begin(), values.end());
   }
@@ -208,86 +200,70 @@ Status upsample(const INodeView& node, IShapeSink& out) {
 }
 
 /// The `blocksize` attribute (required, >= 1).
-bool blocksize(const INodeView& node, IShapeSink& out, std::int64_t* b, Status* st) {
-  if (!node.attr_int(StringRef("blocksize"), b)) {
-    *st = fail(out, "missing 'blocksize' attribute");
-    return false;
-  }
-  if (*b < 1) {
-    *st = fail(out, "blocksize " + std::to_string(*b) + " must be >= 1");
-    return false;
-  }
-  return true;
+std::int64_t blocksize(const INodeView& node) {
+  std::int64_t b;
+  if (!node.attr_int(StringRef("blocksize"), &b)) fail("missing 'blocksize' attribute");
+  if (b < 1) fail("blocksize " + std::to_string(b) + " must be >= 1");
+  return b;
 }
 
 /// d /: k with `divides(k, d)` (a concrete remainder is an error).
-bool divide_exactly(const INodeView& node, IShapeSink& out, Dim d, std::int64_t k, Dim* result,
-                    const char* what, Status* st) {
+Dim divide_exactly(const INodeView& node, IShapeSink& out, Dim d, std::int64_t k,
+                   const char* what) {
   std::int64_t v;
   if (d.get_int(&v)) {
     if (v % k != 0) {
-      *st = fail(out, std::string(what) + " " + std::to_string(v) + " is not a multiple of " +
-                          std::to_string(k));
-      return false;
+      fail(std::string(what) + " " + std::to_string(v) + " is not a multiple of " +
+           std::to_string(k));
     }
   } else if (k != 1) {
     out.constraint(ConstraintKind::kDivides, node.constant(k).handle(), d.handle(), 0);
   }
-  *result = exact_div(d, k);
-  return true;
+  return exact_div(d, k);
 }
 
 /// DepthToSpace: `[N, C, H, W]` -> `[N, C/:(b*b), H*b, W*b]`.
 Status depth_to_space(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
-  std::int64_t b;
-  if (!blocksize(node, out, &b, &st)) return st;
-  Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
-  if (in.rank() != 4) return fail(out, "input must be 4-D");
+  const std::int64_t b = blocksize(node);
+  Shape in = known_input(node, out, 0, dtype);
+  if (in.rank() != 4) return fail("input must be 4-D");
   Dim c;
-  if (!divide_exactly(node, out, in.dims[1], b * b, &c, "channels", &st)) return st;
+  c = divide_exactly(node, out, in.dims[1], b * b, "channels");
   return set_shape(out, 0, dtype, Shape::of({in.dims[0], c, in.dims[2] * b, in.dims[3] * b}));
 }
 
 /// SpaceToDepth: `[N, C, H, W]` -> `[N, C*b*b, H/:b, W/:b]`.
 Status space_to_depth(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
-  std::int64_t b;
-  if (!blocksize(node, out, &b, &st)) return st;
-  Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
-  if (in.rank() != 4) return fail(out, "input must be 4-D");
+  const std::int64_t b = blocksize(node);
+  Shape in = known_input(node, out, 0, dtype);
+  if (in.rank() != 4) return fail("input must be 4-D");
   Dim h, w;
-  if (!divide_exactly(node, out, in.dims[2], b, &h, "height", &st)) return st;
-  if (!divide_exactly(node, out, in.dims[3], b, &w, "width", &st)) return st;
+  h = divide_exactly(node, out, in.dims[2], b, "height");
+  w = divide_exactly(node, out, in.dims[3], b, "width");
   return set_shape(out, 0, dtype, Shape::of({in.dims[0], in.dims[1] * (b * b), h, w}));
 }
 
 /// CenterCropPad (18): the listed axes (attribute `axes`, default all) take the `shape` input's
 /// values; unknown values give fresh dims.
 Status center_crop_pad(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const std::int32_t dtype = node.input_dtype(0);
-  Shape in = input_shape(node, 0);
-  if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
+  Shape in = known_input(node, out, 0, dtype);
   std::vector<std::int64_t> axes;
-  if (!read_axes(node, out, static_cast<std::int64_t>(in.rank()), true, &axes, &st)) return st;
+  axes = read_axes(node, static_cast<std::int64_t>(in.rank()), true);
   std::vector<Dim> sizes;
   if (!input_values(node, 1, &sizes)) return fresh_axes(node, out, dtype, in, axes);
   if (sizes.size() != axes.size()) {
-    return fail(
-        out, std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) + " axes");
+    return fail(std::to_string(sizes.size()) + " sizes for " + std::to_string(axes.size()) +
+                " axes");
   }
   for (std::size_t k = 0; k < axes.size(); ++k) {
     std::int64_t v;
-    if (sizes[k].get_int(&v) && v < 0)
-      return fail(out, "size " + std::to_string(v) + " is negative");
+    if (sizes[k].get_int(&v) && v < 0) return fail("size " + std::to_string(v) + " is negative");
     in.dims[static_cast<std::size_t>(axes[k])] = sizes[k];
   }
   return set_shape(out, 0, dtype, in);
@@ -295,11 +271,10 @@ Status center_crop_pad(const INodeView& node, IShapeSink& out) {
 
 /// Col2Im (18): input `[N, C*prod(block_shape), L]` -> `[N, C, image_shape...]`.
 Status col2im(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 3, &st)) return st;
+  require_inputs(node, 3);
   const std::int32_t dtype = node.input_dtype(0);
   Shape in = input_shape(node, 0);
-  if (in.known && in.rank() != 3) return fail(out, "input must be 3-D");
+  if (in.known && in.rank() != 3) return fail("input must be 3-D");
   std::vector<Dim> image, block;
   const bool image_known = input_values(node, 1, &image);
   if (!image_known) {
@@ -317,14 +292,14 @@ Status col2im(const INodeView& node, IShapeSink& out) {
   std::vector<std::int64_t> block_values;
   if (in.known && input_ints(node, 2, &block_values)) {
     if (block_values.size() != image.size())
-      return fail(out, "block_shape and image_shape differ in length");
+      return fail("block_shape and image_shape differ in length");
     std::int64_t k = 1;
     for (std::int64_t v : block_values) {
-      if (v < 1) return fail(out, "block_shape entry " + std::to_string(v) + " must be >= 1");
-      if (k > INT32_MAX / v) return fail(out, "block_shape is too large");
+      if (v < 1) return fail("block_shape entry " + std::to_string(v) + " must be >= 1");
+      if (k > INT32_MAX / v) return fail("block_shape is too large");
       k *= v;
     }
-    if (!divide_exactly(node, out, in.dims[1], k, &c, "channels", &st)) return st;
+    c = divide_exactly(node, out, in.dims[1], k, "channels");
   } else {
     c = fresh(node, out, 0, 1, 0, kPosInf);
   }

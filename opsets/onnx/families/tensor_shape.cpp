@@ -20,8 +20,7 @@ void keep_value(const INodeView& node, IShapeSink& out) {
 }
 
 Status shape_op(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape s = input_shape(node, 0);
   if (!s.known) {
     Dim len(&node.expr(), out.fresh_dim(0, 0, 0, kMaxRank));
@@ -35,35 +34,30 @@ Status shape_op(const INodeView& node, IShapeSink& out) {
   end = std::clamp<std::int64_t>(end, 0, rank);
   std::vector<Dim> values;
   for (std::int64_t k = start; k < end; ++k) values.push_back(s.dims[static_cast<std::size_t>(k)]);
-  if (Status r = set_shape(out, 0, dtype::kInt64,
-                           Shape::of({node.constant(static_cast<std::int64_t>(values.size()))}));
-      r != Status::kOk) {
-    return r;
-  }
+  check(set_shape(out, 0, dtype::kInt64,
+                  Shape::of({node.constant(static_cast<std::int64_t>(values.size()))})));
   return set_value(out, 0, values);
 }
 
 Status size_op(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
-  if (Status r = set_shape(out, 0, dtype::kInt64, Shape::of({})); r != Status::kOk) return r;
+  require_inputs(node, 1);
+  check(set_shape(out, 0, dtype::kInt64, Shape::of({})));
   Shape s = input_shape(node, 0);
   if (s.known) return set_value(out, 0, {product(node, s.dims, 0, s.rank())});
   return Status::kOk;
 }
 
 Status reshape(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
   Shape in = input_shape(node, 0);
   std::vector<Dim> target;
   if (node.opset_version() < 5) {
     std::vector<std::int64_t> attr;
-    if (!attr_ints_vec(node, "shape", &attr)) return fail(out, "missing 'shape' attribute");
+    if (!attr_ints_vec(node, "shape", &attr)) return fail("missing 'shape' attribute");
     for (std::int64_t v : attr) target.push_back(node.constant(v));
   } else {
-    if (!require_inputs(node, out, 2, &st)) return st;
+    require_inputs(node, 2);
     if (!input_values(node, 1, &target)) {
       // Unknown value of known length L: L fresh dims; else unknown rank.
       Shape shape_in = input_shape(node, 1);
@@ -74,7 +68,7 @@ Status reshape(const INodeView& node, IShapeSink& out) {
           dims.emplace_back(&node.expr(),
                             out.fresh_dim(0, static_cast<std::uint32_t>(k), 0, kPosInf));
         }
-        if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
+        check(set_shape(out, 0, dtype, Shape::of(dims)));
         keep_value(node, out);
         return Status::kOk;
       }
@@ -97,16 +91,16 @@ Status reshape(const INodeView& node, IShapeSink& out) {
       if (!in.known) {
         dims[k] = Dim(&node.expr(), out.fresh_dim(0, static_cast<std::uint32_t>(k), 0, kPosInf));
       } else if (k >= in.rank()) {
-        return fail(out, "shape entry " + std::to_string(k) +
-                             " is 0 (copy) but the input has rank " + std::to_string(in.rank()));
+        return fail("shape entry " + std::to_string(k) + " is 0 (copy) but the input has rank " +
+                    std::to_string(in.rank()));
       } else {
         dims[k] = in.dims[k];
       }
     } else if (v == -1) {
-      if (infer_at >= 0) return fail(out, "shape has more than one -1");
+      if (infer_at >= 0) return fail("shape has more than one -1");
       infer_at = static_cast<std::ptrdiff_t>(k);
     } else if (v < -1) {
-      return fail(out, "invalid shape entry " + std::to_string(v));
+      return fail("invalid shape entry " + std::to_string(v));
     } else {
       dims[k] = target[k];
     }
@@ -123,38 +117,32 @@ Status reshape(const INodeView& node, IShapeSink& out) {
       }
       std::int64_t t, kn;
       const bool concrete = total.get_int(&t) && known.get_int(&kn);
-      if (concrete && kn == 0) return fail(out, "cannot infer -1: the other dims multiply to 0");
+      if (concrete && kn == 0) return fail("cannot infer -1: the other dims multiply to 0");
       if (concrete && t % kn != 0) {
-        return fail(out, "cannot reshape " + std::to_string(t) + " elements into a multiple of " +
-                             std::to_string(kn));
+        return fail("cannot reshape " + std::to_string(t) + " elements into a multiple of " +
+                    std::to_string(kn));
       }
-      if (known.is(0)) return fail(out, "cannot infer -1: the other dims multiply to 0");
+      if (known.is(0)) return fail("cannot infer -1: the other dims multiply to 0");
       dims[at] = exact_div(total, known);
     }
   }
-  if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
   keep_value(node, out);
   return Status::kOk;
 }
 
 Status flatten(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape in = input_shape(node, 0);
   const std::int32_t dtype = node.input_dtype(0);
   if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
   const auto rank = static_cast<std::int64_t>(in.rank());
   std::int64_t axis = node.attr_int_or("axis", 1);
   if (axis < 0) axis += rank;
-  if (axis < 0 || axis > rank)
-    return fail(out, "axis out of range for rank " + std::to_string(rank));
+  if (axis < 0 || axis > rank) return fail("axis out of range for rank " + std::to_string(rank));
   const auto a = static_cast<std::size_t>(axis);
-  if (Status r = set_shape(
-          out, 0, dtype,
-          Shape::of({product(node, in.dims, 0, a), product(node, in.dims, a, in.rank())}));
-      r != Status::kOk) {
-    return r;
-  }
+  check(set_shape(out, 0, dtype,
+                  Shape::of({product(node, in.dims, 0, a), product(node, in.dims, a, in.rank())})));
   keep_value(node, out);
   return Status::kOk;
 }
@@ -172,8 +160,7 @@ bool read_axes(const INodeView& node, bool* present, std::vector<std::int64_t>* 
 }
 
 Status squeeze(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape in = input_shape(node, 0);
   const std::int32_t dtype = node.input_dtype(0);
   bool present;
@@ -186,12 +173,11 @@ Status squeeze(const INodeView& node, IShapeSink& out) {
     for (std::int64_t a : axes) {
       std::int64_t axis;
       if (!normalize_axis(a, rank, &axis))
-        return fail(out, "axis " + std::to_string(a) + " out of range");
+        return fail("axis " + std::to_string(a) + " out of range");
       Dim d = in.dims[static_cast<std::size_t>(axis)];
       std::int64_t v;
       if (d.get_int(&v) && v != 1) {
-        return fail(out,
-                    "cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(v));
+        return fail("cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(v));
       }
       if (!d.is(1)) out.constraint(ConstraintKind::kEq, d.handle(), d.lift(1).handle(), 0);
       drop[static_cast<std::size_t>(axis)] = true;
@@ -209,29 +195,27 @@ Status squeeze(const INodeView& node, IShapeSink& out) {
   for (std::size_t k = 0; k < in.rank(); ++k) {
     if (!drop[k]) dims.push_back(in.dims[k]);
   }
-  if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
   keep_value(node, out);
   return Status::kOk;
 }
 
 Status unsqueeze(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape in = input_shape(node, 0);
   const std::int32_t dtype = node.input_dtype(0);
   bool present;
   std::vector<std::int64_t> axes;
   if (!read_axes(node, &present, &axes) || !in.known)
     return set_shape(out, 0, dtype, Shape::unknown());
-  if (!present) return fail(out, "missing axes");
+  if (!present) return fail("missing axes");
   const auto out_rank = static_cast<std::int64_t>(in.rank() + axes.size());
   std::vector<bool> is_new(static_cast<std::size_t>(out_rank), false);
   for (std::int64_t a : axes) {
     std::int64_t axis;
     if (!normalize_axis(a, out_rank, &axis))
-      return fail(out, "axis " + std::to_string(a) + " out of range");
-    if (is_new[static_cast<std::size_t>(axis)])
-      return fail(out, "duplicate axis " + std::to_string(a));
+      return fail("axis " + std::to_string(a) + " out of range");
+    if (is_new[static_cast<std::size_t>(axis)]) return fail("duplicate axis " + std::to_string(a));
     is_new[static_cast<std::size_t>(axis)] = true;
   }
   std::vector<Dim> dims;
@@ -239,14 +223,13 @@ Status unsqueeze(const INodeView& node, IShapeSink& out) {
   for (std::int64_t k = 0; k < out_rank; ++k) {
     dims.push_back(is_new[static_cast<std::size_t>(k)] ? node.constant(1) : in.dims[next++]);
   }
-  if (Status r = set_shape(out, 0, dtype, Shape::of(dims)); r != Status::kOk) return r;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
   keep_value(node, out);
   return Status::kOk;
 }
 
 Status transpose(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape in = input_shape(node, 0);
   const std::int32_t dtype = node.input_dtype(0);
   if (!in.known) return set_shape(out, 0, dtype, Shape::unknown());
@@ -254,19 +237,19 @@ Status transpose(const INodeView& node, IShapeSink& out) {
   if (!attr_ints_vec(node, "perm", &perm)) {
     for (std::size_t k = in.rank(); k-- > 0;) perm.push_back(static_cast<std::int64_t>(k));
   }
-  if (perm.size() != in.rank()) return fail(out, "perm has the wrong length");
+  if (perm.size() != in.rank()) return fail("perm has the wrong length");
   std::vector<bool> used(in.rank(), false);
   std::vector<Dim> dims;
   for (std::int64_t p : perm) {
     std::int64_t axis;
     if (!normalize_axis(p, static_cast<std::int64_t>(in.rank()), &axis) ||
         used[static_cast<std::size_t>(axis)]) {
-      return fail(out, "perm is not a permutation");
+      return fail("perm is not a permutation");
     }
     used[static_cast<std::size_t>(axis)] = true;
     dims.push_back(in.dims[static_cast<std::size_t>(axis)]);
   }
-  if (Status s = set_shape(out, 0, dtype, Shape::of(dims)); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype, Shape::of(dims)));
   // Value (expressions.md "Shape-value propagation"): the elements of a value of concrete dims,
   // permuted.
   std::vector<Dim> values;
@@ -289,11 +272,10 @@ Status transpose(const INodeView& node, IShapeSink& out) {
 }
 
 Status cast(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   std::int32_t to = node.is_op("CastLike") ? node.input_dtype(1)
                                            : static_cast<std::int32_t>(node.attr_int_or("to", 0));
-  if (Status r = set_shape(out, 0, to, input_shape(node, 0)); r != Status::kOk) return r;
+  check(set_shape(out, 0, to, input_shape(node, 0)));
   std::vector<Dim> values;
   if (!input_values(node, 0, &values)) return Status::kOk;
   if (to == dtype::kInt64 || to == dtype::kInt32) {

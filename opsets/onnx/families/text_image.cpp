@@ -24,13 +24,12 @@ std::int64_t upper_bound(Dim d) {
 /// StringNormalizer: [C] or [1, C]. Stop words remove an unknown number of strings; when all go,
 /// one empty string remains, so the count lies in [1, C].
 Status string_normalizer(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   Shape s = input_shape(node, 0);
   if (!s.known) return set_shape(out, 0, dtype::kString, s);
   std::int64_t first;
   if (s.rank() < 1 || s.rank() > 2 || (s.rank() == 2 && s.dims[0].get_int(&first) && first != 1)) {
-    return fail(out, "input must be [C] or [1, C]");
+    return fail("input must be [C] or [1, C]");
   }
   if (node.attr_strings_count("stopwords") > 0) {
     const std::size_t last = s.rank() - 1;
@@ -42,41 +41,33 @@ Status string_normalizer(const INodeView& node, IShapeSink& out) {
 
 /// TfIdfVectorizer: [C] -> [max(ngram_indexes)+1], [N, C] -> [N, max(ngram_indexes)+1], float.
 Status tfidf_vectorizer(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   std::vector<std::int64_t> indexes;
   if (!attr_ints_vec(node, "ngram_indexes", &indexes) || indexes.empty()) {
-    return fail(out, "missing 'ngram_indexes'");
+    return fail("missing 'ngram_indexes'");
   }
   const Dim width = node.constant(*std::max_element(indexes.begin(), indexes.end()) + 1);
-  const Shape s = input_shape(node, 0);
-  if (!s.known) return set_shape(out, 0, dtype::kFloat, Shape::unknown());
+  const Shape s = known_input(node, out, 0, dtype::kFloat);
   if (s.rank() == 1) return set_shape(out, 0, dtype::kFloat, Shape::of({width}));
   if (s.rank() == 2) return set_shape(out, 0, dtype::kFloat, Shape::of({s.dims[0], width}));
-  return fail(out, "input must be [C] or [N, C]");
+  return fail("input must be [C] or [N, C]");
 }
 
 Status regex_full_match(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   return set_shape(out, 0, dtype::kBool, input_shape(node, 0));
 }
 
 Status string_concat(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   Shape result;
-  if (Status s = broadcast_shapes(out, input_shape(node, 0), input_shape(node, 1), &result);
-      s != Status::kOk) {
-    return s;
-  }
+  check(broadcast_shapes(out, input_shape(node, 0), input_shape(node, 1), &result));
   return set_shape(out, 0, dtype::kString, result);
 }
 
 /// StringSplit: Y = X's shape + [longest split] (at most maxsplit+1 pieces), Z = the piece counts.
 Status string_split(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const Shape x = input_shape(node, 0);
   Shape pieces = Shape::unknown();
   if (x.known) {
@@ -86,17 +77,16 @@ Status string_split(const INodeView& node, IShapeSink& out) {
     pieces = x;
     pieces.dims.push_back(fresh(node, out, 0, static_cast<std::uint32_t>(x.rank()), 0, hi));
   }
-  if (Status s = set_shape(out, 0, dtype::kString, pieces); s != Status::kOk) return s;
+  check(set_shape(out, 0, dtype::kString, pieces));
   return set_shape(out, 1, dtype::kInt64, x);
 }
 
 /// ImageDecoder: an encoded byte stream -> uint8 [H, W, C]; C = 1 for Grayscale, else 3.
 Status image_decoder(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 1, &st)) return st;
+  require_inputs(node, 1);
   const std::string format = attr_string_or(node, "pixel_format", "RGB");
   if (format != "RGB" && format != "BGR" && format != "Grayscale") {
-    return fail(out, "unknown pixel_format '" + format + "'");
+    return fail("unknown pixel_format '" + format + "'");
   }
   const Dim channels = node.constant(format == "Grayscale" ? 1 : 3);
   return set_shape(out, 0, dtype::kUint8,
@@ -107,11 +97,10 @@ Status image_decoder(const INodeView& node, IShapeSink& out) {
 /// NonMaxSuppression: boxes [B, S, 4], scores [B, C, S] -> int64 [n, 3] with n fresh in
 /// [0, B*C*min(max_output_boxes_per_class, S)]; no max_output_boxes_per_class (or 0) selects none.
 Status non_max_suppression(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_inputs(node, out, 2, &st)) return st;
+  require_inputs(node, 2);
   const Shape boxes = input_shape(node, 0), scores = input_shape(node, 1);
   if ((boxes.known && boxes.rank() != 3) || (scores.known && scores.rank() != 3)) {
-    return fail(out, "boxes must be [B, S, 4] and scores [B, C, S]");
+    return fail("boxes must be [B, S, 4] and scores [B, C, S]");
   }
   std::vector<Dim> limit;
   const bool limit_known =

@@ -21,17 +21,17 @@ Status mirror(const INodeView& node, IShapeSink& out, std::uint32_t o, std::uint
 Status gradient(const INodeView& node, IShapeSink& out) {
   const std::uint32_t xs = node.attr_strings_count("xs");
   const std::uint32_t zs = node.attr_strings_count("zs");
-  if (xs == 0) return fail(out, "missing 'xs'");
+  if (xs == 0) return fail("missing 'xs'");
   if (node.input_count() != xs + zs) {
-    return fail(out, "has " + std::to_string(node.input_count()) + " inputs for " +
-                         std::to_string(xs + zs) + " names in 'xs' and 'zs'");
+    return fail("has " + std::to_string(node.input_count()) + " inputs for " +
+                std::to_string(xs + zs) + " names in 'xs' and 'zs'");
   }
   if (node.output_count() != xs) {
-    return fail(out, "has " + std::to_string(node.output_count()) + " outputs for " +
-                         std::to_string(xs) + " names in 'xs'");
+    return fail("has " + std::to_string(node.output_count()) + " outputs for " +
+                std::to_string(xs) + " names in 'xs'");
   }
   for (std::uint32_t o = 0; o < xs; ++o) {
-    if (Status s = mirror(node, out, o, o); s != Status::kOk) return s;
+    check(mirror(node, out, o, o));
   }
   return Status::kOk;
 }
@@ -42,20 +42,18 @@ Status gradient(const INodeView& node, IShapeSink& out) {
 Status optimizer(const INodeView& node, IShapeSink& out, std::uint32_t groups) {
   const std::uint32_t inputs = node.input_count();
   if (inputs < 2 + groups || (inputs - 2) % groups != 0) {
-    return fail(out, "expects R, T and " + std::to_string(groups) +
-                         " tensors per optimised tensor, got " + std::to_string(inputs) +
-                         " inputs");
+    return fail("expects R, T and " + std::to_string(groups) +
+                " tensors per optimised tensor, got " + std::to_string(inputs) + " inputs");
   }
   const std::uint32_t n = (inputs - 2) / groups;
   if (node.output_count() != (groups - 1) * n) {
-    return fail(out, "has " + std::to_string(node.output_count()) + " outputs for " +
-                         std::to_string(n) + " optimised tensor(s); expected " +
-                         std::to_string((groups - 1) * n));
+    return fail("has " + std::to_string(node.output_count()) + " outputs for " + std::to_string(n) +
+                " optimised tensor(s); expected " + std::to_string((groups - 1) * n));
   }
   for (std::uint32_t o = 0; o < node.output_count(); ++o) {
     const std::uint32_t group = o / n, k = o % n;
     const std::uint32_t input_group = group == 0 ? 0 : group + 1;  // outputs skip G
-    if (Status s = mirror(node, out, o, 2 + input_group * n + k); s != Status::kOk) return s;
+    check(mirror(node, out, o, 2 + input_group * n + k));
   }
   return Status::kOk;
 }
@@ -78,7 +76,7 @@ void register_training(Registration& reg) {
     reg.fail("cannot declare the ai.onnx.preview.training domain");
     return;
   }
-  sdk::Registration training(r, StringRef(kTrainingDomain));
+  kit::Registration training(r, StringRef(kTrainingDomain));
   training.shape("Gradient", 1, kGradient);
   training.shape("Adagrad", 1, kAdagrad);
   training.shape("Adam", 1, kAdam);

@@ -23,16 +23,14 @@ std::int32_t swapped_string_int(const INodeView& node) {
 }
 
 Status string_int_map(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   return set_shape(out, 0, swapped_string_int(node), input_shape(node, 0));
 }
 
 // LabelEncoder-2 and -4: the output type is the type of the `values_*` attribute that is set
 // (`values_tensor` exists from opset 4 and may hold int16/int32/double as well).
 Status label_encoder(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   std::int32_t type = attr_tensor_dtype(node, "values_tensor");
   if (type == dtype::kUndefined) {
     if (attr_set(node, "values_strings")) {
@@ -42,9 +40,9 @@ Status label_encoder(const INodeView& node, IShapeSink& out) {
     } else if (attr_set(node, "values_floats")) {
       type = dtype::kFloat;
     } else {
-      return fail(out,
-                  "LabelEncoder needs one of 'values_tensor', 'values_strings', "
-                  "'values_int64s', 'values_floats'");
+      return fail(
+          "LabelEncoder needs one of 'values_tensor', 'values_strings', "
+          "'values_int64s', 'values_floats'");
     }
   }
   return set_shape(out, 0, type, input_shape(node, 0));
@@ -52,15 +50,13 @@ Status label_encoder(const INodeView& node, IShapeSink& out) {
 
 // Y = X's shape + [C], float, C = the category count of the one `cats_*` list that is set.
 Status one_hot_encoder(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   const std::int64_t ints = attr_length(node, "cats_int64s");
   const std::int64_t strings = attr_length(node, "cats_strings");
   if ((ints >= 0) == (strings >= 0)) {
-    return fail(out, "exactly one of 'cats_int64s', 'cats_strings' must be set");
+    return fail("exactly one of 'cats_int64s', 'cats_strings' must be set");
   }
-  Shape x = input_shape(node, 0);
-  if (!x.known) return set_shape(out, 0, dtype::kFloat, Shape::unknown());
+  Shape x = known_input(node, out, 0, dtype::kFloat);
   x.dims.push_back(node.constant(ints >= 0 ? ints : strings));
   return set_shape(out, 0, dtype::kFloat, x);
 }

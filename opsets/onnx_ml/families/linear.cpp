@@ -12,8 +12,7 @@ namespace {
 // E = one score per intercept; a binary model stores one intercept for its two labels and reports
 // both scores (E = 2). Without intercepts the scores are one per class label.
 Status linear_classifier(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   const ClassLabels labels = class_labels(node, "classlabels_ints");
   const std::int64_t intercepts = attr_length(node, "intercepts");
   std::int64_t scores;
@@ -22,21 +21,20 @@ Status linear_classifier(const INodeView& node, IShapeSink& out) {
   } else if (labels.count > 0) {
     scores = labels.count;
   } else {
-    return fail(out, "cannot tell the class count: neither 'intercepts' nor class labels are set");
+    return fail("cannot tell the class count: neither 'intercepts' nor class labels are set");
   }
   Dim n;
-  if (Status s = batch_rows(node, out, 0, &n); s != Status::kOk) return s;
-  if (Status s = set_tensor_output(node, out, 0, labels.dtype, {n}); s != Status::kOk) return s;
+  check(batch_rows(node, out, 0, &n));
+  check(set_tensor_output(node, out, 0, labels.dtype, {n}));
   return set_tensor_output(node, out, 1, dtype::kFloat, {n, node.constant(scores)});
 }
 
 Status linear_regressor(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   const std::int64_t targets = node.attr_int_or("targets", 1);
-  if (targets < 1) return fail(out, "'targets' must be >= 1, got " + std::to_string(targets));
+  if (targets < 1) return fail("'targets' must be >= 1, got " + std::to_string(targets));
   Dim n;
-  if (Status s = batch_rows(node, out, 0, &n); s != Status::kOk) return s;
+  check(batch_rows(node, out, 0, &n));
   return set_tensor_output(node, out, 0, dtype::kFloat, {n, node.constant(targets)});
 }
 
@@ -44,8 +42,7 @@ Status linear_regressor(const INodeView& node, IShapeSink& out) {
 // probability coefficients reports one raw score per pair of classes, C*(C-1)/2, and 2 for a
 // binary model; otherwise one score per class (a linear SVM, or probabilities from prob_a/prob_b).
 Status svm_classifier(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   const ClassLabels labels = class_labels(node, "classlabels_ints");
   const std::int64_t classes = labels.count > 0 ? labels.count : 1;
   std::vector<std::int64_t> per_class;
@@ -56,17 +53,16 @@ Status svm_classifier(const INodeView& node, IShapeSink& out) {
   const std::int64_t scores =
       one_vs_one ? (classes > 2 ? classes * (classes - 1) / 2 : 2) : classes;
   Dim n;
-  if (Status s = batch_rows(node, out, 0, &n); s != Status::kOk) return s;
-  if (Status s = set_tensor_output(node, out, 0, labels.dtype, {n}); s != Status::kOk) return s;
+  check(batch_rows(node, out, 0, &n));
+  check(set_tensor_output(node, out, 0, labels.dtype, {n}));
   return set_tensor_output(node, out, 1, dtype::kFloat, {n, node.constant(scores)});
 }
 
 // One target: Y [N, 1].
 Status svm_regressor(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   Dim n;
-  if (Status s = batch_rows(node, out, 0, &n); s != Status::kOk) return s;
+  check(batch_rows(node, out, 0, &n));
   return set_tensor_output(node, out, 0, dtype::kFloat, {n, node.constant(1)});
 }
 

@@ -11,8 +11,7 @@ namespace {
 // attribute gives (a fresh symbol); SPARSE places each key at its index, so C is `max_map`.
 // onnxruntime allocates the leading 1 that the spec's "1-D tensor" leaves out.
 Status cast_map(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   const std::string cast_to = attr_string_or(node, "cast_to", "TO_FLOAT");
   std::int32_t type;
   if (cast_to == "TO_FLOAT") {
@@ -22,7 +21,7 @@ Status cast_map(const INodeView& node, IShapeSink& out) {
   } else if (cast_to == "TO_STRING") {
     type = dtype::kString;
   } else {
-    return fail(out, "'cast_to' must be TO_FLOAT, TO_INT64 or TO_STRING, got '" + cast_to + "'");
+    return fail("'cast_to' must be TO_FLOAT, TO_INT64 or TO_STRING, got '" + cast_to + "'");
   }
   const std::string form = attr_string_or(node, "map_form", "DENSE");
   Dim columns;
@@ -31,10 +30,10 @@ Status cast_map(const INodeView& node, IShapeSink& out) {
   } else if (form == "SPARSE") {
     const std::int64_t max_map = node.attr_int_or("max_map", 1);
     if (max_map <= 0)
-      return fail(out, "'max_map' must be > 0 with SPARSE, got " + std::to_string(max_map));
+      return fail("'max_map' must be > 0 with SPARSE, got " + std::to_string(max_map));
     columns = node.constant(max_map);
   } else {
-    return fail(out, "'map_form' must be DENSE or SPARSE, got '" + form + "'");
+    return fail("'map_form' must be DENSE or SPARSE, got '" + form + "'");
   }
   return set_tensor_output(node, out, 0, type, {node.constant(1), columns});
 }
@@ -43,12 +42,11 @@ Status cast_map(const INodeView& node, IShapeSink& out) {
 // value type, which the host reports as the map input's dtype when it knows it; otherwise it stays
 // undefined and a declared output type fills it in.
 Status dict_vectorizer(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   const std::int64_t strings = attr_length(node, "string_vocabulary");
   const std::int64_t ints = attr_length(node, "int64_vocabulary");
   if ((strings >= 0) == (ints >= 0)) {
-    return fail(out, "exactly one of 'string_vocabulary', 'int64_vocabulary' must be set");
+    return fail("exactly one of 'string_vocabulary', 'int64_vocabulary' must be set");
   }
   const std::int64_t size = strings >= 0 ? strings : ints;
   return set_tensor_output(node, out, 0, node.input_dtype(0),
@@ -60,11 +58,10 @@ Status dict_vectorizer(const INodeView& node, IShapeSink& out) {
 // sequence, dtype describes a tensor element, and a map is none (writing the model back would
 // otherwise declare seq(tensor(float))). X must be [N, C] or [C] with C = the label count.
 Status zip_map(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   Shape x = input_shape(node, 0);
   if (x.known && x.rank() != 1 && x.rank() != 2) {
-    return fail(out, "expects X of shape [N,C] or [C], got rank " + std::to_string(x.rank()));
+    return fail("expects X of shape [N,C] or [C], got rank " + std::to_string(x.rank()));
   }
   const std::int64_t labels = class_labels(node, "classlabels_int64s").count;
   if (x.known && labels > 0) {
@@ -72,8 +69,8 @@ Status zip_map(const INodeView& node, IShapeSink& out) {
     std::int64_t c;
     if (columns.get_int(&c)) {
       if (c != labels) {
-        return fail(out, "X has " + std::to_string(c) + " columns for " + std::to_string(labels) +
-                             " class labels");
+        return fail("X has " + std::to_string(c) + " columns for " + std::to_string(labels) +
+                    " class labels");
       }
     } else {
       out.constraint(ConstraintKind::kEq, columns.handle(), node.constant(labels).handle(), 0);

@@ -11,16 +11,14 @@ namespace {
 // ---- element-wise ------------------------------------------------------------------------------
 
 Status same_shape_same_type(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   return set_shape(out, 0, node.input_dtype(0), input_shape(node, 0));
 }
 
 // Normalizer and Scaler compute in float whatever the input type (the spec's output is
 // tensor(float)), so an int64 or double X gives a narrower or equal-width result.
 Status same_shape_float(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   return set_shape(out, 0, dtype::kFloat, input_shape(node, 0));
 }
 
@@ -30,13 +28,11 @@ Status same_shape_float(const INodeView& node, IShapeSink& out) {
 // dim is the number of indices (numel(Y), symbolic when Y's shape is). A 1-D X gives [1, K]: the
 // spec's inference leaves that case open and onnxruntime returns one row.
 Status array_feature_extractor(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
-  if (node.input_count() < 2 || !node.has_input(1)) return fail(out, "expects the indices input Y");
+  require_x(node);
+  if (node.input_count() < 2 || !node.has_input(1)) return fail("expects the indices input Y");
   const std::int32_t type = node.input_dtype(0);
-  Shape x = input_shape(node, 0);
-  if (!x.known) return set_shape(out, 0, type, Shape::unknown());
-  if (x.rank() == 0) return fail(out, "expects X with at least one dimension, got a scalar");
+  Shape x = known_input(node, out, 0, type);
+  if (x.rank() == 0) return fail("expects X with at least one dimension, got a scalar");
   const std::uint32_t last = x.rank() == 1 ? 1 : static_cast<std::uint32_t>(x.rank() - 1);
   Shape y = input_shape(node, 1);
   // At least one index: onnxruntime rejects an empty Y.
@@ -67,25 +63,23 @@ bool feature_columns(const INodeView& node, std::uint32_t i, Dim* columns) {
 // crops or zero-pads each input to its entry, so the attribute, not the input shapes, sizes Y.
 // Without it, the widths are the inputs' own column counts.
 Status feature_vectorizer(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   Dim n;
-  if (node.input_rank(0) == 0)
-    return fail(out, "expects inputs of shape [N,C] or [C], got a scalar");
+  if (node.input_rank(0) == 0) return fail("expects inputs of shape [N,C] or [C], got a scalar");
   if (node.input_rank(0) > 2) {
     n = node.input_dim(0, 0);  // the rows of a higher-rank input; its other dims are columns
-  } else if (Status s = batch_rows(node, out, 0, &n); s != Status::kOk) {
-    return s;
+  } else {
+    check(batch_rows(node, out, 0, &n));
   }
   std::vector<std::int64_t> widths;
   Dim total = node.constant(0);
   if (attr_ints_vec(node, "inputdimensions", &widths) && !widths.empty()) {
     if (widths.size() != node.input_count()) {
-      return fail(out, "'inputdimensions' has " + std::to_string(widths.size()) + " entries for " +
-                           std::to_string(node.input_count()) + " inputs");
+      return fail("'inputdimensions' has " + std::to_string(widths.size()) + " entries for " +
+                  std::to_string(node.input_count()) + " inputs");
     }
     for (std::int64_t w : widths) {
-      if (w < 0) return fail(out, "'inputdimensions' has a negative entry " + std::to_string(w));
+      if (w < 0) return fail("'inputdimensions' has a negative entry " + std::to_string(w));
       total += node.constant(w);
     }
   } else {

@@ -12,15 +12,14 @@ namespace cctx::opsets::onnx_ml {
 namespace {
 
 Status tree_classifier(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   const ClassLabels labels = class_labels(node, "classlabels_int64s");
   if (labels.count == 0) {
-    return fail(out, "one of 'classlabels_strings', 'classlabels_int64s' must be set");
+    return fail("one of 'classlabels_strings', 'classlabels_int64s' must be set");
   }
   Dim n;
-  if (Status s = batch_rows(node, out, 0, &n); s != Status::kOk) return s;
-  if (Status s = set_tensor_output(node, out, 0, labels.dtype, {n}); s != Status::kOk) return s;
+  check(batch_rows(node, out, 0, &n));
+  check(set_tensor_output(node, out, 0, labels.dtype, {n}));
   return set_tensor_output(node, out, 1, dtype::kFloat, {n, node.constant(labels.count)});
 }
 
@@ -29,8 +28,7 @@ Status tree_classifier(const INodeView& node, IShapeSink& out) {
 Status target_count(const INodeView& node, IShapeSink& out, const char* target_ids, Dim* targets) {
   std::int64_t n_targets;
   if (node.attr_int(StringRef("n_targets"), &n_targets)) {
-    if (n_targets < 1)
-      return fail(out, "'n_targets' must be >= 1, got " + std::to_string(n_targets));
+    if (n_targets < 1) return fail("'n_targets' must be >= 1, got " + std::to_string(n_targets));
     *targets = node.constant(n_targets);
     return Status::kOk;
   }
@@ -43,21 +41,19 @@ Status target_count(const INodeView& node, IShapeSink& out, const char* target_i
 }
 
 Status tree_regressor(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   Dim n, targets;
-  if (Status s = batch_rows(node, out, 0, &n); s != Status::kOk) return s;
-  if (Status s = target_count(node, out, "target_ids", &targets); s != Status::kOk) return s;
+  check(batch_rows(node, out, 0, &n));
+  check(target_count(node, out, "target_ids", &targets));
   return set_tensor_output(node, out, 0, dtype::kFloat, {n, targets});
 }
 
 // Opset 5 computes in X's type (float, double or float16) and writes Y in it.
 Status tree_ensemble(const INodeView& node, IShapeSink& out) {
-  Status st;
-  if (!require_x(node, out, &st)) return st;
+  require_x(node);
   Dim n, targets;
-  if (Status s = batch_rows(node, out, 0, &n); s != Status::kOk) return s;
-  if (Status s = target_count(node, out, "leaf_targetids", &targets); s != Status::kOk) return s;
+  check(batch_rows(node, out, 0, &n));
+  check(target_count(node, out, "leaf_targetids", &targets));
   return set_tensor_output(node, out, 0, node.input_dtype(0), {n, targets});
 }
 

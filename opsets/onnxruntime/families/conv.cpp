@@ -46,11 +46,11 @@ Status conv_scratch(const INodeView& node, IScratchSink& out) {
   Shape x, w;
   Window win;
   std::string why;
-  if (!read_conv(node, &x, &w, &win, &why)) return cannot_estimate(out, why);
+  if (!read_conv(node, &x, &w, &win, &why)) return unsupported(why);
   std::int64_t e;
-  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   const std::int64_t group = node.attr_int_or("group", 1);
-  if (group < 1) return cannot_estimate(out, "group is not positive");
+  if (group < 1) return unsupported("group is not positive");
   const bool w_known = w.known && w.rank() == x.rank();
   const Dim channels_per_group = w_known ? w.dims[1] : exact_div(x.dims[1], group);
   Dim kernel_size = node.constant(1), output_size = node.constant(1);
@@ -79,10 +79,10 @@ Status conv_transpose_scratch(const INodeView& node, IScratchSink& out) {
   Shape x, w;
   Window win;
   std::string why;
-  if (!read_conv(node, &x, &w, &win, &why)) return cannot_estimate(out, why);
-  if (!w.known || w.rank() < 2) return cannot_estimate(out, "weight shape unknown");
+  if (!read_conv(node, &x, &w, &win, &why)) return unsupported(why);
+  if (!w.known || w.rank() < 2) return unsupported("weight shape unknown");
   std::int64_t e;
-  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   Dim bytes = w.dims[1] * e;
   for (std::size_t i = 0; i < win.spatial(); ++i) bytes = bytes * win.kernel[i] * x.dims[i + 2];
   return out.set_bytes(bytes);

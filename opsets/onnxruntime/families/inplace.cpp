@@ -9,19 +9,8 @@
 
 namespace cctx::opsets::onnxruntime {
 
-namespace {
-
-using sdk::IInplaceSink;
-using sdk::INodeView;
-using sdk::Status;
-
-Status alias_input0(const INodeView&, IInplaceSink& out) { return out.alias(0, 0); }
-Status reuse_input0(const INodeView&, IInplaceSink& out) { return out.may_reuse(0, 0); }
-
-constinit const sdk::FnInplacePolicy kAliasInput0{&alias_input0};
-constinit const sdk::FnInplacePolicy kReuseInput0{&reuse_input0};
-
-}  // namespace
+using sdk::kit::kAliasInput0;  // output 0 views input 0
+using sdk::kit::kReuseInput0;  // output 0 may take input 0's buffer
 
 void register_inplace(Registration& reg) {
   for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"}) {

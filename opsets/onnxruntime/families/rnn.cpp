@@ -60,9 +60,9 @@ bool recurrent_dims(const INodeView& node, RecurrentDims* d, std::string* why) {
 Status lstm_scratch(const INodeView& node, IScratchSink& out) {
   RecurrentDims d;
   std::string why;
-  if (!recurrent_dims(node, &d, &why)) return cannot_estimate(out, why);
+  if (!recurrent_dims(node, &d, &why)) return unsupported(why);
   std::int64_t e;
-  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   const Dim bh = d.batch * d.hidden;
   Dim per = 2 * d.hidden + 3 * bh + 4 * bh * d.seq;
   if (has_input(node, 3)) per = per + 4 * d.hidden;
@@ -87,9 +87,9 @@ Status lstm_scratch(const INodeView& node, IScratchSink& out) {
 Status gru_scratch(const INodeView& node, IScratchSink& out) {
   RecurrentDims d;
   std::string why;
-  if (!recurrent_dims(node, &d, &why)) return cannot_estimate(out, why);
+  if (!recurrent_dims(node, &d, &why)) return unsupported(why);
   std::int64_t e;
-  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   const bool lbr = node.attr_int_or("linear_before_reset", 0) != 0;
   const Dim bh = d.batch * d.hidden;
   Dim per = 2 * bh + 3 * bh * d.seq;
@@ -107,9 +107,9 @@ Status gru_scratch(const INodeView& node, IScratchSink& out) {
 Status rnn_scratch(const INodeView& node, IScratchSink& out) {
   RecurrentDims d;
   std::string why;
-  if (!recurrent_dims(node, &d, &why)) return cannot_estimate(out, why);
+  if (!recurrent_dims(node, &d, &why)) return unsupported(why);
   std::int64_t e;
-  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   const Dim sbh = d.seq * d.batch * d.hidden;
   Dim elements = sbh;
   if (!has_output(node, 0)) elements = elements + d.directions * sbh;

@@ -20,11 +20,11 @@ Status zero(const INodeView& node, IScratchSink& out) { return out.set_bytes(nod
 Status where_scratch(const INodeView& node, IScratchSink& out) {
   Shape c, x, y;
   if (!known_shape(node, 0, &c) || !known_shape(node, 1, &x) || !known_shape(node, 2, &y)) {
-    return cannot_estimate(out, "rank of an input unknown");
+    return unsupported("rank of an input unknown");
   }
   std::int64_t e;
   std::string why;
-  if (!input_element_bytes(node, 1, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, 1, &e, &why)) return unsupported(why);
   return out.set_bytes((numel(node, broadcast2(c, x)) + numel(node, broadcast2(c, y))) * e);
 }
 
@@ -34,17 +34,17 @@ Status where_scratch(const INodeView& node, IScratchSink& out) {
 Status softmax_scratch(const INodeView& node, IScratchSink& out) {
   if (node.opset_version() < 13) return zero(node, out);
   Shape x;
-  if (!known_shape(node, 0, &x)) return cannot_estimate(out, "rank of the input unknown");
+  if (!known_shape(node, 0, &x)) return unsupported("rank of the input unknown");
   const std::int64_t rank = static_cast<std::int64_t>(x.rank());
   const std::int64_t raw = node.attr_int_or("axis", -1);
   std::int64_t axis;
   if (!normalize_axis(raw, rank, &axis)) {
-    return cannot_estimate(out, "axis " + std::to_string(raw) + " out of range");
+    return unsupported("axis " + std::to_string(raw) + " out of range");
   }
   if (axis == rank - 1) return zero(node, out);
   std::int64_t e;
   std::string why;
-  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   return out.set_bytes(numel(node, x) * (2 * e));
 }
 
@@ -79,15 +79,14 @@ Status resize_scratch(const INodeView& node, IScratchSink& out) {
   std::string mode = attr_string_or(node, "mode", "nearest");
   if (mode != "linear" && mode != "bilinear" && mode != "trilinear") return zero(node, out);
   Shape x;
-  if (!known_shape(node, 0, &x)) return cannot_estimate(out, "rank of X unknown");
+  if (!known_shape(node, 0, &x)) return unsupported("rank of X unknown");
   const std::size_t rank = x.rank();
   const std::size_t axes = (rank == 2 || rank == 4) ? 2 : (rank == 3 || rank == 5) ? 3 : 0;
   if (axes == 0) return zero(node, out);
   Dim sum = node.constant(0);
   for (std::size_t k = rank - axes; k < rank; ++k) {
     const Dim d = resize_output_dim(node, x, k);
-    if (!d.valid())
-      return cannot_estimate(out, "output size unknown (no constant scales or sizes)");
+    if (!d.valid()) return unsupported("output size unknown (no constant scales or sizes)");
     sum = sum + d;
   }
   return out.set_bytes(sum * 16);
@@ -98,11 +97,11 @@ Status resize_scratch(const INodeView& node, IScratchSink& out) {
 /// bound. Nothing comes from ONNX Runtime's allocator (measured).
 Status topk_scratch(const INodeView& node, IScratchSink& out) {
   Shape x;
-  if (!known_shape(node, 0, &x) || x.rank() == 0) return cannot_estimate(out, "rank of X unknown");
+  if (!known_shape(node, 0, &x) || x.rank() == 0) return unsupported("rank of X unknown");
   const std::int64_t raw = node.attr_int_or("axis", -1);
   std::int64_t axis;
   if (!normalize_axis(raw, static_cast<std::int64_t>(x.rank()), &axis)) {
-    return cannot_estimate(out, "axis " + std::to_string(raw) + " out of range");
+    return unsupported("axis " + std::to_string(raw) + " out of range");
   }
   return out.set_bytes(x.dims[static_cast<std::size_t>(axis)] * 8);
 }
@@ -113,10 +112,10 @@ Status topk_scratch(const INodeView& node, IScratchSink& out) {
 /// exactly numel(X) * e.
 Status hardswish_scratch(const INodeView& node, IScratchSink& out) {
   Shape x;
-  if (!known_shape(node, 0, &x)) return cannot_estimate(out, "rank of the input unknown");
+  if (!known_shape(node, 0, &x)) return unsupported("rank of the input unknown");
   std::int64_t e;
   std::string why;
-  if (!input_element_bytes(node, 0, &e, &why)) return cannot_estimate(out, why);
+  if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   return out.set_bytes(numel(node, x) * e);
 }
 

@@ -7,6 +7,7 @@
 #include "cctx/sdk/abi.hpp"
 #include "cctx/sdk/abi_layout.hpp"
 #include "cctx/sdk/dims.hpp"
+#include "cctx/sdk/kit/rule_error.hpp"
 #include "cctx/sdk/node_view.hpp"
 #include "cctx/sdk/registrar.hpp"
 #include "cctx/sdk/rules.hpp"
@@ -15,12 +16,17 @@
 namespace cctx::sdk {
 inline namespace v1 {
 
-/// Runs `body` and turns any exception into `sink.fail(kInternal, what)`, so that no exception
-/// crosses the boundary. `Sink` is any SDK sink or the registrar.
+/// Runs `body` and turns what it throws into a Status, so that no exception crosses the
+/// boundary: a kit::RuleError (kit::fail(), kit::unsupported(), kit::check(), kit::finish())
+/// becomes `sink.fail(code, message)`, or its status when already settled; any other exception
+/// `sink.fail(kInternal, what)`. `Sink` is any SDK sink or the registrar.
 template <class Sink, class Body>
 Status guarded(Sink& sink, Body&& body) noexcept {
   try {
     return body();
+  } catch (const kit::RuleError& e) {
+    if (e.is_settled()) return e.code();
+    return sink.fail(e.code(), StringRef(e.message().data(), e.message().size()));
   } catch (const std::exception& e) {
     return sink.fail(Status::kInternal, StringRef::from_c_str(e.what()));
   } catch (...) {

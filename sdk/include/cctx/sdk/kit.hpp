@@ -1,0 +1,24 @@
+/// @file kit.hpp
+/// The rule kit: everything a plugin's rules are written with, in namespace `cctx::sdk::kit`.
+///   kit/rule_error.hpp    fail(), unsupported(), check(), finish(): a rule ends early by throwing,
+///                         and the kit's rule classes turn it into a Status inside the plugin
+///   kit/rules.hpp         FnShapeRule & co. (rules from plain functions), kSameAsInput0,
+///                         kReuseInput0
+///   kit/registration.hpp  Registration, register_domain()
+///   kit/inputs.hpp        has_input(), require_inputs(), known_input(), attributes
+///   kit/dims.hpp          fresh(), unify(), split_evenly()
+///   kit/elements.hpp      element_bytes(), input_element_bytes()
+/// Header-only and inline: nothing of it is part of the ABI. Bring it in with
+/// `using namespace cctx::sdk; using namespace cctx::sdk::kit;`. The kit lives in a nested
+/// namespace on purpose: argument-dependent lookup only looks in `cctx::sdk` (where INodeView and
+/// IShapeSink are), so a plugin's own helper of the same name is never made ambiguous by the kit's.
+#pragma once
+
+#include "cctx/sdk/kit/dims.hpp"
+#include "cctx/sdk/kit/elements.hpp"
+#include "cctx/sdk/kit/inputs.hpp"
+#include "cctx/sdk/kit/registration.hpp"
+#include "cctx/sdk/kit/rule_error.hpp"
+#include "cctx/sdk/kit/rules.hpp"
+#include "cctx/sdk/plugin.hpp"
+#include "cctx/sdk/shape_helpers.hpp"

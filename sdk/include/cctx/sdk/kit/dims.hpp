@@ -1,0 +1,95 @@
+/// @file kit/dims.hpp
+/// Dims a rule makes or relates: fresh producer-named symbols, unification of dims the operator
+/// requires equal (one semantics, a throwing and a non-throwing form), even splits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cctx/sdk/dims.hpp"
+#include "cctx/sdk/kit/rule_error.hpp"
+#include "cctx/sdk/node_view.hpp"
+#include "cctx/sdk/rules.hpp"
+#include "cctx/sdk/shape_helpers.hpp"
+
+namespace cctx::sdk::kit {
+
+/// A fresh producer-named dim for output `o`, axis `axis`, in [lo, hi].
+inline Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::size_t axis,
+                 std::int64_t lo = 1, std::int64_t hi = INT64_MAX) {
+  return Dim(&node.expr(), out.fresh_dim(o, static_cast<std::uint32_t>(axis), lo, hi));
+}
+
+/// Replaces every unknown (invalid) dim by a fresh symbol of output `o`.
+inline Shape fill_unknown(const INodeView& node, IShapeSink& out, std::uint32_t o,
+                          std::vector<Dim> dims) {
+  for (std::size_t a = 0; a < dims.size(); ++a) {
+    if (!dims[a].valid()) dims[a] = fresh(node, out, o, a);
+  }
+  return Shape::of(std::move(dims));
+}
+
+/// Unifies two dims the operator requires to be equal: a proven conflict is an error (message in
+/// *error: "a vs b"); otherwise an `eq` constraint is recorded unless the equality is proven. An
+/// invalid (unknown) side yields the other; the concrete one of the two is kept, else `a`. The
+/// non-throwing form, for a rule that has a fallback when the dims conflict.
+inline bool unify(IShapeSink& out, Dim a, Dim b, Dim* result, std::string* error) {
+  if (!a.valid() || !b.valid()) {
+    *result = a.valid() ? a : b;
+    return true;
+  }
+  if (a.provably_eq(b)) {
+    *result = a;
+    return true;
+  }
+  if (a.provably_ne(b)) {
+    *error = to_string(a) + " vs " + to_string(b);
+    return false;
+  }
+  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
+  *result = b.is_const() && !a.is_const() ? b : a;
+  return true;
+}
+
+/// unify() that fails the rule on a proven conflict with "<what>: a vs b" (e.g. what = "inner
+/// dimensions differ"), and returns the unified dim.
+inline Dim unify(IShapeSink& out, Dim a, Dim b, const std::string& what) {
+  Dim result;
+  std::string error;
+  if (!unify(out, a, b, &result, &error)) fail(what + ": " + error);
+  return result;
+}
+
+/// unify() into *target, naming what differs in the message ("<what> differ: a vs b").
+inline bool unify_into(IShapeSink& out, Dim* target, Dim other, const std::string& what,
+                       std::string* error) {
+  if (unify(out, *target, other, target, error)) return true;
+  *error = what + " differ: " + *error;
+  return false;
+}
+
+/// `n /: k` for a dim that must split into k equal parts: a concrete remainder is an error, a
+/// symbolic dim records `divides(k, n)` unless the engine proves the remainder 0.
+inline bool split_evenly(IShapeSink& out, Dim n, std::int64_t k, Dim* part, std::string* error) {
+  if (k <= 0) {
+    *error = "cannot split into " + std::to_string(k) + " parts";
+    return false;
+  }
+  std::int64_t v;
+  if (n.get_int(&v)) {
+    if (v % k != 0) {
+      *error = std::to_string(v) + " is not divisible by " + std::to_string(k);
+      return false;
+    }
+    *part = n.lift(v / k);
+    return true;
+  }
+  if (!mod(n, k).is(0)) out.constraint(ConstraintKind::kDivides, n.lift(k).handle(), n.handle(), 0);
+  *part = exact_div(n, k);
+  return true;
+}
+
+}  // namespace cctx::sdk::kit
