@@ -193,12 +193,68 @@ TEST(NnPool, CeilModeLastWindowStartsInside) {  // row 33
   EXPECT_EQ(a.dims("Z"), (Dims{"1", "1", "2", "2"}));
 }
 
+/// A pool of `kernel` x `kernel` with `stride`, `pad` on every side and `ceil_mode` over a
+/// [1, 1, h, 5] input; returns Y's dims ({"<unknown rank>"} when the rule fails: the output
+/// falls back to an unknown rank).
+Dims pool_dims(const char* op, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
+               std::int64_t ceil_mode, std::int64_t h) {
+  ModelBuilder b(17);
+  b.input("X", kFloat, {1, 1, h, 5});
+  b.node(op, {"X"}, {"Y"},
+         {attr("kernel_shape", Ints{kernel, kernel}), attr("strides", Ints{stride, stride}),
+          attr("pads", Ints{pad, pad, pad, pad}), attr("ceil_mode", ceil_mode)});
+  return test::analyze(b).dims("Y");
+}
+
+// Windows larger than the input: what ONNX Runtime 1.2x's CPU pooling kernels computed on this
+// machine for each case (onnxruntime-node, the [1,1,h,5] inputs below): output sizes truncate
+// toward zero, so a window larger than the input by less than a stride gives 1 (floor would give
+// 0), by a stride or more gives an empty axis, and a negative size is refused.
+TEST(NnPool, WindowLargerThanTheInput) {
+  for (const char* op : {"MaxPool", "AveragePool"}) {
+    SCOPED_TRACE(op);
+    EXPECT_EQ(pool_dims(op, 2, 2, 0, 0, 1), (Dims{"1", "1", "1", "2"}));
+    EXPECT_EQ(pool_dims(op, 3, 2, 0, 0, 1), (Dims{"1", "1", "0", "2"}));
+    EXPECT_EQ(pool_dims(op, 3, 2, 0, 0, 2), (Dims{"1", "1", "1", "2"}));
+    EXPECT_EQ(pool_dims(op, 3, 3, 0, 0, 1), (Dims{"1", "1", "1", "1"}));
+    EXPECT_EQ(pool_dims(op, 4, 2, 0, 0, 1), (Dims{"1", "1", "0", "1"}));
+    EXPECT_EQ(pool_dims(op, 7, 3, 0, 0, 2), (Dims{"1", "1", "0", "1"}));
+    EXPECT_EQ(pool_dims(op, 5, 1, 0, 0, 1), (Dims{"<unknown rank>"}));  // ORT: invalid dim -3
+    EXPECT_EQ(pool_dims(op, 2, 2, 0, 1, 1), (Dims{"1", "1", "1", "3"}));
+    EXPECT_EQ(pool_dims(op, 3, 2, 0, 1, 1), (Dims{"1", "1", "0", "2"}));
+    EXPECT_EQ(pool_dims(op, 3, 3, 0, 1, 1), (Dims{"1", "1", "1", "2"}));
+    EXPECT_EQ(pool_dims(op, 4, 2, 0, 1, 1), (Dims{"1", "1", "0", "2"}));
+    EXPECT_EQ(pool_dims(op, 2, 2, 1, 1, 3), (Dims{"1", "1", "2", "3"}));
+  }
+}
+
+// Symbolic: the formula is the runtime's at every size the recorded constraints allow; a stride-2
+// pool of a dim that may be 1 keeps 1 (max), and a Conv records that its window must fit.
+TEST(NnPool, WindowLargerThanTheInputSymbolically) {
+  ModelBuilder b(17);
+  b.input("X", kFloat, {"N", 1, "H", "W"});
+  b.node("MaxPool", {"X"}, {"P"}, {attr("kernel_shape", Ints{2, 2}), attr("strides", Ints{2, 2})});
+  b.initializer(test::tensor_zeros("K", kFloat, {4, 1, 3, 3}));
+  b.node("Conv", {"P", "K"}, {"Y"}, {attr("kernel_shape", Ints{3, 3})});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("P"), (Dims{"N", "1", "max(1,H//2)", "max(1,W//2)"}));
+  EXPECT_EQ(a.dims("Y"), (Dims{"N", "4", "max(1,H//2)-2", "max(1,W//2)-2"}));
+  // The pool needs no constraint (exact for H >= 1); the Conv's 3x3 window must fit.
+  std::vector<std::string> constraints;
+  for (const Constraint& c : a.ctx->constraints()) {
+    if (c.kind == Constraint::Kind::kLe) constraints.push_back(a.print(c.a) + "<=" + a.print(c.b));
+  }
+  EXPECT_EQ(constraints, (std::vector<std::string>{"3<=max(1,H//2)", "3<=max(1,W//2)"}));
+}
+
 TEST(NnPool, CeilModeAndDilationsOnlyFromTheirOpset) {
   const auto attrs = std::vector<onnx::AttributeProto>{
       attr("kernel_shape", Ints{2, 2}), attr("strides", Ints{2, 2}), attr("ceil_mode", 1)};
   ModelBuilder b8 = image_input(8);
   b8.node("MaxPool", {"X"}, {"Y"}, attrs);
-  EXPECT_EQ(test::analyze(b8).dims("Y"), (Dims{"N", "C", "H//2", "W//2"}));
+  // Opset 8 ignores ceil_mode: floor, truncated toward zero as the runtime does (a dim of 1
+  // still gives 1; NnPool.WindowLargerThanTheInput).
+  EXPECT_EQ(test::analyze(b8).dims("Y"), (Dims{"N", "C", "max(1,H//2)", "max(1,W//2)"}));
 
   const auto dilated = std::vector<onnx::AttributeProto>{attr("kernel_shape", Ints{2, 2}),
                                                          attr("dilations", Ints{2, 2})};
@@ -212,7 +268,7 @@ TEST(NnPool, CeilModeAndDilationsOnlyFromTheirOpset) {
   ModelBuilder lp11 = image_input(11), lp18 = image_input(18);
   lp11.node("LpPool", {"X"}, {"Y"}, attrs);
   lp18.node("LpPool", {"X"}, {"Y"}, attrs);
-  EXPECT_EQ(test::analyze(lp11).dims("Y"), (Dims{"N", "C", "H//2", "W//2"}));
+  EXPECT_EQ(test::analyze(lp11).dims("Y"), (Dims{"N", "C", "max(1,H//2)", "max(1,W//2)"}));
   EXPECT_EQ(test::analyze(lp18).dims("Y"), (Dims{"N", "C", "(H+1)//2", "(W+1)//2"}));
 }
 

@@ -85,6 +85,16 @@ TEST(ExprSimplify, NumeratorConstants) {
   EXPECT_EQ(canon(pool, "(6*x+4)/:4"), "(3*x+2)/:2");
 }
 
+// Floor division is non-decreasing, so it goes through a max/min with a constant arm (which
+// folds): a pool's max(1, H//2) feeding the next window's division stays one level deep.
+TEST(ExprSimplify, FloorDivisionThroughMaxMinWithAConstantArm) {
+  ExprPool pool;
+  EXPECT_EQ(canon(pool, "(max(1,H//2)+1)//2"), "max((H+2)//4,1)");
+  EXPECT_EQ(canon(pool, "(min(8,H)+3)//4"), "min((H+3)//4,2)");
+  EXPECT_EQ(canon(pool, "(max(1,H)-1)//2"), "(H+1)//2-1");       // symbols are >= 1: max folds
+  EXPECT_EQ(canon(pool, "(max(H,W)+1)//2"), "(max(H,W)+1)//2");  // no constant arm: kept
+}
+
 // Checklist 9: nested floor division.
 TEST(ExprSimplify, NestedFloorDivision) {
   ExprPool pool;

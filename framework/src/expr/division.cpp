@@ -235,6 +235,29 @@ Expr detail::PoolImpl::floor_div_pos(Expr a, std::int64_t d, int pass) {
       }
     }
   }
+  // Through a max/min with constant arms: x//d is non-decreasing, so (max(A, k) + c)//d =
+  // max((A + c)//d, (k + c)//d), and the same for min. Only with a constant arm, which folds,
+  // so the expression does not grow: a pool's max(1, h//2) then feeds the next window's
+  // floor division as max(1, (h+2)//4) instead of (max(1,h//2)+1)//2.
+  if (p->terms.size() == 1 && p->terms[0].coef == 1 && is_minmax(kind(Expr{p->terms[0].mono}))) {
+    const Expr mm{p->terms[0].mono};
+    const Node& n = node(mm);
+    bool constant_arm = false;
+    for (std::uint32_t k = 0; k < n.len && !constant_arm; ++k) constant_arm = is_int(child(mm, k));
+    if (constant_arm && n.len <= 4) {
+      Expr arms[4];
+      const bool is_max = n.kind == Kind::kMax;
+      const std::uint32_t len = n.len;
+      for (std::uint32_t k = 0; k < len; ++k) arms[k] = child(mm, k);
+      try {
+        for (std::uint32_t k = 0; k < len; ++k) {
+          arms[k] = floor_div(add(arms[k], integer(r)), de, pass + 1);
+        }
+        return minmax(is_max, std::span<const Expr>(arms, len));
+      } catch (const ExprError&) {
+      }
+    }
+  }
   // Offsets: move the numerator constant into [0, d-1].
   const std::int64_t rr = floor_mod_int(r, d);
   const std::int64_t qr = floor_div_int(r, d);

@@ -26,6 +26,7 @@ using nn::has_output;
 WindowTraits pool_traits(const INodeView& node) {
   const std::int64_t v = node.opset_version();
   WindowTraits t;
+  t.truncating = true;
   if (node.is_op("MaxPool")) {
     t.ceil_mode = v >= 10;
     t.dilations = v >= 10;

@@ -23,6 +23,11 @@ struct WindowTraits {
   bool dilations = true;
   bool ceil_mode = false;
   bool auto_pad = true;
+  /// Pooling: the output size truncates toward zero, as ONNX Runtime's pooling kernels and
+  /// ONNX's own inference compute it, so a window larger than the padded input by less than a
+  /// stride still gives one output (floor arithmetic would give 0). Conv keeps floor: ONNX
+  /// Runtime refuses a Conv whose kernel is larger than its padded input.
+  bool truncating = false;
 };
 
 /// The sliding-window attributes of one node, per spatial axis.
@@ -32,6 +37,7 @@ struct Window {
   std::vector<std::int64_t> pads;  ///< begin values, then end values
   AutoPad auto_pad = AutoPad::kNotSet;
   bool ceil_mode = false;
+  bool truncating = false;  ///< WindowTraits::truncating
 
   std::size_t spatial() const { return strides.size(); }
   std::int64_t pad_begin(std::size_t i) const { return pads[i]; }
@@ -109,6 +115,7 @@ inline bool read_window(const INodeView& node, std::size_t spatial, const Shape&
     w->pads.assign(2 * spatial, 0);  // computed from the mode, never read
   }
   w->ceil_mode = traits.ceil_mode && node.attr_int_or("ceil_mode", 0) != 0;
+  w->truncating = traits.truncating;
   return true;
 }
 
@@ -121,11 +128,35 @@ inline Dim window_output(const Window& w, std::size_t i, Dim x) {
     return ceil_div(x, s);
   }
   const Dim eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
-  if (w.auto_pad == AutoPad::kValid) return floor_div(x - eff, s) + 1;
-  const std::int64_t pb = w.pad_begin(i), pe = w.pad_end(i);
-  if (!w.ceil_mode) return floor_div(x + pb + pe - eff, s) + 1;
-  // ceil_mode: the last window must start inside the input or the left padding.
-  return min(ceil_div(x + pb + pe - eff, s) + 1, floor_div(x + pb - 1, s) + 1);
+  const bool valid = w.auto_pad == AutoPad::kValid;
+  const std::int64_t pb = valid ? 0 : w.pad_begin(i), pe = valid ? 0 : w.pad_end(i);
+  // The room left after the first window: the last window starts at most this far in.
+  const Dim room = x + pb + pe - eff;
+  if (w.ceil_mode && !valid) {
+    // ceil_mode: the last window must start inside the input or the left padding.
+    return min(ceil_div(room, s) + 1, floor_div(x + pb - 1, s) + 1);
+  }
+  // Stride 1 truncates like floor; room >= 0 divides the same either way.
+  if (!w.truncating || s == 1 || room.provably_ge(room.lift(0))) return floor_div(room, s) + 1;
+  // Truncation toward zero (WindowTraits::truncating): room in (-s, 0) still gives 1.
+  std::int64_t r;
+  if (room.get_int(&r)) return room.lift(r / s + 1);
+  // Symbolic: exact where room > -s, which spatial_outputs records as a constraint.
+  return max(floor_div(room, s) + 1, room.lift(1));
+}
+
+/// The least input size `x` for which window_output is what the runtime computes: conv (floor)
+/// needs room >= 0, a truncating pool room >= 1 - stride. Invalid where every size is exact:
+/// SAME_*, a pool's ceil_mode (ceil_div rounds negative room up, as the runtime does) and a
+/// pool of stride 1 (room + 1, an empty output where the window does not fit).
+inline Dim window_min_input(const Window& w, std::size_t i, Dim x) {
+  if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower) return Dim();
+  const bool valid = w.auto_pad == AutoPad::kValid;
+  if (w.truncating && ((w.ceil_mode && !valid) || w.strides[i] == 1)) return Dim();
+  const std::int64_t pads = valid ? 0 : w.pad_begin(i) + w.pad_end(i);
+  const Dim eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+  const std::int64_t slack = w.truncating ? w.strides[i] - 1 : 0;
+  return eff - x.lift(pads + slack);
 }
 
 /// Output spatial dims of X (rank >= 3) under `w`; fresh dims of output `o` where the kernel is
@@ -143,11 +174,24 @@ inline bool spatial_outputs(const INodeView& node, IShapeSink* out, std::uint32_
       dims->push_back(fresh(node, *out, o, i + 2));
       continue;
     }
-    Dim d = window_output(w, i, x.dims[i + 2]);
-    if (d.lift(0).provably_ge(d)) {
+    const Dim in = x.dims[i + 2];
+    Dim d = window_output(w, i, in);
+    // A pool may give an empty output (a window larger than the padded input by a stride or
+    // more), as the runtime does; a Conv may not.
+    const bool empty_allowed = w.truncating;
+    if (empty_allowed ? d.lift(0).provably_gt(d) : d.lift(0).provably_ge(d)) {
       *error = "output size " + to_string(d) + " of spatial axis " + std::to_string(i + 2) +
-               " is not positive (input " + to_string(x.dims[i + 2]) + ")";
+               " is not " + (empty_allowed ? "valid" : "positive") + " (input " + to_string(in) +
+               ")";
       return false;
+    }
+    // Where the symbolic formula holds only from some input size on, say so (expressions.md,
+    // Symbolic shape inference rules: sliding windows). Concrete sizes are computed exactly.
+    const Dim least = window_min_input(w, i, in);
+    std::int64_t a, b;
+    const bool concrete = in.get_int(&a) && least.valid() && least.get_int(&b);
+    if (out != nullptr && least.valid() && !concrete && !in.provably_ge(least)) {
+      out->constraint(ConstraintKind::kLe, least.handle(), in.handle(), 0);
     }
     dims->push_back(d);
   }
