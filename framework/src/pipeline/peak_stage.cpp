@@ -25,6 +25,24 @@ Assignment probe_point(const ExprPool& pool) {
   return probe;
 }
 
+// Further points where a term larger than a kept one refutes "kept >= term" without a proof.
+constexpr std::size_t kRefutingPoints = 3;
+
+/// Refuting point `j`: every symbol at its own offset from its lower bound (the lower bound
+/// itself for j = 0, where sizes are smallest and windows clamp), within its bounds.
+Assignment refuting_point(const ExprPool& pool, std::size_t j) {
+  Assignment point;
+  std::uint64_t i = 0;
+  for (const SymbolInfo& s : pool.symbols()) {
+    const std::int64_t lo = s.bounds.lo == kNegInf ? 0 : s.bounds.lo;
+    const auto offset = static_cast<std::int64_t>(j == 0 ? 0 : 1 + (j * 7919 + ++i * 104729) % 997);
+    std::int64_t v = lo <= kPosInf - offset ? lo + offset : lo;
+    if (v > s.bounds.hi) v = s.bounds.hi;
+    point[s.name] = v;
+  }
+  return point;
+}
+
 /// The symbolic maximum of many node terms. If a >= b everywhere then a(p) >= b(p) at any point
 /// p, so, visiting terms by decreasing value at a probe point, a term can only be dominated by
 /// one already kept: each is tested against the kept frontier (a cheap termwise test first, a
@@ -40,8 +58,31 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   } catch (const ExprError&) {
     return pool.max(terms);  // a term undefined at the probe: let the engine decide
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  // The terms' values at the refuting points, by term index (a point where some term is
+  // undefined is left out).
+  std::vector<std::vector<std::int64_t>> refuting;
+  for (std::size_t j = 0; j < kRefutingPoints; ++j) {
+    try {
+      refuting.push_back(pool.eval_all(terms, refuting_point(pool, j)));
+    } catch (const ExprError&) {
+    }
+  }
+  std::vector<std::size_t> order(terms.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return scored[a].first > scored[b].first; });
+  std::vector<std::pair<std::int64_t, Expr>> sorted;
+  sorted.reserve(order.size());
+  for (std::size_t k : order) sorted.push_back(scored[k]);
+  scored.swap(sorted);
+  // kept >= term fails wherever term is larger: then no proof is tried.
+  const auto refuted = [&](std::size_t kept, std::size_t term) {
+    for (const std::vector<std::int64_t>& values : refuting) {
+      if (values[order[term]] > values[order[kept]]) return true;
+    }
+    return false;
+  };
+  std::vector<std::size_t> frontier_index;
   std::vector<Expr> frontier;
   // Terms are visited by value, not by handle: each one's node and term list would be a cache
   // miss in the comparison. They are prefetched ahead, the node first, its term list after.
@@ -58,14 +99,14 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
       }
     }
     if (!dominated && frontier.size() <= kFullProofFrontier) {
-      for (Expr kept : frontier) {
-        if (pool.prove_ge(kept, term)) {
-          dominated = true;
-          break;
-        }
+      for (std::size_t f = 0; f < frontier.size() && !dominated; ++f) {
+        dominated = !refuted(frontier_index[f], k) && pool.prove_ge(frontier[f], term);
       }
     }
-    if (!dominated) frontier.push_back(term);
+    if (!dominated) {
+      frontier.push_back(term);
+      frontier_index.push_back(k);
+    }
   }
   return pool.max(frontier);
 }
