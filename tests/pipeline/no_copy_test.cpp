@@ -7,7 +7,9 @@
 
 #include "cctx/host.hpp"
 #include "cctx/profile.hpp"
+#include "cctx/errors.hpp"
 #include "stage_test_support.hpp"
+#include "test_env.hpp"
 
 namespace cctx {
 namespace {
@@ -74,7 +76,7 @@ TEST(NoCopy, InliningMakesOnlyTheBodiesNodes) {
   Model model = model_with_a_call();
   const std::string before = model.proto().SerializeAsString();
   {
-    const test::Analysis a = test::analyze(std::move(model), default_profile());
+    const test::Analysis a = test::analyze(std::move(model), test::default_profile());
     const onnx::GraphProto& g = a.model->proto().graph();
     const GraphView& view = a.ctx->graph();
     EXPECT_NE(&view.model(), a.model.get());  // the inlined form
@@ -88,6 +90,22 @@ TEST(NoCopy, InliningMakesOnlyTheBodiesNodes) {
   }
 }
 
+TEST(NoCopy, TheInlinedFormWrittenIntoTheAnalysedModelKeepsTheViewValid) {
+  test::Analysis a = test::analyze(model_with_a_call(), test::default_profile());
+  a.ctx->write_to_model(*a.model);
+  const onnx::GraphProto& g = a.model->proto().graph();
+  EXPECT_EQ(a.model->proto().functions_size(), 0);
+  ASSERT_EQ(g.node_size(), 3);
+  EXPECT_EQ(g.node(1).op_type(), "Add");
+  EXPECT_EQ(g.node(1).name(), "call/");
+  // Every node the analysis views is now one of the written model's own.
+  EXPECT_EQ(nodes_viewed_in_place(a.ctx->graph(), g), 3U);
+  EXPECT_EQ(a.dims("B"), (Dims{"N", "4"}));
+  bool typed = false;
+  for (const onnx::ValueInfoProto& vi : g.value_info()) typed = typed || vi.name() == "B";
+  EXPECT_TRUE(typed);
+}
+
 TEST(NoCopy, ACallThatFailsLeavesTheModelWhole) {
   // Two inputs to a function of one: refused, after the graph's other parts were lent.
   Model model = model_with_a_call();
@@ -95,7 +113,7 @@ TEST(NoCopy, ACallThatFailsLeavesTheModelWhole) {
   const std::string before = model.proto().SerializeAsString();
   auto m = std::make_unique<Model>(std::move(model));
   {
-    auto host = make_host(default_profile());
+    auto host = test::make_host(test::default_profile());
     ComputeContext ctx(*host);
     EXPECT_THROW(ctx.compute(*m), ModelError);
   }
@@ -104,12 +122,12 @@ TEST(NoCopy, ACallThatFailsLeavesTheModelWhole) {
 
 TEST(NoCopy, TheFreeListPlannerLeavesTheModelUnchanged) {
   // ONNX's inference writes value_info into the graph and into bodies: not into this model.
-  GraphBuilder then_body;
+  test::GraphBuilder then_body;
   then_body.node("Neg", {"A"}, {"T"}).output("T", kFloat);
-  GraphBuilder else_body;
+  test::GraphBuilder else_body;
   else_body.node("Abs", {"A"}, {"E"}).output("E", kFloat);
   ModelBuilder b;
-  b.input("X", kFloat, {"N", 4}).input("C", kBool, {std::int64_t{1}});
+  b.input("X", kFloat, {"N", 4}).input("C", test::kBool, {std::int64_t{1}});
   b.initializer_floats("W", std::vector<float>(4, 1.0F), {4});
   b.node("Add", {"X", "W"}, {"A"});
   b.node("If", {"C"}, {"Y"},

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -253,6 +254,39 @@ InlinedModel::~InlinedModel() {
   hand_back(g.mutable_quantization_annotation());
 }
 
+void InlinedModel::write_into(onnx::ModelProto& target) {
+  const onnx::ModelProto& self = model_.proto();
+  if (&target != from_) {
+    target = self;
+    return;
+  }
+  // All but the node list, the opsets and the functions are target's own messages already.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto>* nodes =
+      target.mutable_graph()->mutable_node();
+  std::vector<onnx::NodeProto*> before(static_cast<std::size_t>(nodes->size()));
+  nodes->UnsafeArenaExtractSubrange(0, nodes->size(), before.data());
+  const std::unordered_set<const onnx::NodeProto*> originals(before.begin(), before.end());
+  std::unordered_set<const onnx::NodeProto*> kept;
+  for (const onnx::NodeProto& n : self.graph().node()) {
+    auto* p = const_cast<onnx::NodeProto*>(&n);
+    if (originals.count(p) != 0) {
+      nodes->UnsafeArenaAddAllocated(p);  // back where it was, owned as before
+      kept.insert(p);
+    } else {
+      nodes->AddAllocated(p);  // one of owned_'s, heap-allocated: target (or its arena) owns it
+    }
+  }
+  // owned_ gives its nodes up without deleting them; the calls' nodes are deleted.
+  hand_back(owned_->mutable_node());
+  if (target.GetArena() == nullptr) {
+    for (onnx::NodeProto* p : before) {
+      if (kept.count(p) == 0) delete p;
+    }
+  }
+  *target.mutable_opset_import() = self.opset_import();
+  target.clear_functions();
+}
+
 std::unique_ptr<InlinedModel> inline_local_functions(const Model& model) {
   const onnx::ModelProto& from = model.proto();
   if (from.functions_size() == 0) return nullptr;
@@ -277,6 +311,7 @@ std::unique_ptr<InlinedModel> inline_local_functions(const Model& model) {
   g->set_doc_string(graph.doc_string());
   g->mutable_unknown_fields()->MergeFrom(graph.unknown_fields());
   auto inlined = std::make_unique<InlinedModel>(Model::adopt(std::move(proto), model.source()));
+  inlined->from_ = &from;
   // From here on the graph holds borrowed messages only: ~InlinedModel hands them back, also
   // when an expansion below throws.
   g = inlined->model_.proto().mutable_graph();

@@ -8,7 +8,8 @@
 
 namespace onnx {
 class GraphProto;
-}
+class ModelProto;
+}  // namespace onnx
 
 namespace cctx {
 
@@ -28,12 +29,19 @@ class InlinedModel {
 
   const Model& model() const { return model_; }
 
+  /// Makes `target` the inlined model, for writing it. When `target` is the model this borrows
+  /// from, its messages stay where they are (the analysis views them): the calls' nodes are
+  /// dropped from its graph, the new nodes move into it, the functions go, and this keeps
+  /// viewing the same messages, now all `target`'s. Any other `target` gets a copy.
+  void write_into(onnx::ModelProto& target);
+
  private:
   friend std::unique_ptr<InlinedModel> inline_local_functions(const Model& model);
   /// Its node list owns the new nodes, which the model's graph lists by pointer like the
   /// borrowed ones.
   std::unique_ptr<onnx::GraphProto> owned_;
   Model model_;
+  const onnx::ModelProto* from_ = nullptr;  ///< the model borrowed from
 };
 
 /// `model` with its calls to its local functions expanded, once per call site: formal inputs and

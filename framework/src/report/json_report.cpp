@@ -304,10 +304,13 @@ class TextBuffer {
   }
   /// A line break (after a comma when `comma`) and `indent` spaces.
   void line(bool comma, std::size_t indent) {
-    room(indent + 2);
-    if (comma) *at_++ = ',';
+    // Spaces eight at a time, past the indent into room that the next piece overwrites.
+    room(indent + 2 + 8);
+    *at_ = ',';
+    at_ += comma ? 1 : 0;
     *at_++ = '\n';
-    std::memset(at_, ' ', indent);
+    constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+    for (std::size_t k = 0; k < indent; k += 8) std::memcpy(at_ + k, &kSpaces, 8);
     at_ += indent;
   }
   /// `s` as a JSON string: between quotes when `plain`, else escaped as nlohmann's dump does.
@@ -323,6 +326,16 @@ class TextBuffer {
     *at_++ = '"';
   }
   void json_string(std::string_view s) { quoted(s, plain_json(s)); }
+  /// `"k": ` for a literal `k` that needs no escaping.
+  template <std::size_t N>
+  void literal_key(const char (&k)[N]) {
+    room(N + 3);
+    *at_++ = '"';
+    std::memcpy(at_, k, N - 1);
+    at_ += N - 1;
+    std::memcpy(at_, "\": ", 3);
+    at_ += 3;
+  }
 
   std::size_t size() const { return static_cast<std::size_t>(at_ - data_.get()); }
   std::string_view text() const { return {data_.get(), size()}; }
@@ -334,7 +347,8 @@ class TextBuffer {
   }
   void grow(std::size_t n) {
     const std::size_t used = size();
-    const std::size_t capacity = std::max(2 * static_cast<std::size_t>(end_ - data_.get()), used + n);
+    const std::size_t capacity =
+        std::max(2 * static_cast<std::size_t>(end_ - data_.get()), used + n);
     auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
     std::memcpy(bigger.get(), data_.get(), used);
     data_ = std::move(bigger);
@@ -369,6 +383,13 @@ class PrettyWriter {
     out_.put(": ");
     after_key_ = true;
   }
+  /// A literal key: its length is known where it is written.
+  template <std::size_t N>
+  void key(const char (&k)[N]) {
+    next_line();
+    out_.literal_key(k);
+    after_key_ = true;
+  }
   void string(std::string_view s) {
     before_value();
     out_.json_string(s);
@@ -398,24 +419,29 @@ class PrettyWriter {
     out_.quoted(text, plain_[e.id] == kPlain);
   }
 
-  void member(std::string_view k, std::string_view s) {
+  template <typename Key>
+  void member(const Key& k, std::string_view s) {
     key(k);
     string(s);
   }
-  void member_amount(std::string_view k, ExprPool& pool, Expr e) {
+  template <typename Key>
+  void member_amount(const Key& k, ExprPool& pool, Expr e) {
     key(k);
     amount(pool, e);
   }
-  void names(std::string_view k, const GraphView& g, ValueIds values) {
+  template <std::size_t N>
+  void names(const char (&k)[N], const GraphView& g, ValueIds values) {
     key(k);
     begin_array();
     for (ValueId v : values) string(g.value(v).name);
     end_array();
   }
-  void bucket(std::string_view k, ExprPool& pool, const Bucket& bucket) {
+  template <std::size_t N>
+  void bucket(const char (&k)[N], ExprPool& pool, const Bucket& bucket) {
     key(k);
     begin_object();
-    for (const auto& [tag, amount] : bucket) member_amount(tag_name(tag), pool, amount);
+    for (const auto& [tag, amount] : bucket)
+      member_amount(std::string_view(tag_name(tag)), pool, amount);
     end_object();
   }
 
