@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "cctx/errors.hpp"
 #include "cctx/host.hpp"
 #include "cctx/profile.hpp"
-#include "cctx/errors.hpp"
 #include "stage_test_support.hpp"
 #include "test_env.hpp"
 
