@@ -14,7 +14,6 @@ import argparse
 import importlib.util
 import pathlib
 import statistics
-import subprocess
 import sys
 import time
 
@@ -22,33 +21,8 @@ import onnx
 
 import cctx
 
-SOURCE = pathlib.Path(__file__).resolve().parents[2]
-
-
-def export_gpt(path: pathlib.Path, nodes: int) -> None:
-    sys.path.insert(0, str(SOURCE / "tests" / "models"))
-    import torch
-    from export_models import GptDecoder  # the fixture's decoder, more blocks
-
-    blocks = max(1, round((nodes - 25) / 114))  # measured: 114 nodes per block + 25
-    module = GptDecoder(blocks=blocks).eval()
-    ids = torch.zeros((2, 16), dtype=torch.int64)
-    torch.onnx.export(module, (ids,), str(path), opset_version=15, input_names=["ids"],
-                      output_names=["logits"], dynamic_axes={"ids": {0: "batch", 1: "seq"},
-                                                             "logits": {0: "batch", 1: "seq"}},
-                      do_constant_folding=True)
-
-
-def model_file(out: pathlib.Path, nodes: int, generator: str) -> pathlib.Path:
-    path = out / f"gpt_export_{nodes}.onnx"
-    if path.exists():
-        return path
-    try:
-        export_gpt(path, nodes)
-    except ImportError:
-        path = out / f"llama_generated_{nodes}.onnx"
-        subprocess.run([generator, "--generate", str(nodes), str(path)], check=True)
-    return path
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from gpt_export import model_file  # noqa: E402
 
 
 def shaped_fraction(model: onnx.ModelProto) -> float:

@@ -12,6 +12,9 @@
 namespace onnx {
 class ModelProto;
 }
+namespace google::protobuf {
+class Arena;
+}
 
 namespace cctx {
 
@@ -73,7 +76,11 @@ class Model {
 
  private:
   Model(std::unique_ptr<onnx::ModelProto> proto, std::string source);
-  std::unique_ptr<onnx::ModelProto> proto_;
+  /// Where load() parses: its messages are freed all at once with it, not one by one (freeing
+  /// a large graph's messages took as long as its analysis).
+  std::unique_ptr<google::protobuf::Arena> arena_;
+  std::unique_ptr<onnx::ModelProto> owned_;  ///< the proto of parse() and adopt()
+  onnx::ModelProto* proto_ = nullptr;        ///< owned_, or a message on arena_
   /// The payloads load() skipped and where to read them again; null when nothing was skipped.
   std::shared_ptr<const detail::TensorPayloads> payloads_;
   std::string source_;

@@ -5,13 +5,19 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
+#include "model/borrowed_fields.hpp"
 
 namespace cctx {
+
+using detail::borrow;
+using detail::borrow_one;
+using detail::hand_back;
 
 namespace {
 
@@ -57,18 +63,79 @@ class Inliner {
       expand_graph(&body, stack);
       stack.pop_back();
       for (onnx::NodeProto& n : *body.mutable_node()) *expanded.Add() = std::move(n);
-      ++calls_;
     }
     g->mutable_node()->Swap(&expanded);
   }
 
-  int calls() const { return calls_; }
+  /// Whether a node of `g`, or of a body in it, calls a local function.
+  bool calls_in(const onnx::GraphProto& g) const {
+    for (const onnx::NodeProto& n : g.node()) {
+      if (find(n) != nullptr || bodies_call(n)) return true;
+    }
+    return false;
+  }
+
+  /// Appends the nodes of the main graph `g` to `out` by pointer, each call replaced by its body
+  /// (as expand_graph does): a node that neither is a call nor holds one in a body is `g`'s own;
+  /// the bodies' nodes and the nodes whose bodies changed are new, kept in `owned`.
+  void expand_main(const onnx::GraphProto& g,
+                   google::protobuf::RepeatedPtrField<onnx::NodeProto>* out,
+                   google::protobuf::RepeatedPtrField<onnx::NodeProto>& owned,
+                   std::vector<const onnx::FunctionProto*>& stack) {
+    out->Reserve(g.node_size());
+    auto keep = [&](onnx::NodeProto&& n) {
+      onnx::NodeProto* kept = owned.Add();
+      *kept = std::move(n);
+      borrow_one(*kept, out);
+    };
+    for (int k = 0; k < g.node_size(); ++k) {
+      const onnx::NodeProto& original = g.node(k);
+      const bool bodies = bodies_call(original);
+      const onnx::FunctionProto* f = find(original);
+      if (!bodies && f == nullptr) {
+        borrow_one(original, out);  // ~InlinedModel takes it out of the list again
+        continue;
+      }
+      onnx::NodeProto changed;
+      const onnx::NodeProto* node = &original;
+      if (bodies) {
+        changed = original;
+        for (onnx::AttributeProto& a : *changed.mutable_attribute()) {
+          if (a.has_g()) expand_graph(a.mutable_g(), stack);
+          for (onnx::GraphProto& sub : *a.mutable_graphs()) expand_graph(&sub, stack);
+        }
+        node = &changed;
+      }
+      if (f == nullptr) {
+        keep(std::move(changed));
+        continue;
+      }
+      check_call(*node, k, *f, stack);
+      onnx::GraphProto body;
+      instantiate(*f, *node, &body);
+      stack.push_back(f);
+      expand_graph(&body, stack);
+      stack.pop_back();
+      for (onnx::NodeProto& n : *body.mutable_node()) keep(std::move(n));
+    }
+  }
+
   const std::map<Key, const onnx::FunctionProto*>& functions() const { return functions_; }
 
  private:
   const onnx::FunctionProto* find(const onnx::NodeProto& node) const {
     auto it = functions_.find(Key{std::string(normalize_domain(node.domain())), node.op_type()});
     return it == functions_.end() ? nullptr : it->second;
+  }
+
+  bool bodies_call(const onnx::NodeProto& n) const {
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_g() && calls_in(a.g())) return true;
+      for (const onnx::GraphProto& sub : a.graphs()) {
+        if (calls_in(sub)) return true;
+      }
+    }
+    return false;
   }
 
   void check_call(const onnx::NodeProto& call, int index, const onnx::FunctionProto& f,
@@ -168,31 +235,107 @@ class Inliner {
   std::string source_;
   std::map<Key, const onnx::FunctionProto*> functions_;
   std::set<std::string> prefixes_;
-  int calls_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<onnx::ModelProto> inline_local_functions(const onnx::ModelProto& model,
-                                                         const std::string& source) {
-  if (model.functions_size() == 0) return nullptr;
-  auto copy = std::make_unique<onnx::ModelProto>(model);
-  Inliner inliner(*copy, source);
+InlinedModel::InlinedModel(Model model)
+    : owned_(std::make_unique<onnx::GraphProto>()), model_(std::move(model)) {}
+
+InlinedModel::~InlinedModel() {
+  // Every element of these lists is borrowed: the original's, or one of owned_'s nodes.
+  onnx::GraphProto& g = *model_.proto().mutable_graph();
+  hand_back(g.mutable_node());
+  hand_back(g.mutable_initializer());
+  hand_back(g.mutable_sparse_initializer());
+  hand_back(g.mutable_input());
+  hand_back(g.mutable_output());
+  hand_back(g.mutable_value_info());
+  hand_back(g.mutable_quantization_annotation());
+}
+
+void InlinedModel::write_into(onnx::ModelProto& target) {
+  const onnx::ModelProto& self = model_.proto();
+  if (&target != from_) {
+    target = self;
+    return;
+  }
+  // All but the node list, the opsets and the functions are target's own messages already.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto>* nodes =
+      target.mutable_graph()->mutable_node();
+  std::vector<onnx::NodeProto*> before(static_cast<std::size_t>(nodes->size()));
+  nodes->UnsafeArenaExtractSubrange(0, nodes->size(), before.data());
+  const std::unordered_set<const onnx::NodeProto*> originals(before.begin(), before.end());
+  std::unordered_set<const onnx::NodeProto*> kept;
+  for (const onnx::NodeProto& n : self.graph().node()) {
+    auto* p = const_cast<onnx::NodeProto*>(&n);
+    if (originals.count(p) != 0) {
+      nodes->UnsafeArenaAddAllocated(p);  // back where it was, owned as before
+      kept.insert(p);
+    } else {
+      nodes->AddAllocated(p);  // one of owned_'s, heap-allocated: target (or its arena) owns it
+    }
+  }
+  // owned_ gives its nodes up without deleting them; the calls' nodes are deleted.
+  hand_back(owned_->mutable_node());
+  if (target.GetArena() == nullptr) {
+    for (onnx::NodeProto* p : before) {
+      if (kept.count(p) == 0) delete p;
+    }
+  }
+  *target.mutable_opset_import() = self.opset_import();
+  target.clear_functions();
+}
+
+std::unique_ptr<InlinedModel> inline_local_functions(const Model& model) {
+  const onnx::ModelProto& from = model.proto();
+  if (from.functions_size() == 0) return nullptr;
+  Inliner inliner(from, model.source());
+  const onnx::GraphProto& graph = from.graph();
+  if (!inliner.calls_in(graph)) return nullptr;
+
+  // Everything of the model but its graph and functions is small: copied.
+  auto proto = std::make_unique<onnx::ModelProto>();
+  proto->set_ir_version(from.ir_version());
+  *proto->mutable_opset_import() = from.opset_import();
+  proto->set_producer_name(from.producer_name());
+  proto->set_producer_version(from.producer_version());
+  proto->set_domain(from.domain());
+  proto->set_model_version(from.model_version());
+  proto->set_doc_string(from.doc_string());
+  *proto->mutable_metadata_props() = from.metadata_props();
+  *proto->mutable_training_info() = from.training_info();
+  proto->mutable_unknown_fields()->MergeFrom(from.unknown_fields());
+  onnx::GraphProto* g = proto->mutable_graph();
+  g->set_name(graph.name());
+  g->set_doc_string(graph.doc_string());
+  g->mutable_unknown_fields()->MergeFrom(graph.unknown_fields());
+  auto inlined = std::make_unique<InlinedModel>(Model::adopt(std::move(proto), model.source()));
+  inlined->from_ = &from;
+  // From here on the graph holds borrowed messages only: ~InlinedModel hands them back, also
+  // when an expansion below throws.
+  g = inlined->model_.proto().mutable_graph();
+  borrow(graph.initializer(), g->mutable_initializer());
+  borrow(graph.sparse_initializer(), g->mutable_sparse_initializer());
+  borrow(graph.input(), g->mutable_input());
+  borrow(graph.output(), g->mutable_output());
+  borrow(graph.value_info(), g->mutable_value_info());
+  borrow(graph.quantization_annotation(), g->mutable_quantization_annotation());
   std::vector<const onnx::FunctionProto*> stack;
-  inliner.expand_graph(copy->mutable_graph(), stack);
-  if (inliner.calls() == 0) return nullptr;
+  inliner.expand_main(graph, g->mutable_node(), *inlined->owned_->mutable_node(), stack);
+
   // The bodies' nodes now live in the graph: their domains must be imported by the model.
+  onnx::ModelProto& out = inlined->model_.proto();
   for (const auto& [key, f] : inliner.functions()) {
     for (const onnx::OperatorSetIdProto& op : f->opset_import()) {
       bool imported = false;
-      for (const onnx::OperatorSetIdProto& have : copy->opset_import()) {
+      for (const onnx::OperatorSetIdProto& have : out.opset_import()) {
         imported = imported || normalize_domain(have.domain()) == normalize_domain(op.domain());
       }
-      if (!imported) *copy->add_opset_import() = op;
+      if (!imported) *out.add_opset_import() = op;
     }
   }
-  copy->clear_functions();
-  return copy;
+  return inlined;
 }
 
 }  // namespace cctx

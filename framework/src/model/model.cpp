@@ -1,6 +1,7 @@
 #include "cctx/model.hpp"
 
 #include <fcntl.h>
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
 #include <sys/mman.h>
@@ -89,38 +90,43 @@ void check_nonempty(std::uintmax_t size, const std::string& source) {
   if (size == 0) throw ModelError(source + ": empty file, not an ONNX model");
 }
 
-/// Parses wire-format bytes (a whole model, or its structure) and validates the model.
-std::unique_ptr<onnx::ModelProto> parse_checked(std::string_view bytes, const std::string& source,
-                                                const Limits& limits) {
-  auto proto = std::make_unique<onnx::ModelProto>();
+/// Parses wire-format bytes (a whole model, or its structure) into `proto` and validates it.
+void parse_checked(std::string_view bytes, const std::string& source, const Limits& limits,
+                   onnx::ModelProto& proto) {
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
                                                 static_cast<int>(bytes.size()));
   stream.SetRecursionLimit(detail::kWireRecursionLimit);
-  if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+  if (!proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
     throw ModelError(source + ": not a valid ONNX model (truncated or corrupt protobuf)");
   }
-  if (!proto->has_graph()) {
+  if (!proto.has_graph()) {
     throw ModelError(source + ": not an ONNX model (no graph)");
   }
-  detail::check_model(*proto, source, limits);
-  return proto;
+  detail::check_model(proto, source, limits);
 }
 
-/// The structure of `file` (structure_parse.hpp), parsed and validated.
-std::unique_ptr<onnx::ModelProto> parse_structure(std::string_view file, const std::string& source,
-                                                  const Limits& limits,
-                                                  detail::TensorPayloads& payloads) {
+/// The structure of `file` (structure_parse.hpp), parsed into `proto` and validated.
+void parse_structure(std::string_view file, const std::string& source, const Limits& limits,
+                     detail::TensorPayloads& payloads, onnx::ModelProto& proto) {
   std::string structure;
   if (!detail::strip_payloads(file, payloads, structure)) {
     throw ModelError(source + ": not a valid ONNX model (truncated or corrupt protobuf)");
   }
-  return parse_checked(structure, source, limits);
+  parse_checked(structure, source, limits, proto);
+}
+
+/// An arena for a model's messages: blocks grow to 1 MiB (the default stops at 8 KiB).
+std::unique_ptr<google::protobuf::Arena> model_arena() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = std::size_t{16} << 10;
+  options.max_block_size = std::size_t{1} << 20;
+  return std::make_unique<google::protobuf::Arena>(options);
 }
 
 }  // namespace
 
 Model::Model(std::unique_ptr<onnx::ModelProto> proto, std::string source)
-    : proto_(std::move(proto)), source_(std::move(source)) {}
+    : owned_(std::move(proto)), proto_(owned_.get()), source_(std::move(source)) {}
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
@@ -133,7 +139,8 @@ Model Model::load(const fs::path& path, const Limits& limits, StreamPayloads str
   if (ec) throw ModelError(source + ": cannot access (" + ec.message() + ")");
   if (fs::is_directory(status)) throw ModelError(source + ": is a directory, not a model file");
   auto payloads = std::make_shared<detail::TensorPayloads>(source);
-  std::unique_ptr<onnx::ModelProto> proto;
+  auto arena = model_arena();
+  onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(arena.get());
   if (fs::is_regular_file(status)) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw ModelError(source + ": cannot open (" + std::strerror(errno) + ")");
@@ -145,14 +152,16 @@ Model Model::load(const fs::path& path, const Limits& limits, StreamPayloads str
     if (size > file_limit(limits)) throw too_big(path, size, limits);
     check_nonempty(size, source);
     const MappedFile file(fd, static_cast<std::size_t>(size), path);
-    proto = parse_structure(file.bytes(), source, limits, *payloads);
+    parse_structure(file.bytes(), source, limits, *payloads, proto);
   } else {
     std::string bytes = read_stream(path, limits);
     check_nonempty(bytes.size(), source);
-    proto = parse_structure(bytes, source, limits, *payloads);
+    parse_structure(bytes, source, limits, *payloads, proto);
     if (streams == StreamPayloads::kKeep) payloads->read_from_memory(std::move(bytes));
   }
-  Model model(std::move(proto), source);
+  Model model(nullptr, source);
+  model.arena_ = std::move(arena);
+  model.proto_ = &proto;
   if (payloads->count() > 0) model.payloads_ = std::move(payloads);
   model.folder_ = fs::absolute(path, ec).parent_path();
   return model;
@@ -164,7 +173,8 @@ Model Model::parse(std::string_view bytes, std::string source, const Limits& lim
     throw ModelError(source + ": " + std::to_string(bytes.size()) + " bytes, above " +
                      std::to_string(limits.file_bytes) + " (limits.file_bytes)");
   }
-  auto proto = parse_checked(bytes, source, limits);
+  auto proto = std::make_unique<onnx::ModelProto>();
+  parse_checked(bytes, source, limits, *proto);
   return Model(std::move(proto), std::move(source));
 }
 

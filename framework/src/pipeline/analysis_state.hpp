@@ -15,6 +15,7 @@
 #include "cctx/model.hpp"
 #include "cctx/profile.hpp"
 #include "cctx/registry.hpp"
+#include "model/inline_functions.hpp"
 #include "pipeline/buffer_plan.hpp"
 #include "pipeline/rule_bindings.hpp"
 #include "pipeline/stage_results.hpp"
@@ -29,8 +30,9 @@ struct Analysis {
   std::shared_ptr<const RuleRegistry> registry;
   Profile options;
   const Model* model = nullptr;
-  /// The analysed copy of a model whose local-function calls were inlined (else null).
-  std::unique_ptr<Model> inlined;
+  /// The analysed form of a model whose local-function calls were inlined (else null): new
+  /// nodes for the bodies, the model's own messages for the rest (inline_functions.hpp).
+  std::unique_ptr<InlinedModel> inlined;
   std::unique_ptr<ExprPool> pool;
   std::unique_ptr<GraphView> graph;
   /// The binding step, right after the graph view: every kind's rules (read through rules_of).

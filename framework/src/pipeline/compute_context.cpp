@@ -54,10 +54,8 @@ void ComputeContext::compute(const Model& model) {
   };
   timed("graph", [&] {
     // Local-function calls are analysed through their bodies, inlined per call site.
-    if (auto inlined = inline_local_functions(model.proto(), model.source())) {
-      s.inlined = std::make_unique<Model>(Model::adopt(std::move(inlined), model.source()));
-      s.model = s.inlined.get();
-    }
+    s.inlined = inline_local_functions(model);
+    if (s.inlined) s.model = &s.inlined->model();
     s.graph = std::make_unique<GraphView>(*s.model);
     s.rules.bind(*s.graph, *s.registry);
   });

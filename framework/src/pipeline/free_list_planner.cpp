@@ -25,6 +25,7 @@
 #include <unordered_set>
 
 #include "cctx/dtypes.hpp"
+#include "model/borrowed_fields.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/buffer_ledger.hpp"
 #include "pipeline/buffer_plan.hpp"
@@ -95,11 +96,47 @@ class FreeListPlan {
   /// data propagation (ONNX Runtime resolves its graph this way; it does no arithmetic on dim
   /// names and computes no shape tensors). False when the inference fails as a whole.
   bool infer_runtime_shapes() {
+    // ONNX's inference writes types into the model it is given: into value_info, the inputs and
+    // outputs, and the bodies of nodes with subgraphs. Those parts are copied into a model of
+    // its own; the other nodes and the initializers, which it only reads, are the analysed
+    // model's, borrowed (not a copy of the model).
+    const onnx::ModelProto& model = s_.model->proto();
+    const onnx::GraphProto& from = model.graph();
+    onnx::ModelProto view;
+    view.set_ir_version(model.ir_version());
+    *view.mutable_opset_import() = model.opset_import();
+    *view.mutable_functions() = model.functions();
+    onnx::GraphProto& g = *view.mutable_graph();
+    *g.mutable_input() = from.input();
+    *g.mutable_output() = from.output();
+    *g.mutable_value_info() = from.value_info();
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> with_bodies;
+    struct HandBack {
+      onnx::GraphProto& g;
+      ~HandBack() {
+        detail::hand_back(g.mutable_node());
+        detail::hand_back(g.mutable_initializer());
+        detail::hand_back(g.mutable_sparse_initializer());
+      }
+    } hand_back{g};
+    detail::borrow(from.initializer(), g.mutable_initializer());
+    detail::borrow(from.sparse_initializer(), g.mutable_sparse_initializer());
+    g.mutable_node()->Reserve(from.node_size());
+    for (const onnx::NodeProto& n : from.node()) {
+      const bool bodies =
+          std::any_of(n.attribute().begin(), n.attribute().end(),
+                      [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
+      if (!bodies) {
+        detail::borrow_one(n, g.mutable_node());
+        continue;
+      }
+      onnx::NodeProto* copy = with_bodies.Add();
+      *copy = n;
+      detail::borrow_one(*copy, g.mutable_node());
+    }
     try {
-      onnx::ModelProto copy = s_.model->proto();
-      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
+      onnx::shape_inference::InferShapes(view, onnx::OpSchemaRegistry::Instance(),
                                          onnx::ShapeInferenceOptions(false, 0, false));
-      const onnx::GraphProto& g = copy.graph();
       for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
         for (const onnx::ValueInfoProto& vi : *list) runtime_types_[vi.name()] = vi.type();
       }

@@ -97,7 +97,7 @@ void ComputeContext::write_shapes_to_model(Model& model) const {
     if (target.functions_size() == 0) {
       throw Error(model.source() + ": write_to_model: the model is not the one that was analysed");
     }
-    target = s.inlined->proto();
+    s.inlined->write_into(target);
   }
   if (target.graph().node_size() != static_cast<int>(g.main().nodes.size()) ||
       target.graph().output_size() != static_cast<int>(g.main().outputs.size())) {

@@ -2,7 +2,11 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -250,26 +254,111 @@ std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext&
 /// copied as is; anything else goes through nlohmann's escaping (control characters, and
 /// invalid UTF-8 replaced by U+FFFD: safe_text::json), so both agree byte for byte.
 /// True when `s` can be written between quotes as it is (printable ASCII, no quote, no backslash).
+/// Eight bytes at a time: names and keys are most of a report's strings.
 bool plain_json(std::string_view s) {
-  for (const char c : s) {
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return false;
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  std::size_t k = 0;
+  // A byte below 0x20, with its high bit set, 0x7f, '"' or '\\' (exact: a borrow between bytes
+  // starts only at a byte below 0x20 or at a zero, which is found anyway).
+  const auto is_special = [&](std::uint64_t x) {
+    return ((((x - 0x20 * kOnes) | x) & kHigh) | has_zero(x ^ (0x7f * kOnes)) |
+            has_zero(x ^ (0x22 * kOnes)) | has_zero(x ^ (0x5c * kOnes))) != 0;
+  };
+  for (; k + 8 <= s.size(); k += 8) {
+    std::uint64_t x;
+    std::memcpy(&x, s.data() + k, 8);
+    if (is_special(x)) return false;
   }
-  return true;
+  if (k == s.size()) return true;
+  std::uint64_t x = 0x61 * kOnes;  // the tail, after it 'a's
+  std::memcpy(&x, s.data() + k, s.size() - k);
+  return !is_special(x);
 }
 
-void append_quoted(std::string& out, std::string_view s, bool plain) {
-  if (plain) {
-    out += '"';
-    out += s;
-    out += '"';
-  } else {
-    out += safe_text::json(Json(std::string(s)));
-  }
-}
+/// The report's text as it is written, handed to the sink in pieces: each append is one bounds
+/// check and one copy (std::string's appends, each with its own checks, length and terminator,
+/// were most of the time of writing a report).
+class TextBuffer {
+ public:
+  explicit TextBuffer(std::size_t capacity)
+      : data_(std::make_unique_for_overwrite<char[]>(capacity)),
+        at_(data_.get()),
+        end_(data_.get() + capacity) {}
 
-void append_json_string(std::string& out, std::string_view s) {
-  append_quoted(out, s, plain_json(s));
-}
+  void put(char c) {
+    room(1);
+    *at_++ = c;
+  }
+  void put(std::string_view s) {
+    room(s.size());
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+  }
+  /// A literal: its length is known where it is written.
+  template <std::size_t N>
+  void put(const char (&s)[N]) {
+    room(N - 1);
+    std::memcpy(at_, s, N - 1);
+    at_ += N - 1;
+  }
+  /// A line break (after a comma when `comma`) and `indent` spaces.
+  void line(bool comma, std::size_t indent) {
+    // Spaces eight at a time, past the indent into room that the next piece overwrites.
+    room(indent + 2 + 8);
+    *at_ = ',';
+    at_ += comma ? 1 : 0;
+    *at_++ = '\n';
+    constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+    for (std::size_t k = 0; k < indent; k += 8) std::memcpy(at_ + k, &kSpaces, 8);
+    at_ += indent;
+  }
+  /// `s` as a JSON string: between quotes when `plain`, else escaped as nlohmann's dump does.
+  void quoted(std::string_view s, bool plain) {
+    if (!plain) {
+      put(safe_text::json(Json(std::string(s))));
+      return;
+    }
+    room(s.size() + 2);
+    *at_++ = '"';
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+    *at_++ = '"';
+  }
+  void json_string(std::string_view s) { quoted(s, plain_json(s)); }
+  /// `"k": ` for a literal `k` that needs no escaping.
+  template <std::size_t N>
+  void literal_key(const char (&k)[N]) {
+    room(N + 3);
+    *at_++ = '"';
+    std::memcpy(at_, k, N - 1);
+    at_ += N - 1;
+    std::memcpy(at_, "\": ", 3);
+    at_ += 3;
+  }
+
+  std::size_t size() const { return static_cast<std::size_t>(at_ - data_.get()); }
+  std::string_view text() const { return {data_.get(), size()}; }
+  void clear() { at_ = data_.get(); }
+
+ private:
+  void room(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - at_) < n) grow(n);
+  }
+  void grow(std::size_t n) {
+    const std::size_t used = size();
+    const std::size_t capacity =
+        std::max(2 * static_cast<std::size_t>(end_ - data_.get()), used + n);
+    auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+    std::memcpy(bigger.get(), data_.get(), used);
+    data_ = std::move(bigger);
+    at_ = data_.get() + used;
+    end_ = data_.get() + capacity;
+  }
+  std::unique_ptr<char[]> data_;
+  char* at_;
+  char* end_;
+};
 
 /// Writes JSON text laid out exactly as nlohmann's dump(2) lays out the same tree, without
 /// building the tree: the values and nodes of a large graph are most of a report, and making and
@@ -278,32 +367,42 @@ void append_json_string(std::string& out, std::string_view s) {
 class PrettyWriter {
  public:
   /// `depth`: nesting level of the value written (its closing bracket's indentation).
-  PrettyWriter(std::string& out, std::size_t depth) : out_(out), depth_(depth) {}
+  PrettyWriter(TextBuffer& out, std::size_t depth) : out_(out), depth_(depth) {}
 
   void begin_object() { open('{'); }
   void end_object() { close('}'); }
   void begin_array() { open('['); }
   void end_array() { close(']'); }
 
+  /// `k` is one of the report's own keys (a literal or a tag name), never model text: written
+  /// as it is, without the check for characters to escape.
   void key(std::string_view k) {
+    assert(plain_json(k));
     next_line();
-    append_json_string(out_, k);
-    out_ += ": ";
+    out_.quoted(k, true);
+    out_.put(": ");
+    after_key_ = true;
+  }
+  /// A literal key: its length is known where it is written.
+  template <std::size_t N>
+  void key(const char (&k)[N]) {
+    next_line();
+    out_.literal_key(k);
     after_key_ = true;
   }
   void string(std::string_view s) {
     before_value();
-    append_json_string(out_, s);
+    out_.json_string(s);
   }
   void integer(std::int64_t v) {
     before_value();
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
-    out_.append(digits, end);
+    out_.put(std::string_view(digits, static_cast<std::size_t>(end - digits)));
   }
   void null() {
     before_value();
-    out_ += "null";
+    out_.put("null");
   }
   /// An amount (semantics.md): an integer when concrete, else its canonical expression.
   void amount(ExprPool& pool, Expr e) {
@@ -317,48 +416,50 @@ class PrettyWriter {
     if (e.id >= plain_.size()) plain_.resize(std::max<std::size_t>(2 * e.id + 1, 1024), kUnknown);
     if (plain_[e.id] == kUnknown) plain_[e.id] = plain_json(text) ? kPlain : kEscaped;
     before_value();
-    append_quoted(out_, text, plain_[e.id] == kPlain);
+    out_.quoted(text, plain_[e.id] == kPlain);
   }
 
-  void member(std::string_view k, std::string_view s) {
+  template <typename Key>
+  void member(const Key& k, std::string_view s) {
     key(k);
     string(s);
   }
-  void member_amount(std::string_view k, ExprPool& pool, Expr e) {
+  template <typename Key>
+  void member_amount(const Key& k, ExprPool& pool, Expr e) {
     key(k);
     amount(pool, e);
   }
-  void names(std::string_view k, const GraphView& g, ValueIds values) {
+  template <std::size_t N>
+  void names(const char (&k)[N], const GraphView& g, ValueIds values) {
     key(k);
     begin_array();
     for (ValueId v : values) string(g.value(v).name);
     end_array();
   }
-  void bucket(std::string_view k, ExprPool& pool, const Bucket& bucket) {
+  template <std::size_t N>
+  void bucket(const char (&k)[N], ExprPool& pool, const Bucket& bucket) {
     key(k);
     begin_object();
-    for (const auto& [tag, amount] : bucket) member_amount(tag_name(tag), pool, amount);
+    for (const auto& [tag, amount] : bucket)
+      member_amount(std::string_view(tag_name(tag)), pool, amount);
     end_object();
   }
 
  private:
   void open(char bracket) {
     before_value();
-    out_ += bracket;
+    out_.put(bracket);
     counts_.push_back(0);
   }
   void close(char bracket) {
     const bool empty = counts_.back() == 0;
     counts_.pop_back();
-    if (!empty) {
-      out_ += '\n';
-      indent();
-    }
-    out_ += bracket;
+    if (!empty) out_.line(false, indent());
+    out_.put(bracket);
   }
   void next_line() {
-    out_ += counts_.back()++ == 0 ? "\n" : ",\n";
-    indent();
+    const bool comma = counts_.back()++ != 0;
+    out_.line(comma, indent());
   }
   void before_value() {
     if (after_key_) {
@@ -367,8 +468,8 @@ class PrettyWriter {
       next_line();
     }
   }
-  void indent() { out_.append(2 * (depth_ + counts_.size()), ' '); }
-  std::string& out_;
+  std::size_t indent() const { return 2 * (depth_ + counts_.size()); }
+  TextBuffer& out_;
   std::size_t depth_;
   std::vector<std::size_t> counts_;  ///< members/items written per open bracket
   bool after_key_ = false;
@@ -460,16 +561,17 @@ void write_node(PrettyWriter& w, const ComputeContext& ctx, NodeId n) {
 
 /// `value.dump(2)` as it reads nested `levels` deep in a dump(2) document: every line after the
 /// first indented by 2*levels more spaces (strings never hold a raw newline: dump escapes it).
-void append_nested(std::string& out, const Json& value, int levels) {
+void append_nested(TextBuffer& out, const Json& value, int levels) {
   const std::string text = safe_text::json(value, 2);
-  const std::string pad = "\n" + std::string(static_cast<std::size_t>(2 * levels), ' ');
+  const std::string_view view = text;
+  const auto pad = static_cast<std::size_t>(2 * levels);
   std::size_t from = 0;
-  for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
-    out.append(text, from, nl - from);
-    out += pad;
+  for (std::size_t nl = view.find('\n'); nl != std::string::npos; nl = view.find('\n', from)) {
+    out.put(view.substr(from, nl - from));
+    out.line(false, pad);
     from = nl + 1;
   }
-  out.append(text, from, std::string::npos);
+  out.put(view.substr(from));
 }
 
 }  // namespace
@@ -495,45 +597,52 @@ void JsonReportWriter::write(const std::function<void(std::string_view)>& sink) 
   // text of a 100k-node graph (161 MB) is ever held. Holding the text cost more than writing it:
   // its first touch of fresh pages took 0.5 s of a 0.86 s report at 100k nodes.
   const GraphView& g = ctx_.graph();
-  std::string out;
-  out.reserve(kPieceBytes + kPieceBytes / 4);
+  TextBuffer out(kPieceBytes + kPieceBytes / 4);
   const auto hand_over_if_full = [&] {
     if (out.size() < kPieceBytes) return;
-    sink(out);
+    sink(out.text());
     out.clear();
   };
-  out += "{\n  \"format\": \"cctx.analysis/1\",\n  \"model\": ";
+  out.put("{\n  \"format\": \"cctx.analysis/1\",\n  \"model\": ");
   append_nested(out, model_, 1);
-  out += ",\n  \"values\": {";
+  out.put(",\n  \"values\": {");
   // One writer for every value and node: each is a complete value, after which the writer is
   // back at its starting state, and its per-expression cache carries over.
   PrettyWriter w(out, 2);
   bool first = true;
   for (ValueId v = 0; v < g.values().size(); ++v) {
     if (g.value(v).graph != 0) continue;
-    out += first ? "\n    " : ",\n    ";
+    out.line(!first, 4);
     first = false;
-    append_json_string(out, g.value(v).name);
-    out += ": ";
+    out.json_string(g.value(v).name);
+    out.put(": ");
     write_value(w, ctx_, v);
     hand_over_if_full();
   }
-  out += first ? "}" : "\n  }";
-  out += ",\n  \"nodes\": [";
+  if (first) {
+    out.put('}');
+  } else {
+    out.put("\n  }");
+  }
+  out.put(",\n  \"nodes\": [");
   for (NodeId n = 0; n < ctx_.node_count(); ++n) {
-    out += n == 0 ? "\n    " : ",\n    ";
+    out.line(n != 0, 4);
     write_node(w, ctx_, n);
     hand_over_if_full();
   }
-  out += ctx_.node_count() == 0 ? "]" : "\n  ]";
+  if (ctx_.node_count() == 0) {
+    out.put(']');
+  } else {
+    out.put("\n  ]");
+  }
   for (const auto& [key, member] : trailing_) {
-    out += ",\n  \"";
-    out += key;
-    out += "\": ";
+    out.put(",\n  \"");
+    out.put(key);
+    out.put("\": ");
     append_nested(out, member, 1);
   }
-  out += "\n}";
-  sink(out);
+  out.put("\n}");
+  sink(out.text());
 }
 
 void append_json_report(std::string& out, const ComputeContext& ctx, const ReportOptions& options) {
