@@ -152,5 +152,25 @@ TEST(FloatValues, ConstantAttributesAndOtherFloatTypes) {
   EXPECT_EQ(a.value("Mbig"), Dims{});
 }
 
+TEST(FloatValues, ReductionsOfFloatConstants) {
+  // torchvision's batch_images with fixed sizes: ReduceMax over a Constant [320.0], then Cast.
+  ModelBuilder b(17);
+  b.initializer_floats("c", {320.0f, 3.0f});
+  b.node("ReduceMax", {"c"}, {"M"}, {attr("keepdims", std::int64_t{0})});
+  b.node("Cast", {"M"}, {"I"}, {attr("to", kInt64)});
+  b.node("ReduceSum", {"c"}, {"S"}, {attr("keepdims", std::int64_t{0})});
+  // 4096 * 4096 = 2^24 is still exact in float32; 2^24 * 2 is not provably so: no value.
+  b.initializer_floats("big", {4096.0f, 4096.0f, 2.0f});
+  b.node("ReduceProd", {"big"}, {"P"}, {attr("keepdims", std::int64_t{0})});
+  b.initializer_floats("edge", {4096.0f, 4096.0f});
+  b.node("ReduceProd", {"edge"}, {"E"}, {attr("keepdims", std::int64_t{0})});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.value("M"), (Dims{"320"}));
+  EXPECT_EQ(a.value("I"), (Dims{"320"}));
+  EXPECT_EQ(a.value("S"), (Dims{"323"}));
+  EXPECT_EQ(a.value("P"), Dims{});
+  EXPECT_EQ(a.value("E"), (Dims{"16777216"}));
+}
+
 }  // namespace
 }  // namespace cctx
