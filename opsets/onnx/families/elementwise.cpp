@@ -18,7 +18,13 @@ Status unary_same(const INodeView& node, IShapeSink& out) {
   // Value flow for tensors of exact integers (integer types, and floating ones whose elements
   // are exact integers): Neg negates, Abs of a non-negative value, Ceil/Floor/Round of an integer
   // are the integer, Sqrt of a concrete perfect square and Reciprocal of +-1 stay integers.
+  // Identity passes on only an input's own value: a float weight's copy (PyTorch's shared
+  // LayerNorm weights) is no shape arithmetic.
   std::vector<Dim> values;
+  if (node.is_op("Identity")) {
+    if (input_values(node, 0, &values)) return set_value(out, 0, values);
+    return Status::kOk;
+  }
   if (!exact_input_values(node, 0, &values)) return Status::kOk;
   if (node.is_op("Neg")) {
     for (Dim& v : values) v = -v;
@@ -34,8 +40,7 @@ Status unary_same(const INodeView& node, IShapeSink& out) {
     for (Dim v : values) {
       if (!v.is(1) && !v.is(-1)) return Status::kOk;  // 1/v is not an integer (or is inf)
     }
-  } else if (!node.is_op("Identity") && !node.is_op("Ceil") && !node.is_op("Floor") &&
-             !node.is_op("Round")) {
+  } else if (!node.is_op("Ceil") && !node.is_op("Floor") && !node.is_op("Round")) {
     return Status::kOk;
   }
   return set_value(out, 0, values);
