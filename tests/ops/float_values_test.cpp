@@ -172,5 +172,18 @@ TEST(FloatValues, ReductionsOfFloatConstants) {
   EXPECT_EQ(a.value("E"), (Dims{"16777216"}));
 }
 
+TEST(FloatValues, ComputedIntegerResizeScales) {
+  // scales = Concat([1.0, 1.0], Cast([2, 3]) to float): exact integers, so Resize scales by them.
+  ModelBuilder b(17);
+  b.input("X", kFloat, {1, 3, "H", "W"});
+  b.initializer_floats("ones", {1.0f, 1.0f}).initializer_ints("hw", {2, 3});
+  b.node("Cast", {"hw"}, {"hwf"}, {attr("to", kFloat)});
+  b.node("Concat", {"ones", "hwf"}, {"scales"}, {attr("axis", 0)});
+  b.node("Resize", {"X", "", "scales"}, {"Y"}, {attr("mode", "nearest")}).output("Y", kFloat);
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.value("scales"), (Dims{"1", "1", "2", "3"}));
+  EXPECT_EQ(a.dims("Y"), (Dims{"1", "3", "2*H", "3*W"}));
+}
+
 }  // namespace
 }  // namespace cctx

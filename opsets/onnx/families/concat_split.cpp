@@ -2,6 +2,7 @@
 // axis is the simplified sum of the parts, the other axes are unified; Split sizes come from the
 // attribute, the input or num_outputs.
 #include "families.hpp"
+#include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
 namespace cctx::opsets::onnx {
@@ -72,7 +73,7 @@ Status concat(const INodeView& node, IShapeSink& out) {
     std::vector<Dim> values, part;
     for (std::uint32_t i = 0; i < node.input_count(); ++i) {
       if (!node.has_input(i)) continue;
-      if (!input_values(node, i, &part)) return Status::kOk;
+      if (!exact_input_values(node, i, &part)) return Status::kOk;
       values.insert(values.end(), part.begin(), part.end());
     }
     if (values.size() <= 64) set_value(out, 0, values);
