@@ -177,5 +177,20 @@ TEST(CoreOps, CastChangesTypeKeepsValue) {
   EXPECT_EQ(a.value("C"), (Dims{"N"}));
 }
 
+TEST(CoreOps, SplitOfAShapeKeepsItsValues) {
+  // torchvision's batch_images: `for s1, s2 in zip(max_size, img.shape)` splits a Shape.
+  ModelBuilder b(17);
+  b.input("X", kFloat, {3, "H", 8});
+  b.initializer_ints("sizes", {1, 2});
+  b.node("Shape", {"X"}, {"S"}).node("Split", {"S", "sizes"}, {"A", "B"}, {attr("axis", 0)});
+  b.node("Split", {"S"}, {"P", "Q", "R"}, {attr("axis", 0), attr("num_outputs", 3)});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.value("A"), (Dims{"3"}));
+  EXPECT_EQ(a.value("B"), (Dims{"H", "8"}));
+  EXPECT_EQ(a.value("P"), (Dims{"3"}));
+  EXPECT_EQ(a.value("Q"), (Dims{"H"}));
+  EXPECT_EQ(a.value("R"), (Dims{"8"}));
+}
+
 }  // namespace
 }  // namespace cctx

@@ -2,6 +2,7 @@
 // axis is the simplified sum of the parts, the other axes are unified; Split sizes come from the
 // attribute, the input or num_outputs.
 #include "families.hpp"
+#include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
 namespace cctx::opsets::onnx {
@@ -72,12 +73,33 @@ Status concat(const INodeView& node, IShapeSink& out) {
     std::vector<Dim> values, part;
     for (std::uint32_t i = 0; i < node.input_count(); ++i) {
       if (!node.has_input(i)) continue;
-      if (!input_values(node, i, &part)) return Status::kOk;
+      if (!exact_input_values(node, i, &part)) return Status::kOk;
       values.insert(values.end(), part.begin(), part.end());
     }
     if (values.size() <= 64) set_value(out, 0, values);
   }
   return Status::kOk;
+}
+
+/// 1-D value splitting (torchvision's `for s in shape` over a Shape): each output takes its run
+/// of the input's value when every size is concrete.
+void split_values(const INodeView& node, IShapeSink& out, const Shape& in,
+                  const std::vector<Dim>& sizes) {
+  std::vector<Dim> values;
+  if (in.rank() != 1 || !input_values(node, 0, &values)) return;
+  std::size_t at = 0;
+  for (std::uint32_t o = 0; o < sizes.size(); ++o) {
+    std::int64_t len;
+    if (!sizes[o].get_int(&len) || len < 0 || at + static_cast<std::size_t>(len) > values.size())
+      return;
+    const auto end = at + static_cast<std::size_t>(len);
+    if (has_output(node, o)) {
+      set_value(out, o,
+                std::vector<Dim>(values.begin() + static_cast<std::ptrdiff_t>(at),
+                                 values.begin() + static_cast<std::ptrdiff_t>(end)));
+    }
+    at = end;
+  }
 }
 
 Status split(const INodeView& node, IShapeSink& out) {
@@ -159,6 +181,7 @@ Status split(const INodeView& node, IShapeSink& out) {
     dims[a] = sizes[o];
     check(set_shape(out, o, dtype, Shape::of(dims)));
   }
+  split_values(node, out, in, sizes);
   return Status::kOk;
 }
 

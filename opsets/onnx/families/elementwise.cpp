@@ -15,21 +15,35 @@ Status unary_same(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 1);
   Shape s = input_shape(node, 0);
   check(set_shape(out, 0, node.input_dtype(0), s));
-  // Identity-like value flow for integer tensors (Neg negates).
+  // Value flow for tensors of exact integers (integer types, and floating ones whose elements
+  // are exact integers): Neg negates, Abs of a non-negative value, Ceil/Floor/Round of an integer
+  // are the integer, Sqrt of a concrete perfect square and Reciprocal of +-1 stay integers.
+  // Identity passes on only an input's own value: a float weight's copy (PyTorch's shared
+  // LayerNorm weights) is no shape arithmetic.
   std::vector<Dim> values;
-  if (input_values(node, 0, &values)) {
-    if (node.is_op("Neg")) {
-      for (Dim& v : values) v = -v;
-    } else if (node.is_op("Abs")) {
-      for (Dim& v : values) {
-        if (!v.provably_ge(v.lift(0))) return Status::kOk;  // |v| unknown: no value
-      }
-    } else if (!node.is_op("Identity")) {
-      return Status::kOk;
-    }
-    return set_value(out, 0, values);
+  if (node.is_op("Identity")) {
+    if (input_values(node, 0, &values)) return set_value(out, 0, values);
+    return Status::kOk;
   }
-  return Status::kOk;
+  if (!exact_input_values(node, 0, &values)) return Status::kOk;
+  if (node.is_op("Neg")) {
+    for (Dim& v : values) v = -v;
+  } else if (node.is_op("Abs")) {
+    for (Dim& v : values) {
+      if (!v.provably_ge(v.lift(0))) return Status::kOk;  // |v| unknown: no value
+    }
+  } else if (node.is_op("Sqrt")) {
+    for (Dim& v : values) {
+      if (!exact_sqrt(v, &v)) return Status::kOk;
+    }
+  } else if (node.is_op("Reciprocal")) {
+    for (Dim v : values) {
+      if (!v.is(1) && !v.is(-1)) return Status::kOk;  // 1/v is not an integer (or is inf)
+    }
+  } else if (!node.is_op("Ceil") && !node.is_op("Floor") && !node.is_op("Round")) {
+    return Status::kOk;
+  }
+  return set_value(out, 0, values);
 }
 
 Status unary_bool(const INodeView& node, IShapeSink& out) {
@@ -39,13 +53,14 @@ Status unary_bool(const INodeView& node, IShapeSink& out) {
 
 // ---- binary / variadic broadcasting -------------------------------------------------------------
 
-/// Elementwise value propagation over broadcast small tensors with integer values; a floating
-/// result keeps its value only while its type holds every element exactly.
+/// Elementwise value propagation over broadcast small tensors with integer values (small floating
+/// constants of exact integers included); a floating result keeps its value only while its type
+/// holds every element exactly.
 template <class Op>
 void propagate_values(const INodeView& node, IShapeSink& out, const Shape& result,
                       std::int32_t dtype, Op op) {
   std::vector<Dim> a, b;
-  if (!input_values(node, 0, &a) || !input_values(node, 1, &b)) return;
+  if (!exact_input_values(node, 0, &a) || !exact_input_values(node, 1, &b)) return;
   if (!result.known || result.rank() > 1) return;
   std::size_t n = result.rank() == 0 ? 1 : 0;
   if (result.rank() == 1) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "families.hpp"
+#include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
 namespace cctx::opsets::onnx {
@@ -110,10 +111,11 @@ Shape unknown_axes_shape(const INodeView& node, IShapeSink& out, const Shape& in
 }
 
 /// Folds a 1-D (or scalar) known value when every axis is reduced (expressions.md "Shape-value
-/// propagation").
+/// propagation"); small floating constants of exact integers count, and a floating sum or product
+/// keeps its value only while its type holds it exactly.
 void fold_value(const INodeView& node, IShapeSink& out, const Shape& in, bool all_reduced) {
   std::vector<Dim> values;
-  if (!all_reduced || !in.known || in.rank() > 1 || !input_values(node, 0, &values)) return;
+  if (!all_reduced || !in.known || in.rank() > 1 || !exact_input_values(node, 0, &values)) return;
   const ExprApi& api = node.expr();
   std::vector<std::uint32_t> h = handles(values);
   const auto n = static_cast<std::uint32_t>(h.size());
@@ -130,6 +132,8 @@ void fold_value(const INodeView& node, IShapeSink& out, const Shape& in, bool al
   } else {
     return;
   }
+  const std::int32_t dtype = node.input_dtype(0);
+  if (dtype::is_float(dtype) && !exact_in_float(out, dtype, {folded})) return;
   set_value(out, 0, {folded});
 }
 
@@ -166,7 +170,7 @@ Status reduce(const INodeView& node, IShapeSink& out) {
   check(set_shape(out, 0, dtype, result));
   if (axes.kind == ReducedAxes::Kind::kNone) {
     std::vector<Dim> values;
-    if (input_values(node, 0, &values)) set_value(out, 0, values);
+    if (exact_input_values(node, 0, &values)) set_value(out, 0, values);
   } else {
     fold_value(node, out, in, all_reduced);
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "families.hpp"
+#include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
 namespace cctx::opsets::onnx {
@@ -146,6 +147,21 @@ Status apply_sizes(const INodeView& node, IShapeSink& out, std::int32_t dtype, S
 
 /// Resize 10 (X, scales), 11/13 (X, roi, scales, sizes), 18/19 (+ `axes`,
 /// `keep_aspect_ratio_policy`): sizes win when present and non-empty, else the constant scales.
+/// Scales as doubles: a small floating constant, or a computed floating value whose elements are
+/// concrete exact integers (Concat of [1.0, 1.0] and Cast(2) to float).
+bool read_scales(const INodeView& node, std::uint32_t i, std::vector<double>* scales) {
+  if (!node.has_input(i)) return false;
+  Span<double> floats;
+  if (node.input_float_values(i, &floats)) {
+    scales->assign(floats.begin(), floats.end());
+    return true;
+  }
+  std::vector<std::int64_t> ints;
+  if (!input_ints(node, i, &ints)) return false;
+  scales->assign(ints.begin(), ints.end());
+  return true;
+}
+
 Status resize(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 1);
   const std::int32_t dtype = node.input_dtype(0);
@@ -165,10 +181,9 @@ Status resize(const INodeView& node, IShapeSink& out) {
     }
   }
   const std::uint32_t scales_input = v10 ? 1 : 2;
-  Span<double> scales;
-  if (node.has_input(scales_input) && node.input_float_values(scales_input, &scales) &&
-      !scales.empty()) {
-    return apply_scales(node, out, dtype, in, axes, scales.data, scales.size);
+  std::vector<double> scales;
+  if (read_scales(node, scales_input, &scales) && !scales.empty()) {
+    return apply_scales(node, out, dtype, in, axes, scales.data(), scales.size());
   }
   return fresh_axes(node, out, dtype, in, axes);
 }
@@ -191,10 +206,8 @@ Status upsample(const INodeView& node, IShapeSink& out) {
     if (!node.attr_floats(StringRef("scales"), &attr)) return fail("missing 'scales' attribute");
     scales.assign(attr.begin(), attr.end());
   } else {
-    Span<double> values;
     require_inputs(node, 2);
-    if (!node.input_float_values(1, &values)) return fresh_axes(node, out, dtype, in, axes);
-    scales.assign(values.begin(), values.end());
+    if (!read_scales(node, 1, &scales)) return fresh_axes(node, out, dtype, in, axes);
   }
   return apply_scales(node, out, dtype, in, axes, scales.data(), scales.size());
 }

@@ -277,7 +277,7 @@ Status cast(const INodeView& node, IShapeSink& out) {
                                            : static_cast<std::int32_t>(node.attr_int_or("to", 0));
   check(set_shape(out, 0, to, input_shape(node, 0)));
   std::vector<Dim> values;
-  if (!input_values(node, 0, &values)) return Status::kOk;
+  if (!exact_input_values(node, 0, &values)) return Status::kOk;
   if (to == dtype::kInt64 || to == dtype::kInt32) {
     if (to == dtype::kInt32) {
       for (Dim v : values) {
