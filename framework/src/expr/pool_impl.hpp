@@ -187,6 +187,11 @@ struct PoolImpl {
   std::vector<std::uint32_t> small_ints;
 
   int proof_nesting = 0;
+  /// Points inside every symbol's bounds where a large goal of prove_nonneg is evaluated first:
+  /// a negative value refutes it without a proof (refuted_by_points). Rebuilt when symbols are
+  /// added; `refuting_symbols` is the symbol count they were built for.
+  std::vector<Assignment> refuting_points;
+  std::size_t refuting_symbols = 0;
 
   mutable std::vector<std::uint32_t> visit_stamp;  // DAG walks: visited when == visit_gen
   mutable std::uint32_t visit_gen = 0;
@@ -306,6 +311,9 @@ struct PoolImpl {
   Interval interval(Expr e);
   Interval interval_of_parts(Kind k, std::int64_t aux, const std::uint32_t* w, std::uint32_t n);
   bool prove_nonneg(Expr d);
+  /// True when `d` is negative at one of refuting_points (so d >= 0 is false); false when it is
+  /// not, or cannot be evaluated there.
+  bool refuted_by_points(Expr d);
   bool prove_ge(Expr a, Expr b);
   bool dominates_termwise(Expr a, Expr b);
   bool nonneg_rec(Expr d, int depth, detail::ProofCtx& ctx);

@@ -14,7 +14,9 @@ namespace {
 
 constexpr std::int64_t kProofBudget = 10000;
 /// Expression weight that costs one more unit of the proof budget per step (kProofBudget).
-constexpr std::uint32_t kProofWeightPerStep = 64;
+constexpr std::uint32_t kProofWeightPerStep = 8;
+/// Goals of at least this weight are evaluated at points before a proof (refuted_by_points).
+constexpr std::uint32_t kRefuteWeight = 64;
 // Proofs build expressions, whose max/min constructors start proofs of their own. Past this
 // nesting only the interval step runs, which bounds the work on deeply nested max/min.
 constexpr int kMaxProofNesting = 3;
@@ -43,6 +45,27 @@ bool detail::PoolImpl::prove_ge(Expr a, Expr b) {
   return prove_nonneg(d);
 }
 
+bool detail::PoolImpl::refuted_by_points(Expr d) {
+  if (refuting_symbols != symbols.size()) {
+    // The lower bounds (where sizes are smallest) and a point well inside the bounds.
+    refuting_points.assign(2, Assignment{});
+    for (const SymbolInfo& s : symbols) {
+      const std::int64_t lo = s.bounds.lo == kNegInf ? std::min<std::int64_t>(0, s.bounds.hi)
+                                                     : s.bounds.lo;
+      refuting_points[0][s.name] = lo;
+      refuting_points[1][s.name] = lo <= kPosInf - 1009 ? std::min(lo + 1009, s.bounds.hi) : lo;
+    }
+    refuting_symbols = symbols.size();
+  }
+  for (const Assignment& point : refuting_points) {
+    try {
+      if (eval(d, point) < 0) return true;
+    } catch (const ExprError&) {
+    }
+  }
+  return false;
+}
+
 bool detail::PoolImpl::prove_nonneg(Expr d) {
   if (is_int(d)) return int_value(d) >= 0;
   const unsigned cached = (extra[d.id].state >> 1) & 3U;
@@ -50,6 +73,13 @@ bool detail::PoolImpl::prove_nonneg(Expr d) {
   if (proof_nesting >= kMaxProofNesting) return interval(d).lo >= 0;
   bool proven = false;
   const bool top_level = proof_nesting == 0;
+  // A large goal is evaluated at two points first: the proof of a claim false there can only
+  // fail, after spending its budget (a detection graph's peak compares sums of a hundred
+  // min(300, NonZero_k) terms pairwise). Small goals go straight to the proof.
+  if (top_level && nodes[d.id].weight >= kRefuteWeight && refuted_by_points(d)) {
+    extra[d.id].state = static_cast<std::uint8_t>(extra[d.id].state | (2U << 1));
+    return false;
+  }
   {
     NestingGuard guard(proof_nesting);
     ProofCtx ctx;
