@@ -50,8 +50,8 @@ bool detail::PoolImpl::refuted_by_points(Expr d) {
     // The lower bounds (where sizes are smallest) and a point well inside the bounds.
     refuting_points.assign(2, Assignment{});
     for (const SymbolInfo& s : symbols) {
-      const std::int64_t lo = s.bounds.lo == kNegInf ? std::min<std::int64_t>(0, s.bounds.hi)
-                                                     : s.bounds.lo;
+      const std::int64_t lo =
+          s.bounds.lo == kNegInf ? std::min<std::int64_t>(0, s.bounds.hi) : s.bounds.lo;
       refuting_points[0][s.name] = lo;
       refuting_points[1][s.name] = lo <= kPosInf - 1009 ? std::min(lo + 1009, s.bounds.hi) : lo;
     }
