@@ -46,16 +46,21 @@ bool detail::PoolImpl::prove_ge(Expr a, Expr b) {
 }
 
 bool detail::PoolImpl::refuted_by_points(Expr d) {
-  if (refuting_symbols != symbols.size()) {
-    // The lower bounds (where sizes are smallest) and a point well inside the bounds.
-    refuting_points.assign(2, Assignment{});
-    for (const SymbolInfo& s : symbols) {
-      const std::int64_t lo =
-          s.bounds.lo == kNegInf ? std::min<std::int64_t>(0, s.bounds.hi) : s.bounds.lo;
-      refuting_points[0][s.name] = lo;
-      refuting_points[1][s.name] = lo <= kPosInf - 1009 ? std::min(lo + 1009, s.bounds.hi) : lo;
+  // The lower bounds (where sizes are smallest), a point well inside the bounds, and two points
+  // where each symbol has an offset of its own (symmetric terms differ there). Symbols added
+  // since the last call are appended, so the points cost O(1) per symbol in all.
+  refuting_points.resize(4);
+  for (; refuting_symbols < symbols.size(); ++refuting_symbols) {
+    const SymbolInfo& s = symbols[refuting_symbols];
+    const std::int64_t lo =
+        s.bounds.lo == kNegInf ? std::min<std::int64_t>(0, s.bounds.hi) : s.bounds.lo;
+    const std::uint64_t i = refuting_symbols + 1;
+    for (std::size_t j = 0; j < refuting_points.size(); ++j) {
+      const auto offset = j == 0   ? 0
+                          : j == 1 ? 1009
+                                   : static_cast<std::int64_t>(1 + (j * 7919 + i * 104729) % 997);
+      refuting_points[j][s.name] = lo <= kPosInf - offset ? std::min(lo + offset, s.bounds.hi) : lo;
     }
-    refuting_symbols = symbols.size();
   }
   for (const Assignment& point : refuting_points) {
     try {

@@ -1,5 +1,6 @@
 // Stage 7: whole-graph peak (semantics.md "Whole-graph peak").
 #include <algorithm>
+#include <array>
 
 #include "expr/running_sum.hpp"
 #include "pipeline/analysis_state.hpp"
@@ -58,15 +59,32 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   } catch (const ExprError&) {
     return pool.max(terms);  // a term undefined at the probe: let the engine decide
   }
-  // The terms' values at the refuting points, by term index (a point where some term is
-  // undefined is left out).
-  std::vector<std::vector<std::int64_t>> refuting;
-  for (std::size_t j = 0; j < kRefutingPoints; ++j) {
-    try {
-      refuting.push_back(pool.eval_all(terms, refuting_point(pool, j)));
-    } catch (const ExprError&) {
+  // The terms' values at the refuting points, computed for a term the first time a proof
+  // involving it is about to be tried: most terms never get that far (the termwise test
+  // decides), and evaluating every term costs. A point where the term is undefined gives
+  // kUnknown, which refutes nothing.
+  constexpr std::int64_t kUnknown = kNegInf;
+  std::vector<Assignment> points;
+  std::vector<std::array<std::int64_t, kRefutingPoints>> values;
+  std::vector<bool> evaluated;
+  const auto value_at = [&](std::size_t j, std::size_t term) {
+    if (points.empty()) {
+      for (std::size_t p = 0; p < kRefutingPoints; ++p) points.push_back(refuting_point(pool, p));
+      values.resize(terms.size());
+      evaluated.assign(terms.size(), false);
     }
-  }
+    if (!evaluated[term]) {
+      evaluated[term] = true;
+      for (std::size_t p = 0; p < kRefutingPoints; ++p) {
+        try {
+          values[term][p] = pool.eval(terms[term], points[p]);
+        } catch (const ExprError&) {
+          values[term][p] = kUnknown;
+        }
+      }
+    }
+    return values[term][j];
+  };
   std::vector<std::size_t> order(terms.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(),
@@ -77,8 +95,9 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   scored.swap(sorted);
   // kept >= term fails wherever term is larger: then no proof is tried.
   const auto refuted = [&](std::size_t kept, std::size_t term) {
-    for (const std::vector<std::int64_t>& values : refuting) {
-      if (values[order[term]] > values[order[kept]]) return true;
+    for (std::size_t j = 0; j < kRefutingPoints; ++j) {
+      const std::int64_t t = value_at(j, order[term]), k = value_at(j, order[kept]);
+      if (t != kUnknown && k != kUnknown && t > k) return true;
     }
     return false;
   };
