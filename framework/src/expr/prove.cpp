@@ -15,6 +15,8 @@ namespace {
 constexpr std::int64_t kProofBudget = 10000;
 /// Expression weight that costs one more unit of the proof budget per step (kProofBudget).
 constexpr std::uint32_t kProofWeightPerStep = 8;
+/// A case split (step 3) is tried only on goals with at most this many max/min atoms.
+constexpr std::size_t kMaxSplitAtoms = 8;
 /// Goals of at least this weight are evaluated at points before a proof (refuted_by_points).
 constexpr std::uint32_t kRefuteWeight = 64;
 // Proofs build expressions, whose max/min constructors start proofs of their own. Past this
@@ -280,6 +282,10 @@ bool detail::PoolImpl::nonneg_step(Expr d, int depth, ProofCtx& ctx) {
       const std::int64_t c = p->terms[i].coef;
       splits.push_back(Split{i, Expr{p->terms[i].mono}, c, k == Kind::kMax ? c < 0 : c > 0});
     }
+    // Each split halves nothing: a goal over many max/min atoms (a detection graph's sums of a
+    // hundred min(300, n_k)) would walk a tree of 2^atoms cases until the budget ends it. Past
+    // kMaxSplitAtoms the split is not tried.
+    if (splits.size() > kMaxSplitAtoms) splits.clear();
     const auto lossless =
         std::find_if(splits.begin(), splits.end(), [](const Split& s) { return s.need_all; });
     if (lossless != splits.end()) splits = {*lossless};
