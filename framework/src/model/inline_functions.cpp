@@ -47,21 +47,13 @@ class Inliner {
     google::protobuf::RepeatedPtrField<onnx::NodeProto> expanded;
     for (int k = 0; k < g->node_size(); ++k) {
       onnx::NodeProto* node = g->mutable_node(k);
-      for (onnx::AttributeProto& a : *node->mutable_attribute()) {
-        if (a.has_g()) expand_graph(a.mutable_g(), stack);
-        for (onnx::GraphProto& sub : *a.mutable_graphs()) expand_graph(&sub, stack);
-      }
+      expand_bodies(node, stack);
       const onnx::FunctionProto* f = find(*node);
       if (f == nullptr) {
         *expanded.Add() = std::move(*node);
         continue;
       }
-      check_call(*node, k, *f, stack);
-      onnx::GraphProto body;
-      instantiate(*f, *node, &body);
-      stack.push_back(f);
-      expand_graph(&body, stack);
-      stack.pop_back();
+      onnx::GraphProto body = expand_call(*node, k, *f, stack);
       for (onnx::NodeProto& n : *body.mutable_node()) *expanded.Add() = std::move(n);
     }
     g->mutable_node()->Swap(&expanded);
@@ -100,22 +92,14 @@ class Inliner {
       const onnx::NodeProto* node = &original;
       if (bodies) {
         changed = original;
-        for (onnx::AttributeProto& a : *changed.mutable_attribute()) {
-          if (a.has_g()) expand_graph(a.mutable_g(), stack);
-          for (onnx::GraphProto& sub : *a.mutable_graphs()) expand_graph(&sub, stack);
-        }
+        expand_bodies(&changed, stack);
         node = &changed;
       }
       if (f == nullptr) {
         keep(std::move(changed));
         continue;
       }
-      check_call(*node, k, *f, stack);
-      onnx::GraphProto body;
-      instantiate(*f, *node, &body);
-      stack.push_back(f);
-      expand_graph(&body, stack);
-      stack.pop_back();
+      onnx::GraphProto body = expand_call(*node, k, *f, stack);
       for (onnx::NodeProto& n : *body.mutable_node()) keep(std::move(n));
     }
   }
@@ -126,6 +110,26 @@ class Inliner {
   const onnx::FunctionProto* find(const onnx::NodeProto& node) const {
     auto it = functions_.find(Key{std::string(normalize_domain(node.domain())), node.op_type()});
     return it == functions_.end() ? nullptr : it->second;
+  }
+
+  /// Expands the calls in the bodies (If/Loop/Scan graphs) of `node`.
+  void expand_bodies(onnx::NodeProto* node, std::vector<const onnx::FunctionProto*>& stack) {
+    for (onnx::AttributeProto& a : *node->mutable_attribute()) {
+      if (a.has_g()) expand_graph(a.mutable_g(), stack);
+      for (onnx::GraphProto& sub : *a.mutable_graphs()) expand_graph(&sub, stack);
+    }
+  }
+
+  /// The body of `f` instantiated for `call` (node `index`), its own calls expanded.
+  onnx::GraphProto expand_call(const onnx::NodeProto& call, int index, const onnx::FunctionProto& f,
+                               std::vector<const onnx::FunctionProto*>& stack) {
+    check_call(call, index, f, stack);
+    onnx::GraphProto body;
+    instantiate(f, call, &body);
+    stack.push_back(&f);
+    expand_graph(&body, stack);
+    stack.pop_back();
+    return body;
   }
 
   bool bodies_call(const onnx::NodeProto& n) const {

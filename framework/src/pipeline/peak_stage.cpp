@@ -1,6 +1,5 @@
 // Stage 7: whole-graph peak (semantics.md "Whole-graph peak").
 #include <algorithm>
-#include <array>
 
 #include "expr/running_sum.hpp"
 #include "pipeline/analysis_state.hpp"
@@ -26,24 +25,6 @@ Assignment probe_point(const ExprPool& pool) {
   return probe;
 }
 
-// Further points where a term larger than a kept one refutes "kept >= term" without a proof.
-constexpr std::size_t kRefutingPoints = 3;
-
-/// Refuting point `j`: every symbol at its own offset from its lower bound (the lower bound
-/// itself for j = 0, where sizes are smallest and windows clamp), within its bounds.
-Assignment refuting_point(const ExprPool& pool, std::size_t j) {
-  Assignment point;
-  std::uint64_t i = 0;
-  for (const SymbolInfo& s : pool.symbols()) {
-    const std::int64_t lo = s.bounds.lo == kNegInf ? 0 : s.bounds.lo;
-    const auto offset = static_cast<std::int64_t>(j == 0 ? 0 : 1 + (j * 7919 + ++i * 104729) % 997);
-    std::int64_t v = lo <= kPosInf - offset ? lo + offset : lo;
-    if (v > s.bounds.hi) v = s.bounds.hi;
-    point[s.name] = v;
-  }
-  return point;
-}
-
 /// The symbolic maximum of many node terms. If a >= b everywhere then a(p) >= b(p) at any point
 /// p, so, visiting terms by decreasing value at a probe point, a term can only be dominated by
 /// one already kept: each is tested against the kept frontier (a cheap termwise test first, a
@@ -59,49 +40,8 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   } catch (const ExprError&) {
     return pool.max(terms);  // a term undefined at the probe: let the engine decide
   }
-  // The terms' values at the refuting points, computed for a term the first time a proof
-  // involving it is about to be tried: most terms never get that far (the termwise test
-  // decides), and evaluating every term costs. A point where the term is undefined gives
-  // kUnknown, which refutes nothing.
-  constexpr std::int64_t kUnknown = kNegInf;
-  std::vector<Assignment> points;
-  std::vector<std::array<std::int64_t, kRefutingPoints>> values;
-  std::vector<bool> evaluated;
-  const auto value_at = [&](std::size_t j, std::size_t term) {
-    if (points.empty()) {
-      for (std::size_t p = 0; p < kRefutingPoints; ++p) points.push_back(refuting_point(pool, p));
-      values.resize(terms.size());
-      evaluated.assign(terms.size(), false);
-    }
-    if (!evaluated[term]) {
-      evaluated[term] = true;
-      for (std::size_t p = 0; p < kRefutingPoints; ++p) {
-        try {
-          values[term][p] = pool.eval(terms[term], points[p]);
-        } catch (const ExprError&) {
-          values[term][p] = kUnknown;
-        }
-      }
-    }
-    return values[term][j];
-  };
-  std::vector<std::size_t> order(terms.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return scored[a].first > scored[b].first; });
-  std::vector<std::pair<std::int64_t, Expr>> sorted;
-  sorted.reserve(order.size());
-  for (std::size_t k : order) sorted.push_back(scored[k]);
-  scored.swap(sorted);
-  // kept >= term fails wherever term is larger: then no proof is tried.
-  const auto refuted = [&](std::size_t kept, std::size_t term) {
-    for (std::size_t j = 0; j < kRefutingPoints; ++j) {
-      const std::int64_t t = value_at(j, order[term]), k = value_at(j, order[kept]);
-      if (t != kUnknown && k != kUnknown && t > k) return true;
-    }
-    return false;
-  };
-  std::vector<std::size_t> frontier_index;
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<Expr> frontier;
   // Terms are visited by value, not by handle: each one's node and term list would be a cache
   // miss in the comparison. They are prefetched ahead, the node first, its term list after.
@@ -118,14 +58,14 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
       }
     }
     if (!dominated && frontier.size() <= kFullProofFrontier) {
-      for (std::size_t f = 0; f < frontier.size() && !dominated; ++f) {
-        dominated = !refuted(frontier_index[f], k) && pool.prove_ge(frontier[f], term);
+      for (Expr kept : frontier) {
+        if (pool.prove_ge(kept, term)) {
+          dominated = true;
+          break;
+        }
       }
     }
-    if (!dominated) {
-      frontier.push_back(term);
-      frontier_index.push_back(k);
-    }
+    if (!dominated) frontier.push_back(term);
   }
   return pool.max(frontier);
 }

@@ -97,7 +97,7 @@ bool transpose_outputs(const INodeView& node, IShapeSink& out, const Window& w, 
   for (std::size_t i = 0; i < spatial; ++i) {
     const Dim xi = x.dims[i + 2];
     const std::int64_t s = w.strides[i];
-    if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower) {
+    if (w.same_padding()) {
       dims->push_back(xi * s);
       continue;
     }
@@ -105,7 +105,7 @@ bool transpose_outputs(const INodeView& node, IShapeSink& out, const Window& w, 
       dims->push_back(fresh(node, out, 0, i + 2));
       continue;
     }
-    const Dim eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    const Dim eff = w.effective_kernel(i);
     Dim d = (xi - 1) * s + output_padding[i] + eff - w.pad_begin(i) - w.pad_end(i);
     if (d.lift(0).provably_ge(d)) {
       *error = "output size " + to_string(d) + " of spatial axis " + std::to_string(i + 2) +

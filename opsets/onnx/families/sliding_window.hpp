@@ -43,6 +43,18 @@ struct Window {
   std::int64_t pad_begin(std::size_t i) const { return pads[i]; }
   std::int64_t pad_end(std::size_t i) const { return pads[i + spatial()]; }
   bool kernel_known() const { return !kernel.empty(); }
+  bool same_padding() const {
+    return auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower;
+  }
+  /// The pads the output size counts: none under VALID.
+  std::int64_t counted_pad_begin(std::size_t i) const {
+    return auto_pad == AutoPad::kValid ? 0 : pad_begin(i);
+  }
+  std::int64_t counted_pad_end(std::size_t i) const {
+    return auto_pad == AutoPad::kValid ? 0 : pad_end(i);
+  }
+  /// The kernel's extent with its dilation; needs kernel_known().
+  Dim effective_kernel(std::size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
 };
 
 inline bool parse_auto_pad(const INodeView& node, AutoPad* mode, std::string* error) {
@@ -124,15 +136,11 @@ inline bool read_window(const INodeView& node, std::size_t spatial, const Shape&
 /// `w.kernel_known()`.
 inline Dim window_output(const Window& w, std::size_t i, Dim x) {
   const std::int64_t s = w.strides[i];
-  if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower) {
-    return ceil_div(x, s);
-  }
-  const Dim eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
-  const bool valid = w.auto_pad == AutoPad::kValid;
-  const std::int64_t pb = valid ? 0 : w.pad_begin(i), pe = valid ? 0 : w.pad_end(i);
+  if (w.same_padding()) return ceil_div(x, s);
+  const std::int64_t pb = w.counted_pad_begin(i), pe = w.counted_pad_end(i);
   // The room left after the first window: the last window starts at most this far in.
-  const Dim room = x + pb + pe - eff;
-  if (w.ceil_mode && !valid) {
+  const Dim room = x + pb + pe - w.effective_kernel(i);
+  if (w.ceil_mode && w.auto_pad != AutoPad::kValid) {
     // ceil_mode: the last window must start inside the input or the left padding.
     return min(ceil_div(room, s) + 1, floor_div(x + pb - 1, s) + 1);
   }
@@ -150,13 +158,12 @@ inline Dim window_output(const Window& w, std::size_t i, Dim x) {
 /// SAME_*, a pool's ceil_mode (ceil_div rounds negative room up, as the runtime does) and a
 /// pool of stride 1 (room + 1, an empty output where the window does not fit).
 inline Dim window_min_input(const Window& w, std::size_t i, Dim x) {
-  if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower) return Dim();
-  const bool valid = w.auto_pad == AutoPad::kValid;
-  if (w.truncating && ((w.ceil_mode && !valid) || w.strides[i] == 1)) return Dim();
-  const std::int64_t pads = valid ? 0 : w.pad_begin(i) + w.pad_end(i);
-  const Dim eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+  if (w.same_padding()) return Dim();
+  const bool ceil_mode = w.ceil_mode && w.auto_pad != AutoPad::kValid;
+  if (w.truncating && (ceil_mode || w.strides[i] == 1)) return Dim();
+  const std::int64_t pads = w.counted_pad_begin(i) + w.counted_pad_end(i);
   const std::int64_t slack = w.truncating ? w.strides[i] - 1 : 0;
-  return eff - x.lift(pads + slack);
+  return w.effective_kernel(i) - x.lift(pads + slack);
 }
 
 /// Output spatial dims of X (rank >= 3) under `w`; fresh dims of output `o` where the kernel is
@@ -164,9 +171,8 @@ inline Dim window_min_input(const Window& w, std::size_t i, Dim x) {
 inline bool spatial_outputs(const INodeView& node, IShapeSink* out, std::uint32_t o,
                             const Window& w, const Shape& x, std::vector<Dim>* dims,
                             std::string* error) {
-  const bool same = w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower;
   for (std::size_t i = 0; i < w.spatial(); ++i) {
-    if (!same && !w.kernel_known()) {
+    if (!w.same_padding() && !w.kernel_known()) {
       if (out == nullptr) {
         *error = "kernel size unknown";
         return false;
