@@ -116,8 +116,9 @@ std::string origin_of(const ComputeContext& ctx, const std::string& name) {
 
 // Every assigned name must be a symbol of the model, and every symbol the totals mention must be
 // assigned (a data-dependent size such as NonZero_3_o0_d1 too): say so before evaluating.
-void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& assignments) {
-  if (assignments.empty()) return;
+std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
+                                                      std::vector<Assignment>& assignments) {
+  if (assignments.empty()) return {};
   for (const Assignment& a : assignments) {
     for (const auto& [name, value] : a) {
       if (ctx.pool().find_symbol(name) == nullptr) {
@@ -125,28 +126,10 @@ void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& ass
       }
     }
   }
-  std::set<std::uint32_t> seen;
-  std::set<std::string> needed;
-  // A size cap's symbol needs no value: evaluation expands it, so its definition's symbols count.
-  std::vector<Expr> pending;
-  auto collect = [&](Expr first) {
-    pending.push_back(first);
-    while (!pending.empty()) {
-      const Expr e = pending.back();
-      pending.pop_back();
-      if (!seen.insert(e.id).second) continue;
-      for (std::string& name : ctx.pool().symbols_of(e)) {
-        if (const auto definition = ctx.pool().definition(name)) {
-          pending.push_back(*definition);
-        } else {
-          needed.insert(std::move(name));
-        }
-      }
-    }
-  };
-  for (NodeId n = 0; n < ctx.node_count(); ++n) collect(ctx.memory(n).total);
-  collect(ctx.peak_total_bytes());
-  for (const Assignment& a : assignments) {
+  const std::set<std::string> needed = symbols_to_evaluate(ctx);
+  std::vector<std::vector<BoundedSymbol>> bounded;
+  for (Assignment& a : assignments) {
+    bounded.push_back(assign_upper_bounds(ctx, needed, a));
     for (const std::string& name : needed) {
       if (a.count(name) != 0) continue;
       // A failed rule is the cause, not the symbol: lead with the rule's own message.
@@ -163,6 +146,7 @@ void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& ass
                   ExitCode::kUsage);
     }
   }
+  return bounded;
 }
 
 namespace {
@@ -231,8 +215,8 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   std::optional<JsonReportWriter> json;
   naming_model(args.model, [&] {
     ctx.compute(model);
-    check_symbols(ctx, evaluate);
-    ReportOptions options{args.model, evaluate};
+    std::vector<std::vector<BoundedSymbol>> bounded = check_symbols(ctx, evaluate);
+    ReportOptions options{args.model, evaluate, std::move(bounded)};
     if (args.format == "json") {
       json.emplace(ctx, options);
     } else if (args.format == "csv") {
@@ -243,7 +227,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
       text = "Symbolic ComputeContext.memory table:\n" + memory_table(ctx) + "\n" +
              scratch_listing(ctx);
       if (!evaluate.empty()) text += "\n" + evaluated_totals_table(ctx, evaluate);
-      text += "\n" + peak_summary(ctx, evaluate);
+      text += "\n" + peak_summary(ctx, evaluate, options.at_upper_bound);
     }
     if (plot_out) plot = total_bytes_svg(ctx, evaluate);
     if (stack_out) stack = memory_stack_svg(ctx, evaluate.front());
@@ -277,7 +261,7 @@ void run_shapes(const AnalysisArgs& args) {
   ComputeContext ctx(host);
   naming_model(args.model, [&] { ctx.compute(model); });
   if (args.format == "json") {
-    write_stdout(safe_text::json(shapes_json(ctx, ReportOptions{args.model, {}}), 2) + "\n");
+    write_stdout(safe_text::json(shapes_json(ctx, ReportOptions{args.model, {}, {}}), 2) + "\n");
   } else {
     write_stdout(shapes_table(ctx));
   }

@@ -10,6 +10,7 @@
 
 #include "cctx/compute_context.hpp"
 #include "cctx/profile.hpp"
+#include "cctx/upper_bounds.hpp"
 
 namespace cctx::cli {
 
@@ -25,9 +26,11 @@ struct AnalysisArgs {
 };
 
 /// Before evaluating: every assigned name is a symbol of the model, and every symbol the totals
-/// and the peak depend on has a value; otherwise a usage error that names the missing symbol, or
-/// the failed rule behind it.
-void check_symbols(const ComputeContext& ctx, const std::vector<Assignment>& assignments);
+/// and the peak depend on has a value; a data-dependent size nobody gave takes its producer's
+/// upper bound (the worst case; returned per assignment, and added to it). Otherwise a usage
+/// error that names the missing symbol, or the failed rule behind it.
+std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
+                                                      std::vector<Assignment>& assignments);
 
 /// Adds --quiet to a command that analyses a model.
 void add_quiet_flag(CLI::App& cmd, AnalysisArgs& args);

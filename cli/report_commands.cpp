@@ -58,7 +58,7 @@ void run_explain(const ExplainArgs& args) {
   check_format(args.analysis.format);
   Profile profile = resolve_profile(args.analysis);
   profile.decision_log = true;  // the in-place events of the node are part of the explanation
-  const std::vector<Assignment> evaluate = resolve_assignments(args.analysis, profile);
+  std::vector<Assignment> evaluate = resolve_assignments(args.analysis, profile);
   Model model = Model::load(args.analysis.model);
   Host host(profile);
   ComputeContext ctx(host);
@@ -117,13 +117,14 @@ DiffSide load_side(const std::string& path, const std::string& profile_path, con
   analysis.bounds = args.bounds;
   analysis.eval = args.eval;
   Profile profile = resolve_profile(analysis);
-  const std::vector<Assignment> evaluate = resolve_assignments(analysis, profile);
+  std::vector<Assignment> evaluate = resolve_assignments(analysis, profile);
   Model model = Model::load(path);
   Host host(profile);
   ComputeContext ctx(host);
   ctx.compute(model);
-  check_symbols(ctx, evaluate);
-  const std::string report = safe_text::json(json_report(ctx, ReportOptions{path, evaluate}));
+  std::vector<std::vector<BoundedSymbol>> bounded = check_symbols(ctx, evaluate);
+  const std::string report =
+      safe_text::json(json_report(ctx, ReportOptions{path, evaluate, std::move(bounded)}));
   return DiffSide{path + " (profile " + profile.name + ")", nlohmann::json::parse(report)};
 }
 

@@ -173,19 +173,24 @@ class PyComputeContext {
 
   py::tuple evaluate_peak(const py::dict& assignment) const {
     require_computed();
-    PeakEvaluation e = ctx_->evaluate_peak(to_assignment(assignment));
+    std::vector<BoundedSymbol> bounded;
+    PeakEvaluation e = ctx_->evaluate_peak(complete(assignment, &bounded));
     return py::make_tuple(e.bytes, e.node);
   }
 
   py::dict evaluate_runtime(const py::dict& assignment) const {
     require_computed();
-    PeakEvaluation e = ctx_->evaluate_peak(to_assignment(assignment));
+    std::vector<BoundedSymbol> bounded;
+    PeakEvaluation e = ctx_->evaluate_peak(complete(assignment, &bounded));
     py::dict out;
     out["bytes"] = e.bytes;
     out["node"] = e.node;
     out["run_bytes"] = e.run_bytes;
     out["run_node"] = e.run_node;
     out["session_bytes"] = e.session_bytes;
+    py::dict at_bound;
+    for (const BoundedSymbol& b : bounded) at_bound[py::str(b.symbol)] = b.value;
+    out["at_upper_bound"] = at_bound;
     return out;
   }
 
@@ -201,8 +206,10 @@ class PyComputeContext {
     ReportOptions options;
     options.model_path = model_->source();
     if (!evaluate.is_none()) {
-      for (const py::handle a : evaluate)
-        options.evaluate.push_back(to_assignment(py::cast<py::dict>(a)));
+      for (const py::handle a : evaluate) {
+        options.at_upper_bound.emplace_back();
+        options.evaluate.push_back(complete(py::cast<py::dict>(a), &options.at_upper_bound.back()));
+      }
     }
     std::string text;
     append_json_report(text, *ctx_, options);
@@ -210,6 +217,14 @@ class PyComputeContext {
   }
 
  private:
+  /// The assignment with every data-dependent size it needs and lacks at its upper bound (the
+  /// CLI's worst case), those listed in `*bounded`.
+  Assignment complete(const py::dict& given, std::vector<BoundedSymbol>* bounded) const {
+    Assignment a = to_assignment(given);
+    *bounded = assign_upper_bounds(*ctx_, symbols_to_evaluate(*ctx_), a);
+    return a;
+  }
+
   void require_computed() const {
     if (!model_) throw Error("ComputeContext: call compute(model) first", ExitCode::kUsage);
   }
@@ -310,7 +325,8 @@ PYBIND11_MODULE(_cctx, m) {
            "(bytes, node) of the whole-graph peak under an assignment")
       .def("evaluate_runtime", &PyComputeContext::evaluate_runtime, py::arg("assignment"),
            "the peak under an assignment with what a runtime holds: {bytes, node, run_bytes, "
-           "run_node, session_bytes}")
+           "run_node, session_bytes, at_upper_bound}; a data-dependent size the assignment "
+           "lacks is taken at its upper bound, listed in at_upper_bound {symbol: value}")
       .def_property_readonly("warnings", &PyComputeContext::warnings)
       .def("to_json", &PyComputeContext::to_json, py::arg("evaluate") = py::none(),
            "The cctx.analysis/1 report as a JSON string");

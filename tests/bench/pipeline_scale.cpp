@@ -75,9 +75,10 @@ double timed_json_report(const cctx::ComputeContext& ctx, double* mb = nullptr) 
   std::FILE* out = std::fopen(file.c_str(), "wb");
   if (out == nullptr) throw std::runtime_error("cannot write " + file.string());
   std::size_t bytes = 0;
-  cctx::JsonReportWriter(ctx, cctx::ReportOptions{"bench", {}}).write([&](std::string_view piece) {
-    bytes += std::fwrite(piece.data(), 1, piece.size(), out);
-  });
+  cctx::JsonReportWriter(ctx, cctx::ReportOptions{"bench", {}, {}})
+      .write([&](std::string_view piece) {
+        bytes += std::fwrite(piece.data(), 1, piece.size(), out);
+      });
   std::fputc('\n', out);
   const bool written = std::fclose(out) == 0;
   const double seconds = seconds_since(start);

@@ -319,22 +319,6 @@ TEST(CliUsage, BadEvalAndUnknownSymbolAreUsageErrors) {
   expect_one_line_error(r, "no symbol 'Q'");
 }
 
-TEST(CliUsage, EvalNamesADataDependentSymbolLeftUnassigned) {
-  test::TempDir dir;
-  {
-    std::ofstream out(dir / "p.yaml");
-    out << "plugins: [{name: onnx}]\n";
-  }
-  // NonZero's count is only known at run time: its symbol must be assigned to evaluate.
-  auto r =
-      run_cctx("analyze " + quoted(test::source_dir() / "tests/cli/nonzero.onnx") + " --eval N=4");
-  EXPECT_EQ(r.exit_code, 2);
-  expect_one_line_error(r, "--eval: no value for symbol 'NonZero_0_o0_d1'");
-  r = run_cctx("analyze " + quoted(test::source_dir() / "tests/cli/nonzero.onnx") +
-               " --eval N=4 --eval NonZero_0_o0_d1=3");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-}
-
 TEST(CliUsage, UnknownSubcommandIsExitCode2) {
   auto r = run_cctx("frobnicate");
   EXPECT_EQ(r.exit_code, 2);

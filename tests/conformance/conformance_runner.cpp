@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -102,6 +103,27 @@ void collect_size_reads(const onnx::GraphProto& g, std::set<std::string>* names)
   }
 }
 
+// What a size is computed from counts as a size too: a function expanded into its body (Range's
+// `_expanded` tests compute a Loop's trip count from Range's start, limit and delta by Sub, Div
+// and Ceil) reads its sizes through nodes. Adds every name of the main graph that a node
+// producing a size-carrying name reads, transitively.
+void close_size_reads(const onnx::GraphProto& g, std::set<std::string>* names) {
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const onnx::NodeProto& node : g.node()) {
+    for (const std::string& out : node.output()) producer.emplace(out, &node);
+  }
+  std::vector<std::string> pending(names->begin(), names->end());
+  while (!pending.empty()) {
+    const std::string name = std::move(pending.back());
+    pending.pop_back();
+    const auto it = producer.find(name);
+    if (it == producer.end()) continue;
+    for (const std::string& in : it->second->input()) {
+      if (!in.empty() && names->insert(in).second) pending.push_back(in);
+    }
+  }
+}
+
 void clear_shapes(onnx::TypeProto* type) {
   switch (type->value_case()) {
     case onnx::TypeProto::kTensorType:
@@ -140,6 +162,7 @@ void clear_value_info(onnx::GraphProto* g) {
 std::vector<std::size_t> fold_inputs(const TestCase& c, onnx::GraphProto* g) {
   std::set<std::string> size_reads;
   collect_size_reads(*g, &size_reads);
+  close_size_reads(*g, &size_reads);
   google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept_inputs;
   std::vector<std::size_t> kept;
   for (int i = 0; i < g->input_size(); ++i) {

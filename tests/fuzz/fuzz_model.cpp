@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cctx::Model model = cctx::Model::parse(bytes, "fuzz.onnx");
     cctx::ComputeContext ctx(host());
     ctx.compute(model);
-    (void)cctx::csv_report(ctx, cctx::ReportOptions{"fuzz.onnx", {}});
+    (void)cctx::csv_report(ctx, cctx::ReportOptions{"fuzz.onnx", {}, {}});
   } catch (const cctx::Error&) {
   } catch (const cctx::ExprError&) {
   }

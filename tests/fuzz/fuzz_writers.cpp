@@ -114,7 +114,7 @@ void check_terminal(const char* output, const std::string& text) {
 void write_everything(const cctx::ComputeContext& ctx, const cctx::Model& model,
                       const cctx::Assignment& assignment) {
   using namespace cctx;
-  const ReportOptions options{"fuzz.onnx", {assignment}};
+  const ReportOptions options{"fuzz.onnx", {assignment}, {}};
   std::string json;
   JsonReportWriter(ctx, options).write([&](std::string_view piece) { json += piece; });
   check("json", test::json_problem(json));

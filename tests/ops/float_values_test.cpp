@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "model_builder.hpp"
 
@@ -56,23 +59,29 @@ TEST(FloatValues, PadToStrideOfAMultipleIsExact) {
   EXPECT_EQ(a.dims("Y"), (Dims{"1", "3", "320", "8"}));
 }
 
-TEST(FloatValues, NonIntegerQuotientCarriesNoValue) {
-  // 300 / 32.0 = 9.375: no integer value, so neither the quotient nor what follows has one (a
-  // truncated 9 would be wrong).
+TEST(FloatValues, NonIntegerQuotientIsAFractionWhoseCeilIsExact) {
+  // 300 / 32.0 = 9.375 is the fraction 75/8 (no integer value); its Ceil is 10, so the padded
+  // height is 320, as torchvision's transform computes it.
   auto a = test::analyze(pad_to_stride(300));
   EXPECT_EQ(a.value("Hf"), (Dims{"300"}));
   EXPECT_EQ(a.value("Q"), Dims{});
-  EXPECT_EQ(a.value("Qc"), Dims{});
-  EXPECT_EQ(a.value("P"), Dims{});
+  EXPECT_EQ(a.value("Qc"), (Dims{"10"}));
+  EXPECT_EQ(a.value("P"), (Dims{"320"}));
+  EXPECT_EQ(a.dims("Y"), (Dims{"1", "3", "320", "8"}));
 }
 
-TEST(FloatValues, SymbolicQuotientOnlyWhenProvablyExact) {
-  // H / 32.0 is not provably an integer: no value. 2*H / 2.0 is H exactly.
+TEST(FloatValues, SymbolicQuotientCeilIsACeilingDivision) {
+  // H / 32.0 is the fraction H/32: Ceil makes it (H+31)//32, and the padded size a formula.
   auto a = test::analyze(pad_to_stride("H"));
   EXPECT_EQ(a.value("Hf"), (Dims{"H"}));
   EXPECT_EQ(a.value("Q"), Dims{});
-  EXPECT_EQ(a.value("P"), Dims{});
+  EXPECT_EQ(a.value("Qc"), (Dims{"(H+31)//32"}));
+  EXPECT_EQ(a.value("P"), (Dims{"32*((H+31)//32)"}));
+  EXPECT_EQ(a.dims("Y"), (Dims{"1", "3", "32*((H+31)//32)", "8"}));
+}
 
+TEST(FloatValues, SymbolicQuotientOnlyWhenProvablyExact) {
+  // 2*H / 2.0 is H exactly.
   ModelBuilder b(17);
   b.input("X", kFloat, {"H"});
   b.node("Shape", {"X"}, {"S"}).node("Cast", {"S"}, {"Sf"}, {attr("to", kFloat)});
@@ -101,7 +110,7 @@ TEST(FloatValues, SqrtOfPerfectSquaresOnly) {
   EXPECT_EQ(a.value("RS"), Dims{});  // a symbolic square root is not attempted
 }
 
-TEST(FloatValues, NonIntegerConstantsCarryNoValue) {
+TEST(FloatValues, BinaryFractionConstantsAreFractions) {
   ModelBuilder b(17);
   b.input("X", kFloat, {"H"});
   b.node("Shape", {"X"}, {"S"}).node("Cast", {"S"}, {"Sf"}, {attr("to", kFloat)});
@@ -112,10 +121,78 @@ TEST(FloatValues, NonIntegerConstantsCarryNoValue) {
   b.initializer_floats("one", {1.0f});
   b.node("Reciprocal", {"one"}, {"RecOne"});
   auto a = test::analyze(b);
-  EXPECT_EQ(a.value("M"), Dims{});
-  EXPECT_EQ(a.value("HI"), Dims{});  // Cast would truncate 0.5: no value rather than a guess
+  EXPECT_EQ(a.value("M"), Dims{});        // H/2: a fraction, not an integer value
+  EXPECT_EQ(a.value("HI"), (Dims{"0"}));  // Cast truncates 0.5 toward zero
   EXPECT_EQ(a.value("Rec"), Dims{});
   EXPECT_EQ(a.value("RecOne"), (Dims{"1"}));
+}
+
+/// Shape(X)[0] as a float32 scalar `Hf` (X is [height]).
+ModelBuilder height_as_float(test::DimSpec height) {
+  ModelBuilder b(17);
+  b.input("X", kFloat, {height});
+  b.initializer_ints("at0", {0}, {});
+  b.node("Shape", {"X"}, {"S"}).node("Gather", {"S", "at0"}, {"H"});
+  b.node("Cast", {"H"}, {"Hf"}, {attr("to", kFloat)});
+  return b;
+}
+
+TEST(FloatValues, FractionsThroughFloorCastRoundAndRelu) {
+  ModelBuilder b = height_as_float("H");
+  float_constant(b, "half", 0.5f);
+  float_constant(b, "three", 3.0f);
+  float_constant(b, "minus_two", -2.0f);
+  b.node("Mul", {"Hf", "half"}, {"Half"}).node("Floor", {"Half"}, {"FloorHalf"});
+  b.node("Div", {"Hf", "three"}, {"Third"}).node("Ceil", {"Third"}, {"CeilThird"});
+  b.node("Cast", {"Third"}, {"TruncThird"}, {attr("to", kInt64)});
+  b.node("Div", {"Hf", "minus_two"}, {"NegHalf"}).node("Floor", {"NegHalf"}, {"FloorNegHalf"});
+  b.node("Cast", {"NegHalf"}, {"TruncNegHalf"}, {attr("to", kInt64)});
+  b.node("Relu", {"NegHalf"}, {"Clamped"}).node("Ceil", {"Clamped"}, {"CeilClamped"});
+  // A rounded quotient (H/3 is not a binary fraction) is no exact operand for more arithmetic.
+  b.node("Mul", {"Third", "three"}, {"Back"});
+  // H * 0.5 is exact: it may go on; Add of two halves is H.
+  b.node("Add", {"Half", "Half"}, {"Whole"});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.value("FloorHalf"), (Dims{"H//2"}));
+  EXPECT_EQ(a.value("CeilThird"), (Dims{"(H+2)//3"}));
+  EXPECT_EQ(a.value("TruncThird"), (Dims{"H//3"}));         // H >= 1: truncation is the floor
+  EXPECT_EQ(a.value("FloorNegHalf"), (Dims{"(-H)//2"}));    // floor(-H/2)
+  EXPECT_EQ(a.value("TruncNegHalf"), (Dims{"(-H+1)//2"}));  // toward zero: ceil(-H/2)
+  EXPECT_EQ(a.value("CeilClamped"), (Dims{"0"}));
+  EXPECT_EQ(a.value("Back"), Dims{});
+  EXPECT_EQ(a.value("Whole"), (Dims{"H"}));
+}
+
+TEST(FloatValues, ConcreteFractionsRoundHalfToEven) {
+  // ONNX Round: 2.5 -> 2, 3.5 -> 4, -2.5 -> -2, 7/3 -> 2.
+  for (const auto& [h, divisor, expected] :
+       std::vector<std::tuple<std::int64_t, float, std::string>>{
+           {5, 2.0f, "2"}, {7, 2.0f, "4"}, {5, -2.0f, "-2"}, {7, 3.0f, "2"}, {8, 3.0f, "3"}}) {
+    ModelBuilder b = height_as_float(h);
+    float_constant(b, "d", divisor);
+    b.node("Div", {"Hf", "d"}, {"Q"}).node("Round", {"Q"}, {"R"});
+    auto a = test::analyze(b);
+    EXPECT_EQ(a.value("R"), (Dims{expected})) << h << " / " << divisor;
+  }
+}
+
+TEST(FloatValues, RangeExpandedTripCountFromAnInexactQuotient) {
+  // ONNX's Range function body: ceil(float(limit - start) / float(delta)) iterations;
+  // (6 - 10) / -3 = 4/3, so 2, the elements 10 and 7.
+  ModelBuilder b(17);
+  b.initializer_ints("start", {10}, {}).initializer_ints("limit", {6}, {});
+  b.initializer_ints("delta", {-3}, {});
+  b.node("Sub", {"limit", "start"}, {"span"});
+  b.node("Cast", {"span"}, {"span_f"}, {attr("to", kFloat)});
+  b.node("Cast", {"delta"}, {"delta_f"}, {attr("to", kFloat)});
+  b.node("Div", {"span_f", "delta_f"}, {"q"}).node("Ceil", {"q"}, {"c"});
+  b.node("Relu", {"c"}, {"r"});
+  b.node("Cast", {"r"}, {"trips"}, {attr("to", kInt64)});
+  b.node("Cast", {"r"}, {"go"}, {attr("to", test::kBool)});
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.value("q"), Dims{});
+  EXPECT_EQ(a.value("trips"), (Dims{"2"}));
+  EXPECT_EQ(a.value("go"), (Dims{"1"}));
 }
 
 TEST(FloatValues, ConstantAttributesAndOtherFloatTypes) {

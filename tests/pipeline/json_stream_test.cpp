@@ -12,7 +12,7 @@ using namespace stage_test;
 
 /// The CLI streams the report (append_json_report); it must be the DOM's dump(2), byte for byte.
 void expect_streamed_report_matches(const test::Analysis& a) {
-  const ReportOptions options{"model.onnx", {Assignment{{"N", 3}, {"NonZero_1_o0_d1", 5}}}};
+  const ReportOptions options{"model.onnx", {Assignment{{"N", 3}, {"NonZero_1_o0_d1", 5}}}, {}};
   std::string streamed;
   append_json_report(streamed, *a.ctx, options);
   EXPECT_EQ(streamed, json_report(*a.ctx, options).dump(2));
@@ -49,7 +49,7 @@ TEST(JsonReport, StreamedInPiecesEqualsTheDocument) {
   }
   b.output("v" + std::to_string(kNodes - 1), kFloat);
   const test::Analysis a = test::analyze(b);
-  const ReportOptions options{"chain.onnx", {Assignment{{"N", 2}}}};
+  const ReportOptions options{"chain.onnx", {Assignment{{"N", 2}}}, {}};
   std::vector<std::size_t> pieces;
   std::string streamed;
   JsonReportWriter(*a.ctx, options).write([&](std::string_view piece) {

@@ -120,6 +120,19 @@ def test_to_json_is_the_analysis_contract():
                                              "run_bytes": 384, "session_bytes": 64}
 
 
+def test_a_data_dependent_size_is_evaluated_at_its_upper_bound():
+    # X[N, 4] -> NonZero: at most 4*N coordinates.
+    ctx = cctx.ComputeContext()
+    ctx.compute(str(SEED.parents[2] / "tests" / "cli" / "nonzero.onnx"))
+    runtime = ctx.evaluate_runtime({"N": 5})
+    assert runtime["at_upper_bound"] == {"NonZero_0_o0_d1": 20}
+    assert runtime["bytes"] == 80 + 2 * 20 * 8
+    assert ctx.evaluate_runtime({"N": 5, "NonZero_0_o0_d1": 3})["at_upper_bound"] == {}
+    doc = json.loads(ctx.to_json([{"N": 5}]))
+    assert doc["peak"]["evaluations"][0]["at_upper_bound"] == [
+        {"symbol": "NonZero_0_o0_d1", "bound": "4*N", "value": 20}]
+
+
 def hostile_model_bytes() -> bytes:
     """X -> Relu -> Abs -> Y with a value and a dim_param whose bytes are not UTF-8 (Python's
     protobuf refuses such strings, so the bytes are patched in: same lengths, same framing)."""

@@ -81,10 +81,11 @@ TEST(SdkAbi, NodeViewMethodOrder) {
                                 CCTX_SLOT(I, attr_tensor),
                                 CCTX_SLOT(I, attr_graph_inputs),
                                 CCTX_SLOT(I, attr_graph_outputs),
-                                CCTX_SLOT(I, input_sequence_length),           // 1.0
-                                CCTX_SLOT(I, input_element_rank),              // 1.0
-                                CCTX_SLOT(I, input_element_dim_handle),        // 1.0
-                                CCTX_SLOT(I, input_sequence_length_handle)});  // 1.1
+                                CCTX_SLOT(I, input_sequence_length),         // 1.0
+                                CCTX_SLOT(I, input_element_rank),            // 1.0
+                                CCTX_SLOT(I, input_element_dim_handle),      // 1.0
+                                CCTX_SLOT(I, input_sequence_length_handle),  // 1.1
+                                CCTX_SLOT(I, input_fraction_handles)});      // 1.3
 }
 
 TEST(SdkAbi, ShapeSinkMethodOrder) {
@@ -95,7 +96,9 @@ TEST(SdkAbi, ShapeSinkMethodOrder) {
                                  CCTX_SLOT(I, fresh_dim), CCTX_SLOT_AS(I, constraint, Constraint),
                                  CCTX_SLOT(I, warn), CCTX_SLOT(I, fail), CCTX_SLOT(I, infer_body),
                                  CCTX_SLOT(I, set_output_elements),
-                                 CCTX_SLOT(I, set_output_length_handle)});  // 1.1
+                                 CCTX_SLOT(I, set_output_length_handle),  // 1.1
+                                 CCTX_SLOT(I, bound_fresh_dim_handle),    // 1.3
+                                 CCTX_SLOT(I, set_output_fraction_handles)});
 }
 
 TEST(SdkAbi, ScratchSinkMethodOrder) {

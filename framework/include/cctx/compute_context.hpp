@@ -188,6 +188,15 @@ struct Constraint {
   NodeId node = kInvalidId;
 };
 
+/// A data-dependent dim's worst case, as its producer's rule stated it (IShapeSink::
+/// bound_fresh_dim): `symbol` (a fresh symbol) never exceeds `upper`, an expression in the dims
+/// the rule saw. A fact of the operator, not an assumption (those are Constraints).
+struct DimBound {
+  Expr symbol;
+  Expr upper;
+  NodeId node = kInvalidId;  ///< the producer (a body node too)
+};
+
 /// A decision log event (semantics.md "Writing back, decision log, report: Decision log").
 struct DecisionEvent {
   std::string label;  ///< "release", "inplace", "release_shape_tag"
@@ -283,6 +292,9 @@ class ComputeContext {
   /// left unknown, `scratch_Foo_3` of a failed estimate), or nullptr.
   const RuleFailure* rule_failure_behind(std::string_view symbol) const;
   const std::vector<Constraint>& constraints() const;
+  /// The upper bounds rules gave their data-dependent dims, in the order the rules ran (one per
+  /// symbol: a body inferred again restates it, and the last statement stands).
+  const std::vector<DimBound>& dim_bounds() const;
   const std::vector<ValueId>& unknown_rank_values() const;
   const std::vector<ValueId>& unsized_values() const;
   const std::vector<DecisionEvent>& events() const;

@@ -13,12 +13,15 @@
 
 #include "cctx/compute_context.hpp"
 #include "cctx/host.hpp"
+#include "cctx/upper_bounds.hpp"
 
 namespace cctx {
 
 struct ReportOptions {
   std::string model_path;            ///< shown in the JSON "model.path"
   std::vector<Assignment> evaluate;  ///< assignments evaluated per node and for the peak
+  /// Per assignment (or none): the data-dependent symbols it holds at their upper bound.
+  std::vector<std::vector<BoundedSymbol>> at_upper_bound;
 };
 
 /// An amount as text: the integer, or the canonical expression.
@@ -36,7 +39,9 @@ std::string scratch_listing(const ComputeContext& ctx);
 std::string evaluated_totals_table(const ComputeContext& ctx,
                                    const std::vector<Assignment>& evaluate);
 /// Whole-graph peak: the formula, its node, and one line per assignment.
-std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate);
+/// `at_upper_bound` (per assignment, or empty) adds a line naming the symbols taken at their bound.
+std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
+                         const std::vector<std::vector<BoundedSymbol>>& at_upper_bound = {});
 /// Warnings and notes, one per line ("" when none).
 std::string diagnostics_text(const ComputeContext& ctx);
 

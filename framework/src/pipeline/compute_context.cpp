@@ -195,6 +195,9 @@ const std::vector<Diagnostic>& ComputeContext::diagnostics() const { return stat
 const std::vector<Constraint>& ComputeContext::constraints() const {
   return state_->shapes.constraints;
 }
+const std::vector<DimBound>& ComputeContext::dim_bounds() const {
+  return state_->shapes.dim_bounds;
+}
 const std::vector<ValueId>& ComputeContext::unknown_rank_values() const {
   return state_->shapes.unknown_rank_values;
 }

@@ -2,6 +2,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
+
 #include "model/tensor_data.hpp"
 #include "pipeline/shape_types.hpp"
 
@@ -86,6 +88,70 @@ bool HostNodeView::input_float_values(std::uint32_t i, sdk::Span<double>* out) c
   *out = sdk::Span<double>{it->second.data(), it->second.size()};
   return true;
 }
+namespace {
+
+/// `f` as an exact binary fraction num / 2^shift (num odd unless shift is 0), when both fit well
+/// inside int64; false for NaN, infinities and magnitudes outside [2^-40, 2^52].
+bool binary_fraction(double f, std::int64_t* num, std::int64_t* den) {
+  if (!std::isfinite(f)) return false;
+  if (f == 0) {
+    *num = 0;
+    *den = 1;
+    return true;
+  }
+  int exponent = 0;
+  const double mantissa = std::frexp(f, &exponent);  // f = mantissa * 2^exponent, |m| in [0.5, 1)
+  if (exponent > 52 || exponent < -40) return false;
+  auto m = static_cast<std::int64_t>(std::ldexp(mantissa, 53));  // exact: 53 significant bits
+  int shift = 53 - exponent;                                     // f = m / 2^shift
+  while (shift > 0 && m % 2 == 0) {
+    m /= 2;
+    --shift;
+  }
+  if (shift > 62) return false;
+  *num = m;
+  *den = std::int64_t{1} << shift;
+  return true;
+}
+
+}  // namespace
+
+bool HostNodeView::input_fraction_handles(std::uint32_t i, std::uint32_t* count,
+                                          const std::uint32_t** nums,
+                                          const std::uint32_t** dens) const noexcept {
+  try {
+    const ValueId v = input_value_id(i);
+    if (v == kNoValue) return false;
+    std::vector<std::uint32_t> n, d;
+    const ValueShape& shape = shapes_.values[v];
+    if (shape.has_value && shape.kind == sdk::ValueKind::kTensor) {
+      const std::uint32_t one = state_.pool->integer(1).id;
+      for (Expr e : shape.value) n.push_back(e.id);
+      d.assign(n.size(), one);
+    } else if (auto it = shapes_.fraction_values.find(v); it != shapes_.fraction_values.end()) {
+      for (Expr e : it->second.nums) n.push_back(e.id);
+      for (Expr e : it->second.dens) d.push_back(e.id);
+    } else if (auto floats = shapes_.float_values.find(v); floats != shapes_.float_values.end()) {
+      for (double f : floats->second) {
+        std::int64_t num = 0, den = 1;
+        if (!binary_fraction(f, &num, &den)) return false;
+        n.push_back(state_.pool->integer(num).id);
+        d.push_back(state_.pool->integer(den).id);
+      }
+    } else {
+      return false;
+    }
+    *count = static_cast<std::uint32_t>(n.size());
+    fraction_handles_.push_back(std::move(n));
+    *nums = fraction_handles_.back().data();
+    fraction_handles_.push_back(std::move(d));
+    *dens = fraction_handles_.back().data();
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 bool HostNodeView::input_is_constant(std::uint32_t i) const noexcept {
   ValueId v = input_value_id(i);
   if (v == kNoValue) return false;

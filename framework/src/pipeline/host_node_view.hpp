@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cctx/sdk/node_view.hpp>
+#include <deque>
 #include <vector>
 
 #include "model/graph_index.hpp"
@@ -58,6 +59,8 @@ class HostNodeView final : public sdk::INodeView {
   std::uint32_t input_element_dim_handle(std::uint32_t i, std::uint32_t k,
                                          std::uint32_t axis) const noexcept override;
   bool input_sequence_length_handle(std::uint32_t i, std::uint32_t* out) const noexcept override;
+  bool input_fraction_handles(std::uint32_t i, std::uint32_t* count, const std::uint32_t** nums,
+                              const std::uint32_t** dens) const noexcept override;
 
   NodeId id() const { return node_; }
 
@@ -77,6 +80,9 @@ class HostNodeView final : public sdk::INodeView {
   mutable std::vector<std::int64_t> tensor_dims_;
   mutable std::vector<std::int64_t> tensor_ints_;
   mutable std::vector<double> tensor_floats_;
+  // What input_fraction_handles handed out, valid until the rule returns (a deque: earlier
+  // arrays stay where they are while later inputs are read).
+  mutable std::deque<std::vector<std::uint32_t>> fraction_handles_;
 };
 
 }  // namespace cctx

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 
 #include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
@@ -66,6 +67,9 @@ class HostShapeSink final : public sdk::IShapeSink {
       }
       out_.values[v] = std::move(shape);
       set_.set(out);
+      // A body inferred again sets its outputs afresh: no fraction of an earlier pass survives.
+      if (!out_.fraction_values.empty()) out_.fraction_values.erase(v);
+      if (!pending_fractions_.empty()) pending_fractions_.erase(v);
       return sdk::Status::kOk;
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
@@ -93,6 +97,48 @@ class HostShapeSink final : public sdk::IShapeSink {
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
     }
+  }
+
+  sdk::Status set_output_fraction_handles(std::uint32_t out, std::uint32_t count,
+                                          const std::uint32_t* nums,
+                                          const std::uint32_t* dens) noexcept override {
+    try {
+      if (out >= node_.outputs.size()) return fail_bad_output(out);
+      ValueId v = node_.outputs[out];
+      if (v == kNoValue || count > kMaxValueElements || count == 0) return sdk::Status::kOk;
+      const std::uint32_t top =
+          std::max(*std::max_element(nums, nums + count), *std::max_element(dens, dens + count));
+      if (!bridge_.valid(top)) return refuse(top, "IShapeSink::set_output_fraction_handles");
+      FractionValue f;
+      bool integral = true;
+      for (std::uint32_t k = 0; k < count; ++k) {
+        const Expr den{dens[k]};
+        if (s_.pool->interval(den).lo < 1) {
+          message_ = "set_output_fraction_handles: denominator " + s_.pool->print(den) +
+                     " is not proven >= 1";
+          return fail(sdk::Status::kInvalidArgument,
+                      sdk::StringRef(message_.data(), message_.size()));
+        }
+        integral = integral && s_.pool->as_int(den) == 1;
+        f.nums.push_back(Expr{nums[k]});
+        f.dens.push_back(den);
+      }
+      if (integral) {
+        pending_fractions_.erase(v);
+        return set_output_value(out, count, nums);
+      }
+      // Kept until the rule returns: a rule that fails leaves no value behind.
+      pending_fractions_[v] = std::move(f);
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  /// Stores the fractions the rule stated, once it succeeded.
+  void commit_fractions() {
+    for (auto& [v, f] : pending_fractions_) out_.fraction_values[v] = std::move(f);
+    pending_fractions_.clear();
   }
 
   sdk::Status set_output_elements(std::uint32_t out, std::uint32_t count, const std::int32_t* ranks,
@@ -161,10 +207,34 @@ class HostShapeSink final : public sdk::IShapeSink {
   std::uint32_t fresh_dim(std::uint32_t out, std::uint32_t axis, std::int64_t lo,
                           std::int64_t hi) noexcept override {
     try {
-      return fresh_output_dim(s_, out_, n_, out, axis, lo, hi).id;
+      const std::uint32_t made = fresh_output_dim(s_, out_, n_, out, axis, lo, hi).id;
+      fresh_made_.push_back(made);
+      return made;
     } catch (...) {
       return s_.pool->integer(0).id;
     }
+  }
+
+  sdk::Status bound_fresh_dim_handle(std::uint32_t dim, std::uint32_t upper) noexcept override {
+    if (const std::uint32_t top = std::max(dim, upper); !bridge_.valid(top)) {
+      return refuse(top, "IShapeSink::bound_fresh_dim");
+    }
+    if (std::find(fresh_made_.begin(), fresh_made_.end(), dim) == fresh_made_.end()) {
+      message_ = "bound_fresh_dim on " + s_.pool->print(Expr{dim}) +
+                 ", which is not a symbol fresh_dim made in this call";
+      return fail(sdk::Status::kInvalidArgument, sdk::StringRef(message_.data(), message_.size()));
+    }
+    try {
+      const DimBound bound{Expr{dim}, Expr{upper}, n_};
+      const auto [at, added] = out_.dim_bound_index.try_emplace(dim, out_.dim_bounds.size());
+      if (added) {
+        out_.dim_bounds.push_back(bound);
+      } else {
+        out_.dim_bounds[at->second] = bound;
+      }
+    } catch (...) {
+    }
+    return sdk::Status::kOk;
   }
 
   sdk::Status constraint(sdk::ConstraintKind kind, std::uint32_t a, std::uint32_t b,
@@ -227,6 +297,8 @@ class HostShapeSink final : public sdk::IShapeSink {
   NodeId n_;
   const NodeEntry& node_;
   NodeFlags set_;
+  std::vector<std::uint32_t> fresh_made_;  ///< what fresh_dim returned during this call
+  std::unordered_map<ValueId, FractionValue> pending_fractions_;
   std::string error_;
   std::string message_;
 };
@@ -397,6 +469,7 @@ class ShapeStage {
       }
       if (status == sdk::Status::kOk && !invalid) {
         for (std::size_t k = 0; k < node.outputs.size(); ++k) done.set(k, sink.output_set(k));
+        sink.commit_fractions();
       } else {
         rule_failed = true;
         const std::string by = " (shape rule " + std::string(origin) + ")";

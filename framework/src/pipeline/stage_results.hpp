@@ -14,12 +14,25 @@
 
 namespace cctx {
 
+/// A floating value as exact fractions `nums[k] / dens[k]`
+/// (IShapeSink::set_output_fraction_handles): what a true division of exact integers left, such as
+/// the `h / 32` of `ceil(h / 32.0)`.
+struct FractionValue {
+  std::vector<Expr> nums;
+  std::vector<Expr> dens;  ///< each provably >= 1
+};
+
 /// The shape stage: every value's shape, and what the inference learnt on the way.
 struct ShapeResult {
   std::vector<ValueShape> values;  ///< per ValueId
   /// Small constant floating tensors (initializers, Constant outputs): Resize scales, ...
   std::unordered_map<ValueId, std::vector<double>> float_values;
+  /// Values of floating tensors that are fractions, not all integers (those are in `value`).
+  std::unordered_map<ValueId, FractionValue> fraction_values;
   std::vector<Constraint> constraints;
+  std::vector<DimBound> dim_bounds;
+  /// Index in dim_bounds by symbol id, so that a body inferred again restates a bound in place.
+  std::unordered_map<std::uint32_t, std::size_t> dim_bound_index;
   std::vector<ValueId> unknown_rank_values;
   /// Producer-named fresh dims by name, so that re-inferring a body reuses them.
   std::unordered_map<std::string, Expr> fresh_dims;

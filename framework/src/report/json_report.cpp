@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <unordered_map>
 
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
@@ -154,13 +155,24 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
     peak["node"] = nullptr;
   }
   Json evaluations = Json::array();
-  for (const Assignment& a : options.evaluate) {
+  for (std::size_t k = 0; k < options.evaluate.size(); ++k) {
+    const Assignment& a = options.evaluate[k];
     PeakEvaluation e = ctx.evaluate_peak(a);
     evaluations.push_back({{"assignment", assignment_json(a)},
                            {"bytes", e.bytes},
                            {"node", e.node},
                            {"run_bytes", e.run_bytes},
                            {"session_bytes", e.session_bytes}});
+    // Only when some data-dependent size was taken at its bound (the assignment holds it too).
+    if (k < options.at_upper_bound.size() && !options.at_upper_bound[k].empty()) {
+      Json bounds = Json::array();
+      for (const BoundedSymbol& b : options.at_upper_bound[k]) {
+        bounds.push_back({{"symbol", b.symbol},
+                          {"bound", amount_json(ctx.pool(), b.upper)},
+                          {"value", b.value}});
+      }
+      evaluations.back()["at_upper_bound"] = std::move(bounds);
+    }
   }
   peak["evaluations"] = evaluations;
   // A peak without symbols has its runtime figures without an assignment.
@@ -172,7 +184,11 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
   return peak;
 }
 
-Json symbols_json(ExprPool& pool) {
+Json symbols_json(const ComputeContext& ctx) {
+  ExprPool& pool = ctx.pool();
+  // A data-dependent size's worst case, by symbol (few: one per data-dependent producer).
+  std::unordered_map<std::string, Expr> upper;
+  for (const DimBound& b : ctx.dim_bounds()) upper.emplace(pool.print(b.symbol), b.upper);
   Json symbols = Json::array();
   for (const SymbolInfo& s : pool.symbols()) {
     Json sym{{"name", s.name},
@@ -183,6 +199,9 @@ Json symbols_json(ExprPool& pool) {
               {s.bounds.lo == kNegInf ? Json(nullptr) : Json(s.bounds.lo),
                s.bounds.hi == kPosInf ? Json(nullptr) : Json(s.bounds.hi)}}};
     if (!s.origin.empty()) sym["origin"] = s.origin;
+    if (const auto it = upper.find(s.name); it != upper.end()) {
+      sym["upper_bound"] = amount_json(pool, it->second);
+    }
     // A size cap's symbol carries the expression it stands for: evaluation expands it.
     if (const auto definition = pool.definition(s.name)) {
       sym["definition"] = safe_text::utf8(pool.print(*definition));
@@ -241,7 +260,7 @@ std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext&
                                                            const ReportOptions& options) {
   std::vector<std::pair<const char*, Json>> out;
   out.emplace_back("peak", peak_json(ctx, options));
-  out.emplace_back("symbols", symbols_json(ctx.pool()));
+  out.emplace_back("symbols", symbols_json(ctx));
   out.emplace_back("constraints", constraints_json(ctx));
   out.emplace_back("unknown_rank_values", names(ctx.graph(), ctx.unknown_rank_values()));
   out.emplace_back("unsized_values", names(ctx.graph(), ctx.unsized_values()));
@@ -699,7 +718,7 @@ Json shapes_json(const ComputeContext& ctx, const ReportOptions& options) {
   doc["format"] = "cctx.shapes/1";
   doc["model"] = model_json(ctx, options);
   doc["values"] = values_json(ctx);
-  doc["symbols"] = symbols_json(ctx.pool());
+  doc["symbols"] = symbols_json(ctx);
   doc["constraints"] = constraints_json(ctx);
   doc["warnings"] = warnings_json(ctx);
   doc["rule_failures"] = rule_failures_json(ctx);

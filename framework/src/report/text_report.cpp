@@ -177,14 +177,16 @@ std::string capped_expressions(ExprPool& pool) {
 
 }  // namespace
 
-std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate) {
+std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
+                         const std::vector<std::vector<BoundedSymbol>>& at_upper_bound) {
   ExprPool& pool = ctx.pool();
   std::string out = "Peak total bytes: " + safe_text::terminal(pool.print(ctx.peak_total_bytes()));
   if (auto n = ctx.peak_node()) {
     out += fmt::format(" at node {} ({})", *n, safe_text::terminal(ctx.graph().node(*n).op_type));
   }
   out += '\n';
-  for (const Assignment& a : evaluate) {
+  for (std::size_t k = 0; k < evaluate.size(); ++k) {
+    const Assignment& a = evaluate[k];
     PeakEvaluation e = ctx.evaluate_peak(a);
     out += fmt::format("  {}: {} bytes at node {}", safe_text::terminal(assignment_label(a)),
                        e.bytes, e.node);
@@ -193,6 +195,10 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
           " ({})", safe_text::terminal(ctx.graph().node(static_cast<NodeId>(e.node)).op_type));
     }
     out += fmt::format("; run {} bytes, session {} bytes\n", e.run_bytes, e.session_bytes);
+    if (k < at_upper_bound.size() && !at_upper_bound[k].empty()) {
+      out += "    worst case, data-dependent sizes at their upper bound: " +
+             safe_text::terminal(upper_bounds_text(pool, at_upper_bound[k])) + "\n";
+    }
   }
   out += capped_expressions(pool);
   return out;

@@ -51,8 +51,9 @@ Status nonzero(const INodeView& node, IShapeSink& out) {
   }
   Dim rank = in.known ? node.constant(static_cast<std::int64_t>(in.rank()))
                       : fresh(node, out, 0, 0, 0, kMaxRank);
-  const std::int64_t hi = in.known ? upper_bound(numel(node, in)) : kPosInf;
-  return set_shape(out, 0, dtype::kInt64, Shape::of({rank, fresh(node, out, 0, 1, 0, hi)}));
+  const Dim count =
+      in.known ? fresh_upto(node, out, 0, 1, numel(node, in)) : fresh(node, out, 0, 1, 0, kPosInf);
+  return set_shape(out, 0, dtype::kInt64, Shape::of({rank, count}));
 }
 
 /// Unique: one fresh count u (in [0, hi(numel)], or [0, hi(d[axis])] with `axis`) shared by Y,
@@ -67,7 +68,7 @@ Status unique(const INodeView& node, IShapeSink& out) {
   Dim u, inverse;
   if (!has_axis) {
     const Dim total = in.known ? numel(node, in) : Dim();
-    u = fresh(node, out, 0, 0, 0, in.known ? upper_bound(total) : kPosInf);
+    u = in.known ? fresh_upto(node, out, 0, 0, total) : fresh(node, out, 0, 0, 0, kPosInf);
     inverse = in.known ? total : fresh(node, out, 2, 0, 0, kPosInf);
     y = Shape::of({u});
   } else if (in.known) {
@@ -76,7 +77,7 @@ Status unique(const INodeView& node, IShapeSink& out) {
       return fail("axis " + std::to_string(axis_attr) + " out of range");
     }
     const auto a = static_cast<std::size_t>(axis);
-    u = fresh(node, out, 0, a, 0, upper_bound(in.dims[a]));
+    u = fresh_upto(node, out, 0, a, in.dims[a]);
     inverse = in.dims[a];
     y = in;
     y.dims[a] = u;
@@ -139,11 +140,11 @@ Status compress(const INodeView& node, IShapeSink& out) {
   if (decided) {
     count = exact_count;
   } else {
-    std::int64_t hi = limit.valid() ? upper_bound(limit) : kPosInf;
-    Shape c = input_shape(node, 1);
-    std::int64_t c_len;
-    if (c.known && c.rank() == 1 && c.dims[0].get_int(&c_len)) hi = std::min(hi, c_len);
-    count = fresh(node, out, 0, a, 0, hi);
+    // At most the selected length and the condition's length (entries past either select none).
+    Dim upper = limit;
+    const Shape c = input_shape(node, 1);
+    if (c.known && c.rank() == 1) upper = upper.valid() ? min(upper, c.dims[0]) : c.dims[0];
+    count = fresh_upto(node, out, 0, a, upper);
   }
   if (!has_axis) {
     check(set_shape(out, 0, dtype, Shape::of({count})));
@@ -197,7 +198,7 @@ Status topk(const INodeView& node, IShapeSink& out) {
                   " of size " + std::to_string(dv));
     }
   } else {
-    k = fresh(node, out, 0, a, 0, upper_bound(d));
+    k = fresh_upto(node, out, 0, a, d);
   }
   assume_le(out, k, d);
   Shape result = in;

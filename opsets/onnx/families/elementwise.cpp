@@ -2,6 +2,7 @@
 // broadcasting, comparisons (bool results), Where, and value propagation for integer arithmetic
 // (expressions.md "Shape-value propagation").
 #include "families.hpp"
+#include "float_fractions.hpp"
 #include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
@@ -10,6 +11,34 @@ namespace cctx::opsets::onnx {
 namespace {
 
 // ---- unary -------------------------------------------------------------------------------------
+
+/// Unary value flow on fractions (float_fractions.hpp): Ceil, Floor and Round give integers, Neg
+/// and Relu keep a fraction (and with it its floor and ceiling).
+Status unary_fractions(const INodeView& node, IShapeSink& out) {
+  std::vector<Fraction> fractions;
+  if (!input_fractions(node, 0, &fractions)) return Status::kOk;
+  std::vector<Dim> integers;
+  for (Fraction& f : fractions) {
+    if (node.is_op("Ceil")) {
+      integers.push_back(ceil_of(f));
+    } else if (node.is_op("Floor")) {
+      integers.push_back(floor_of(f));
+    } else if (node.is_op("Round")) {
+      Dim r;
+      if (!round_half_even(f, node.input_dtype(0), &r)) return Status::kOk;
+      integers.push_back(r);
+    } else if (node.is_op("Neg")) {
+      f.num = -f.num;
+    } else if (node.is_op("Relu")) {
+      f.num = max(f.num, 0);
+    } else {
+      return Status::kOk;
+    }
+  }
+  if (!integers.empty()) return set_value(out, 0, integers);
+  set_fractions(out, 0, fractions);
+  return Status::kOk;
+}
 
 Status unary_same(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 1);
@@ -25,9 +54,11 @@ Status unary_same(const INodeView& node, IShapeSink& out) {
     if (input_values(node, 0, &values)) return set_value(out, 0, values);
     return Status::kOk;
   }
-  if (!exact_input_values(node, 0, &values)) return Status::kOk;
+  if (!exact_input_values(node, 0, &values)) return unary_fractions(node, out);
   if (node.is_op("Neg")) {
     for (Dim& v : values) v = -v;
+  } else if (node.is_op("Relu")) {
+    for (Dim& v : values) v = max(v, 0);
   } else if (node.is_op("Abs")) {
     for (Dim& v : values) {
       if (!v.provably_ge(v.lift(0))) return Status::kOk;  // |v| unknown: no value
@@ -56,29 +87,59 @@ Status unary_bool(const INodeView& node, IShapeSink& out) {
 /// Elementwise value propagation over broadcast small tensors with integer values (small floating
 /// constants of exact integers included); a floating result keeps its value only while its type
 /// holds every element exactly.
+/// Number of elements of a broadcast result that carries a value (rank <= 1, at most 64), or -1.
+std::int64_t value_elements(const Shape& result) {
+  if (!result.known || result.rank() > 1) return -1;
+  if (result.rank() == 0) return 1;
+  std::int64_t len;
+  if (!result.dims[0].get_int(&len) || len < 0 || len > 64) return -1;
+  return len;
+}
+
+/// Elementwise value propagation over broadcast small tensors with integer values (small floating
+/// constants of exact integers included); a floating result keeps its value only while its type
+/// holds every element exactly. True when it set the value.
 template <class Op>
-void propagate_values(const INodeView& node, IShapeSink& out, const Shape& result,
+bool propagate_values(const INodeView& node, IShapeSink& out, const Shape& result,
                       std::int32_t dtype, Op op) {
   std::vector<Dim> a, b;
-  if (!exact_input_values(node, 0, &a) || !exact_input_values(node, 1, &b)) return;
-  if (!result.known || result.rank() > 1) return;
-  std::size_t n = result.rank() == 0 ? 1 : 0;
-  if (result.rank() == 1) {
-    std::int64_t len;
-    if (!result.dims[0].get_int(&len) || len < 0 || len > 64) return;
-    n = static_cast<std::size_t>(len);
-  }
-  if ((a.size() != n && a.size() != 1) || (b.size() != n && b.size() != 1)) return;
+  if (!exact_input_values(node, 0, &a) || !exact_input_values(node, 1, &b)) return false;
+  const std::int64_t count = value_elements(result);
+  if (count < 0) return false;
+  const auto n = static_cast<std::size_t>(count);
+  if ((a.size() != n && a.size() != 1) || (b.size() != n && b.size() != 1)) return false;
   std::vector<Dim> values;
   values.reserve(n);
   for (std::size_t k = 0; k < n; ++k) {
     Dim x = a[a.size() == 1 ? 0 : k], y = b[b.size() == 1 ? 0 : k];
     Dim r;
-    if (!op(x, y, &r)) return;
+    if (!op(x, y, &r)) return false;
     values.push_back(r);
   }
-  if (dtype::is_float(dtype) && !exact_in_float(out, dtype, values)) return;
+  if (dtype::is_float(dtype) && !exact_in_float(out, dtype, values)) return false;
   set_value(out, 0, values);
+  return true;
+}
+
+/// The same over fractions (float_fractions.hpp), for floating Add, Sub, Mul and Div whose
+/// operands are exact floating values (integers, binary fractions such as 0.5) and whose result
+/// is not all integers: `float(h) / 32.0` is h/32.
+void propagate_fractions(const INodeView& node, IShapeSink& out, const Shape& result,
+                         std::int32_t dtype, FractionOp op) {
+  std::vector<Fraction> a, b;
+  if (!exact_input_fractions(node, 0, &a) || !exact_input_fractions(node, 1, &b)) return;
+  const std::int64_t count = value_elements(result);
+  if (count < 0) return;
+  const auto n = static_cast<std::size_t>(count);
+  if ((a.size() != n && a.size() != 1) || (b.size() != n && b.size() != 1)) return;
+  std::vector<Fraction> values(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!combine(op, a[a.size() == 1 ? 0 : k], b[b.size() == 1 ? 0 : k], &values[k]) ||
+        !settle_fraction(out, dtype, &values[k])) {
+      return;
+    }
+  }
+  set_fractions(out, 0, values);
 }
 
 Status broadcast_inputs(const INodeView& node, IShapeSink& out, Shape* result) {
@@ -101,22 +162,28 @@ Status arithmetic(const INodeView& node, IShapeSink& out) {
   check(broadcast_inputs(node, out, &result));
   const std::int32_t dtype = node.input_dtype(0);
   check(set_shape(out, 0, dtype, result));
+  const bool floating = dtype::is_float(dtype);
+  bool valued = false;
   if (node.is_op("Add")) {
-    propagate_values(node, out, result, dtype,
-                     [](Dim x, Dim y, Dim* r) { return *r = x + y, true; });
+    valued = propagate_values(node, out, result, dtype,
+                              [](Dim x, Dim y, Dim* r) { return *r = x + y, true; });
+    if (!valued && floating) propagate_fractions(node, out, result, dtype, FractionOp::kAdd);
   } else if (node.is_op("Sub")) {
-    propagate_values(node, out, result, dtype,
-                     [](Dim x, Dim y, Dim* r) { return *r = x - y, true; });
+    valued = propagate_values(node, out, result, dtype,
+                              [](Dim x, Dim y, Dim* r) { return *r = x - y, true; });
+    if (!valued && floating) propagate_fractions(node, out, result, dtype, FractionOp::kSub);
   } else if (node.is_op("Mul")) {
-    propagate_values(node, out, result, dtype,
-                     [](Dim x, Dim y, Dim* r) { return *r = x * y, true; });
-  } else if (node.is_op("Div") && dtype::is_float(dtype)) {
-    // True division keeps a value only where the quotient is an exact integer.
-    propagate_values(node, out, result, dtype, [](Dim x, Dim y, Dim* r) {
+    valued = propagate_values(node, out, result, dtype,
+                              [](Dim x, Dim y, Dim* r) { return *r = x * y, true; });
+    if (!valued && floating) propagate_fractions(node, out, result, dtype, FractionOp::kMul);
+  } else if (node.is_op("Div") && floating) {
+    // An exact integer quotient is a plain value; any other is a fraction.
+    valued = propagate_values(node, out, result, dtype, [](Dim x, Dim y, Dim* r) {
       if (!y.provably_ne(y.lift(0)) || !mod(x, y).is(0)) return false;
       *r = exact_div(x, y);
       return true;
     });
+    if (!valued) propagate_fractions(node, out, result, dtype, FractionOp::kDiv);
   } else if (node.is_op("Div")) {
     // Integer division truncates; it equals floor division when both operands are >= 0 / > 0.
     propagate_values(node, out, result, dtype, [](Dim x, Dim y, Dim* r) {

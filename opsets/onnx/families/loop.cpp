@@ -30,9 +30,9 @@ Dim loop_trip_count(const INodeView& node, IShapeSink& out, const BodyValue& bod
                                body_cond.value[0].is_const() && !body_cond.value[0].is(0);
   const bool never_stops_early = !has_cond || (cond_known && !cond[0].is(0) && body_keeps_true);
   if (m_known && never_stops_early) return m[0];
-  std::int64_t lo = 0, hi = kPosInf;
-  if (m_known) m[0].bounds(&lo, &hi);
-  return fresh(node, out, scan_output, 0, 0, std::max<std::int64_t>(hi, 0));
+  // A negative M runs no iteration, as 0 does.
+  if (m_known) return fresh_upto(node, out, scan_output, 0, max(m[0], m[0].lift(0)));
+  return fresh(node, out, scan_output, 0, 0, kPosInf);
 }
 
 /// True when the loop provably runs at least one iteration: M, if given, is >= 1 and the initial

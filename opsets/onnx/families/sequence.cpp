@@ -218,9 +218,7 @@ Dim split_chunk_dim(const INodeView& node, IShapeSink& out, Dim d, std::uint32_t
     for (Dim s : split) sizes.push_back(Shape::of({s}));
     return merge_elements(out, sizes).dims[0];
   }
-  std::int64_t lo, hi;
-  d.bounds(&lo, &hi);
-  return fresh(node, out, 0, axis, 0, std::max<std::int64_t>(hi, 0));
+  return fresh_upto(node, out, 0, axis, d);
 }
 
 /// The split-axis size of every element of SplitToSequence when their number is known: d chunks

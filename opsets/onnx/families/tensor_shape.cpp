@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "families.hpp"
+#include "float_fractions.hpp"
 #include "integral_floats.hpp"
 #include "rule_kit.hpp"
 #include "value_layout.hpp"
@@ -271,13 +272,62 @@ Status transpose(const INodeView& node, IShapeSink& out) {
   return set_value(out, 0, pick_elements(values, in_dims, source, picks));
 }
 
+/// 1 for a nonzero value, 0 for zero; false when neither is proven.
+bool bool_of(Dim v, Dim* out) {
+  const Dim zero = v.lift(0);
+  if (v.is(0)) {
+    *out = zero;
+  } else if (v.provably_ne(zero)) {
+    *out = v.lift(1);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// Cast of a floating value held as fractions (float_fractions.hpp): to an integer type it
+/// truncates toward zero, to bool it tests for zero, to a floating type an exact fraction stays
+/// when the new type holds it.
+Status cast_fractions(const INodeView& node, IShapeSink& out, std::int32_t to) {
+  std::vector<Fraction> fractions;
+  if (!input_fractions(node, 0, &fractions)) return Status::kOk;
+  std::vector<Dim> integers;
+  for (Fraction& f : fractions) {
+    Dim v;
+    if (to == dtype::kBool) {
+      if (!bool_of(f.num, &v)) return Status::kOk;
+    } else if (to == dtype::kInt64 || to == dtype::kInt32) {
+      std::int64_t x;
+      if (!trunc_of(f, &v) ||
+          (to == dtype::kInt32 && v.get_int(&x) && (x < INT32_MIN || x > INT32_MAX))) {
+        return Status::kOk;
+      }
+    } else if (dtype::is_float(to) && is_power_of_two(f.den) && settle_fraction(out, to, &f)) {
+      continue;
+    } else {
+      return Status::kOk;
+    }
+    integers.push_back(v);
+  }
+  if (!integers.empty()) return set_value(out, 0, integers);
+  set_fractions(out, 0, fractions);
+  return Status::kOk;
+}
+
 Status cast(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 1);
   std::int32_t to = node.is_op("CastLike") ? node.input_dtype(1)
                                            : static_cast<std::int32_t>(node.attr_int_or("to", 0));
   check(set_shape(out, 0, to, input_shape(node, 0)));
   std::vector<Dim> values;
-  if (!exact_input_values(node, 0, &values)) return Status::kOk;
+  if (!exact_input_values(node, 0, &values)) return cast_fractions(node, out, to);
+  if (to == dtype::kBool) {
+    // Nonzero is true; a symbolic element needs its sign known.
+    for (Dim& v : values) {
+      if (!bool_of(v, &v)) return Status::kOk;
+    }
+    return set_value(out, 0, values);
+  }
   if (to == dtype::kInt64 || to == dtype::kInt32) {
     if (to == dtype::kInt32) {
       for (Dim v : values) {

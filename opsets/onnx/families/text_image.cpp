@@ -108,13 +108,14 @@ Status non_max_suppression(const INodeView& node, IShapeSink& out) {
   if (limit_known && (limit.empty() || limit[0].is(0))) {
     return set_shape(out, 0, dtype::kInt64, Shape::of({node.constant(0), node.constant(3)}));
   }
-  std::int64_t hi = kPosInf;
+  Dim selected;
   if (scores.known) {
-    Dim per_class = limit_known ? min(limit[0], scores.dims[2]) : scores.dims[2];
-    hi = upper_bound(scores.dims[0] * scores.dims[1] * per_class);
+    const Dim per_class = limit_known ? min(limit[0], scores.dims[2]) : scores.dims[2];
+    selected = fresh_upto(node, out, 0, 0, scores.dims[0] * scores.dims[1] * per_class);
+  } else {
+    selected = fresh(node, out, 0, 0, 0, kPosInf);
   }
-  return set_shape(out, 0, dtype::kInt64,
-                   Shape::of({fresh(node, out, 0, 0, 0, hi), node.constant(3)}));
+  return set_shape(out, 0, dtype::kInt64, Shape::of({selected, node.constant(3)}));
 }
 
 constinit const FnShapeRule kStringNormalizer{&string_normalizer};

@@ -8,6 +8,7 @@
 ///   kit/inputs.hpp        has_input(), require_inputs(), known_input(), attributes
 ///   kit/dims.hpp          fresh(), unify(), split_evenly()
 ///   kit/elements.hpp      element_bytes(), input_element_bytes()
+///   kit/fractions.hpp     input_fractions(), set_fractions(), floor_of(), ceil_of(), trunc_of()
 /// Header-only and inline: nothing of it is part of the ABI. Bring it in with
 /// `using namespace cctx::sdk; using namespace cctx::sdk::kit;`. The kit lives in a nested
 /// namespace on purpose: argument-dependent lookup only looks in `cctx::sdk` (where INodeView and
@@ -16,6 +17,7 @@
 
 #include "cctx/sdk/kit/dims.hpp"
 #include "cctx/sdk/kit/elements.hpp"
+#include "cctx/sdk/kit/fractions.hpp"
 #include "cctx/sdk/kit/inputs.hpp"
 #include "cctx/sdk/kit/registration.hpp"
 #include "cctx/sdk/kit/rule_error.hpp"

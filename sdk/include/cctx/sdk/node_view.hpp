@@ -136,6 +136,16 @@ class CCTX_SDK_VISIBLE INodeView {
   /// when the length is unknown, the input is not a sequence, or it is absent.
   /// @since 1.1
   virtual bool input_sequence_length_handle(std::uint32_t i, std::uint32_t* out) const noexcept = 0;
+  /// Input i's value as exact fractions, element k being `nums[k] / dens[k]` with `dens[k] >= 1`:
+  /// an integer value (denominators 1), fractions a rule stated (IShapeSink::
+  /// set_output_fraction_handles: the `h / 32` of a float Div), or a small constant floating
+  /// tensor whose elements are exact binary fractions (0.5 is 1/2; 0.1, NaN and infinities are
+  /// none). `*count` elements; both arrays stay valid until the rule returns. False when none.
+  /// Use kit::input_fractions.
+  /// @since 1.3
+  virtual bool input_fraction_handles(std::uint32_t i, std::uint32_t* count,
+                                      const std::uint32_t** nums,
+                                      const std::uint32_t** dens) const noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   Dim input_dim(std::uint32_t i, std::uint32_t axis) const noexcept {

@@ -99,6 +99,25 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// (Named `set_output_length` in 1.1: the same slot.)
   /// @since 1.1
   virtual Status set_output_length_handle(std::uint32_t out, std::uint32_t length) noexcept = 0;
+  /// Bounds `dim`, a symbol this call made with fresh_dim, by `upper`: an expression in the
+  /// inputs' dims that the operator never exceeds (NonZero: the input's element count). A fact of
+  /// the operator, not an assumption, so it is not listed among the constraints: evaluation takes
+  /// it as the worst case of a data-dependent size that no assignment gives (`cctx analyze --eval`
+  /// with only the input symbols). kInvalidArgument when `dim` is not a symbol fresh_dim returned
+  /// during this call, or a handle is invalid. Use `bound_fresh_dim(Dim, Dim)` or kit::fresh_upto.
+  /// @since 1.3
+  virtual Status bound_fresh_dim_handle(std::uint32_t dim, std::uint32_t upper) noexcept = 0;
+  /// Sets the value of floating output `out` as fractions `nums[k] / dens[k]` (at most 64
+  /// elements, every denominator at least 1 under the bounds) whose floor, ceiling and truncation
+  /// are those of what the runtime computes: a true division of integers the type holds exactly
+  /// (`h / 32.0`, whose Ceil is `-((-h)//32)`), a product with an exact binary fraction (0.5).
+  /// Elements that are all integers are stored as the value set_output_value sets. Call it after
+  /// set_output. kInvalidArgument when a denominator is not proven >= 1 or a handle is invalid.
+  /// Use kit::set_fractions.
+  /// @since 1.3
+  virtual Status set_output_fraction_handles(std::uint32_t out, std::uint32_t count,
+                                             const std::uint32_t* nums,
+                                             const std::uint32_t* dens) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   /// The length of sequence output `out`, symbolic or concrete (`node.constant(3)`).
@@ -108,6 +127,10 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// An integer is not an expression handle: pass a Dim (`node.constant(n)` for n elements).
   template <class Number, std::enable_if_t<std::is_arithmetic_v<Number>, int> = 0>
   Status set_output_length(std::uint32_t, Number) noexcept = delete;
+  /// `dim`, a fresh symbol of this call, never exceeds `upper` (its worst case).
+  Status bound_fresh_dim(Dim dim, Dim upper) noexcept {
+    return bound_fresh_dim_handle(dim.handle(), upper.handle());
+  }
   /// Records an assumption between dims (`c` for kOneOf only).
   Status constraint(ConstraintKind kind, Dim a, Dim b, Dim c = Dim()) noexcept {
     return constraint(kind, a.handle(), b.handle(), c.handle());

@@ -23,6 +23,19 @@ inline Dim fresh(const INodeView& node, IShapeSink& out, std::uint32_t o, std::s
   return Dim(&node.expr(), out.fresh_dim(o, static_cast<std::uint32_t>(axis), lo, hi));
 }
 
+/// A fresh data-dependent dim for output `o`, axis `axis`, in [0, upper]: `upper` is what the
+/// operator never exceeds (NonZero: the input's element count), stated with bound_fresh_dim so
+/// that evaluation can take it as the worst case. An invalid `upper` gives a plain fresh dim.
+inline Dim fresh_upto(const INodeView& node, IShapeSink& out, std::uint32_t o, std::size_t axis,
+                      Dim upper) {
+  if (!upper.valid()) return fresh(node, out, o, axis, 0);
+  std::int64_t lo = 0, hi = INT64_MAX;
+  upper.bounds(&lo, &hi);
+  const Dim dim = fresh(node, out, o, axis, 0, hi < 0 ? 0 : hi);
+  check(out.bound_fresh_dim(dim, upper));
+  return dim;
+}
+
 /// Replaces every unknown (invalid) dim by a fresh symbol of output `o`.
 inline Shape fill_unknown(const INodeView& node, IShapeSink& out, std::uint32_t o,
                           std::vector<Dim> dims) {
