@@ -169,6 +169,10 @@ def opset24(cctx: str, work: pathlib.Path) -> None:
     outputs = [vi(o, 0, None) for o in ("sw", "deq", "Y", "tv", "ti", "f4")]
     path = save(work / "opset24_ir11.onnx", nodes, inputs, outputs, inits, 11, 24,
                 device_configuration())
+    # The file really carries both multi-device fields (so cctx is shown to skip them).
+    data = path.read_bytes()
+    check(data.endswith(device_configuration()), "ModelProto.configuration not written")
+    check(node_device_configuration() in data, "NodeProto.device_configurations not written")
     r = analyze(cctx, path)
     expect_clean(r)
     expect_value(r, "sw", TensorProto.FLOAT, [n, 64], "256*N")
