@@ -22,13 +22,14 @@ void register_indexing(
 void register_generators(Registration& reg);  // Constant, ConstantOfShape, Range, EyeLike, OneHot
 void register_spatial(Registration& reg);     // Resize, Upsample, DepthToSpace, SpaceToDepth, ...
 void register_conv_pool(Registration& reg);   // Conv*, pools, RoiAlign, GridSample, AffineGrid
-void register_normalization(Registration& reg);  // *Normalization, LRN, Dropout
-void register_attention(Registration& reg);      // Attention, RotaryEmbedding
-void register_rnn(Registration& reg);            // RNN, GRU, LSTM
-void register_einsum(Registration& reg);         // Einsum
-void register_losses(Registration& reg);         // SoftmaxCrossEntropyLoss, NLL loss
-void register_training(Registration& reg);       // ai.onnx.preview.training: Gradient, optimisers
-void register_tags(Registration& reg);           // tag traits of the spec's tables
-void register_inplace(Registration& reg);        // in-place policies of the spec's tables
+void register_normalization(Registration& reg);    // *Normalization, LRN, Dropout
+void register_attention(Registration& reg);        // Attention, RotaryEmbedding
+void register_recurrent_state(Registration& reg);  // LinearAttention, CausalConvWithState
+void register_rnn(Registration& reg);              // RNN, GRU, LSTM
+void register_einsum(Registration& reg);           // Einsum
+void register_losses(Registration& reg);           // SoftmaxCrossEntropyLoss, NLL loss
+void register_training(Registration& reg);         // ai.onnx.preview.training: Gradient, optimisers
+void register_tags(Registration& reg);             // tag traits of the spec's tables
+void register_inplace(Registration& reg);          // in-place policies of the spec's tables
 
 }  // namespace cctx::opsets::onnx

@@ -45,6 +45,8 @@ void register_inplace(Registration& reg) {
   }
   for (const char* op : {"Sum", "Max", "Min", "Mean"}) reg.inplace(op, 1, kReuseAnyInput);
   reg.inplace("Where", 1, kReuseWhere);
+  // ONNX Runtime's BitCast (CPU, 26) declares MayInplace(0, 0): same bytes, another type.
+  reg.inplace("BitCast", 26, kReuseInput0);
   for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"}) {
     reg.inplace(op, 1, kAliasInput0);
   }

@@ -8,16 +8,17 @@ namespace cctx::opsets::onnx {
 namespace {
 
 // The newest ai.onnx opset whose operators this plugin knows.
-constexpr std::int32_t kMaxOpset = 23;
+constexpr std::int32_t kMaxOpset = 27;
 
 // Every family, in registration order. Add a family here and declare it in families.hpp.
 using Family = void (*)(Registration&);
 constexpr Family kFamilies[] = {
-    register_elementwise,   register_matmul,       register_tensor_shape, register_concat_split,
-    register_reduce,        register_control_flow, register_sequence,     register_quantization,
+    register_elementwise,   register_matmul,       register_tensor_shape,    register_concat_split,
+    register_reduce,        register_control_flow, register_sequence,        register_quantization,
     register_random_signal, register_text_image,  // misc
-    register_indexing,      register_generators,   register_spatial,      register_conv_pool,
-    register_normalization, register_attention,    register_rnn,          register_einsum,
+    register_indexing,      register_generators,   register_spatial,         register_conv_pool,
+    register_normalization, register_attention,    register_recurrent_state, register_rnn,
+    register_einsum,
     register_losses,    // neural-network operators
     register_training,  // the ai.onnx.preview.training domain
     register_tags,          register_inplace,

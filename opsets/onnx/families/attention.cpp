@@ -1,4 +1,4 @@
-// Attention (opset 23) in its 3-D and 4-D forms with past/present key and value and the qk
+// Attention (opsets 23 and 24) in its 3-D and 4-D forms with past/present key and value and the qk
 // output (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"), its score-buffer
 // scratch estimate (semantics.md "Peak scratch memory"), and RotaryEmbedding (23). Vendor variants
 // reuse the same reading of Q/K/V.
@@ -112,6 +112,18 @@ Status attention(const INodeView& node, IShapeSink& out) {
   AttentionDims d;
   std::string error;
   if (!attention_dims(node, out, &d, &error)) return fail(error);
+  // Attention 24's nonpad_kv_seqlen (input 6): one count of valid key/value positions a batch
+  // entry, so a vector of the batch size; it changes no output shape.
+  if (has_input(node, 6)) {
+    const Shape lens = input_shape(node, 6);
+    if (lens.known && lens.rank() != 1) {
+      return fail("nonpad_kv_seqlen has rank " + std::to_string(lens.rank()) + ", expected 1");
+    }
+    if (lens.known &&
+        !unify_into(out, &d.batch, lens.dims[0], "nonpad_kv_seqlen and batch", &error)) {
+      return fail(error);
+    }
+  }
   const std::int32_t dtype = node.input_dtype(0);
   const Shape q = input_shape(node, 0);
   if (!q.known) {
@@ -201,8 +213,10 @@ constinit const FnScratchEstimator kAttentionScratch{&attention_scratch};
 }  // namespace
 
 void register_attention(Registration& reg) {
-  reg.shape("Attention", 23, kAttention);
-  reg.scratch("Attention", 23, kAttentionScratch);
+  // 24 adds the optional input nonpad_kv_seqlen and nothing that changes a shape or the score
+  // buffer (the KV cache update moved to TensorScatter, a separate node).
+  reg.shape("Attention", {23, 24}, kAttention);
+  for (std::int32_t since : {23, 24}) reg.scratch("Attention", since, kAttentionScratch);
   reg.shape("RotaryEmbedding", 23, kRotaryEmbedding);
 }
 

@@ -27,9 +27,10 @@ void register_control_flow(Registration& reg) {
     return;
   }
   // Versions 13, 16, 19, 21 and 23 only widen the value types; the rules cover them unchanged.
-  reg.shape("If", {1, 11, 13, 16, 19, 21, 23}, merge.equals("max") ? kIfMax : kIfFresh);
-  reg.shape("Loop", {1, 11, 13, 16, 19, 21, 23}, kLoop);
-  reg.shape("Scan", {8, 9, 11, 16, 19, 21, 23}, kScan);
+  // 24 and 25 only widen the element types of the carried values.
+  reg.shape("If", {1, 11, 13, 16, 19, 21, 23, 24, 25}, merge.equals("max") ? kIfMax : kIfFresh);
+  reg.shape("Loop", {1, 11, 13, 16, 19, 21, 23, 24, 25}, kLoop);
+  reg.shape("Scan", {8, 9, 11, 16, 19, 21, 23, 24, 25}, kScan);
   reg.shape("SequenceMap", 17, kSequenceMap);
 }
 

@@ -348,16 +348,20 @@ constinit const FnShapeRule kPRelu{&prelu};
 
 void register_elementwise(Registration& reg) {
   for (const char* op :
-       {"Abs",     "Neg",         "Relu",       "LeakyRelu", "Elu",     "Selu",
-        "Sigmoid", "HardSigmoid", "HardSwish",  "Tanh",      "Exp",     "Log",
-        "Sqrt",    "Reciprocal",  "Floor",      "Ceil",      "Round",   "Sign",
-        "Erf",     "Gelu",        "Softplus",   "Softsign",  "Clip",    "Sin",
-        "Cos",     "Tan",         "Asin",       "Acos",      "Atan",    "Sinh",
-        "Cosh",    "Asinh",       "Acosh",      "Atanh",     "Mish",    "ThresholdedRelu",
-        "Celu",    "Shrink",      "BitwiseNot", "Identity",  "Softmax", "LogSoftmax",
-        "Hardmax", "Not",         "Swish"}) {
+       {"Abs",     "Neg",         "Relu",       "LeakyRelu", "Elu",        "Selu",
+        "Sigmoid", "HardSigmoid", "HardSwish",  "Tanh",      "Exp",        "Log",
+        "Sqrt",    "Reciprocal",  "Floor",      "Ceil",      "Round",      "Sign",
+        "Erf",     "Gelu",        "Softplus",   "Softsign",  "Clip",       "Sin",
+        "Cos",     "Tan",         "Asin",       "Acos",      "Atan",       "Sinh",
+        "Cosh",    "Asinh",       "Acosh",      "Atanh",     "Mish",       "ThresholdedRelu",
+        "Celu",    "Shrink",      "BitwiseNot", "Softmax",   "LogSoftmax", "Hardmax",
+        "Not"}) {
     reg.shape(op, 1, kUnary);
   }
+  // Identity's versions after 1 widen its types (bfloat16, optionals and sequences, 8-, 4- and
+  // 2-bit types); Swish (Y = X * Sigmoid(alpha * X)) is new in 24.
+  reg.shape("Identity", {1, 13, 14, 16, 19, 21, 23, 24, 25}, kUnary);
+  reg.shape("Swish", 24, kUnary);
   for (const char* op : {"IsNaN", "IsInf"}) reg.shape(op, 1, kUnaryBool);
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod"}) reg.shape(op, 1, kArithmetic);
   reg.shape("PRelu", {1, 6, 7, 9, 16}, kPRelu);

@@ -232,9 +232,10 @@ constinit const FnShapeRule kOneHot{&one_hot};
 }  // namespace
 
 void register_generators(Registration& reg) {
-  reg.shape("Constant", {1, 9, 11, 12, 13, 19, 21, 23}, kConstant);
-  reg.shape("ConstantOfShape", {9, 20, 21, 23}, kConstantOfShape);
-  reg.shape("Range", 11, kRange);
+  reg.shape("Constant", {1, 9, 11, 12, 13, 19, 21, 23, 24, 25}, kConstant);
+  reg.shape("ConstantOfShape", {9, 20, 21, 23, 24, 25}, kConstantOfShape);
+  // Range 27 admits float16 and bfloat16 (and stash_type); the length formula is unchanged.
+  reg.shape("Range", {11, 27}, kRange);
   reg.shape("EyeLike", {9, 22}, kEyeLike);
   reg.shape("OneHot", {9, 11}, kOneHot);
 }

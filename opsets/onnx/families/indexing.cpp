@@ -21,13 +21,14 @@ void register_indexing(Registration& reg) {
   reg.shape("Slice", {1, 10, 11, 13}, kSlice);
   reg.shape("Expand", {8, 13}, kExpand);
   reg.shape("Tile", {1, 6, 13}, kTile);
-  reg.shape("Pad", {1, 2, 11, 13, 18, 19, 21, 23}, kPad);
+  reg.shape("Pad", {1, 2, 11, 13, 18, 19, 21, 23, 24, 25}, kPad);
   reg.shape("NonZero", {9, 13}, kNonZero);
   reg.shape("Unique", 11, kUnique);
   reg.shape("Compress", {9, 11}, kCompress);
-  reg.shape("TopK", {1, 10, 11}, kTopK);
+  reg.shape("TopK", {1, 10, 11, 24}, kTopK);  // 24: bfloat16
   reg.shape("Trilu", 14, kSameAsData);
   reg.shape("CumSum", {11, 14}, kSameAsData);
+  reg.shape("CumProd", 26, kSameAsData);
   reg.shape("ReverseSequence", 10, kSameAsData);
   reg.shape("Det", {11, 22}, kDet);
   reg.scratch("TopK", 1, kTopKScratch);

@@ -117,8 +117,9 @@ constinit const FnShapeRule kQLinearMatMul{&qlinear_matmul};
 }  // namespace
 
 void register_quantization(Registration& reg) {
-  reg.shape("QuantizeLinear", {10, 13, 19, 21, 23}, kQuantizeLinear);
-  reg.shape("DequantizeLinear", {10, 13, 19, 21, 23}, kDequantizeLinear);
+  // 24 (float8e8m0) and 25 (int2, uint2) only widen the element types.
+  reg.shape("QuantizeLinear", {10, 13, 19, 21, 23, 24, 25}, kQuantizeLinear);
+  reg.shape("DequantizeLinear", {10, 13, 19, 21, 23, 24, 25}, kDequantizeLinear);
   reg.shape("DynamicQuantizeLinear", 11, kDynamicQuantizeLinear);
   reg.shape("QLinearMatMul", {10, 21}, kQLinearMatMul);
 }

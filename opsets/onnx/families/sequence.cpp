@@ -394,7 +394,7 @@ void register_sequence(Registration& reg) {
   reg.shape("SequenceAt", 11, kSequenceAt);
   reg.shape("SequenceErase", 11, kSequenceErase);
   reg.shape("SequenceLength", 11, kSequenceLength);
-  reg.shape("SplitToSequence", 11, kSplitToSequence);
+  reg.shape("SplitToSequence", {11, 24}, kSplitToSequence);  // 24: bfloat16
   reg.shape("ConcatFromSequence", 11, kConcatFromSequence);
   reg.shape("Optional", 15, kOptional);
   reg.shape("OptionalGetElement", {15, 18}, kOptionalGetElement);

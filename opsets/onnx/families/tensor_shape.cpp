@@ -1,7 +1,8 @@
 // Shape-manipulating operators: Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
-// Cast, CastLike (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"), with their
-// value propagation (expressions.md "Shape-value propagation").
+// Cast, CastLike, BitCast (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"), with
+// their value propagation (expressions.md "Shape-value propagation").
 #include <algorithm>
+#include <string>
 
 #include "families.hpp"
 #include "float_fractions.hpp"
@@ -342,6 +343,43 @@ Status cast(const INodeView& node, IShapeSink& out) {
   return Status::kOk;
 }
 
+/// Storage width in bits of an element type, 0 when unknown here (string, plugin codes).
+std::int64_t element_bits(std::int32_t code) {
+  switch (code) {
+    case dtype::kUint2:
+    case dtype::kInt2:
+      return 2;
+    case dtype::kUint4:
+    case dtype::kInt4:
+    case dtype::kFloat4E2M1:
+      return 4;
+    default:
+      break;
+  }
+  std::int64_t bytes = 0;
+  return element_bytes(code, &bytes) ? bytes * 8 : 0;
+}
+
+/// BitCast (26): the input's shape in type `to`, which must have the input's bit width (the
+/// bytes are reinterpreted, never converted). No value: the bits of an integer mean another
+/// number in the new type.
+Status bitcast(const INodeView& node, IShapeSink& out) {
+  require_inputs(node, 1);
+  std::int64_t to = 0;
+  if (!node.attr_int("to", &to)) return fail("attribute 'to' is required");
+  const auto target = static_cast<std::int32_t>(to);
+  if (target == dtype::kString || node.input_dtype(0) == dtype::kString) {
+    return fail("string tensors cannot be bit-cast");
+  }
+  const std::int64_t from_bits = element_bits(node.input_dtype(0));
+  const std::int64_t to_bits = element_bits(target);
+  if (from_bits != 0 && to_bits != 0 && from_bits != to_bits) {
+    return fail("'to' must have the input's bit width: " + std::to_string(from_bits) + " vs " +
+                std::to_string(to_bits) + " bits");
+  }
+  return set_shape(out, 0, target, input_shape(node, 0));
+}
+
 constinit const FnShapeRule kShape{&shape_op};
 constinit const FnShapeRule kSize{&size_op};
 constinit const FnShapeRule kReshape{&reshape};
@@ -350,21 +388,26 @@ constinit const FnShapeRule kSqueeze{&squeeze};
 constinit const FnShapeRule kUnsqueeze{&unsqueeze};
 constinit const FnShapeRule kTranspose{&transpose};
 constinit const FnShapeRule kCast{&cast};
+constinit const FnShapeRule kBitCast{&bitcast};
 
 }  // namespace
 
 void register_tensor_shape(Registration& reg) {
   // Rules that read the opset version themselves are registered once per behaviour change so
   // that `cctx plugins` shows the versions covered.
-  reg.shape("Shape", {1, 13, 15, 19, 21}, kShape);
-  reg.shape("Size", {1, 13, 19, 21}, kSize);
-  reg.shape("Reshape", {1, 5, 13, 14, 19, 21}, kReshape);
-  reg.shape("Flatten", {1, 9, 11, 13, 21}, kFlatten);
-  reg.shape("Squeeze", {1, 11, 13, 21}, kSqueeze);
-  reg.shape("Unsqueeze", {1, 11, 13, 21}, kUnsqueeze);
-  reg.shape("Transpose", {1, 13, 21}, kTranspose);
-  reg.shape("Cast", {1, 6, 9, 13, 19, 21}, kCast);
-  reg.shape("CastLike", {15, 19, 21}, kCast);
+  // 23, 24 and 25 only widen the element types (float4e2m1, float8e8m0, int2/uint2): the same
+  // rule, registered again so that the coverage table lists every version
+  // (docs/opsets-24-27.md).
+  reg.shape("Shape", {1, 13, 15, 19, 21, 23, 24, 25}, kShape);
+  reg.shape("Size", {1, 13, 19, 21, 23, 24, 25}, kSize);
+  reg.shape("Reshape", {1, 5, 13, 14, 19, 21, 23, 24, 25}, kReshape);
+  reg.shape("Flatten", {1, 9, 11, 13, 21, 23, 24, 25}, kFlatten);
+  reg.shape("Squeeze", {1, 11, 13, 21, 23, 24, 25}, kSqueeze);
+  reg.shape("Unsqueeze", {1, 11, 13, 21, 23, 24, 25}, kUnsqueeze);
+  reg.shape("Transpose", {1, 13, 21, 23, 24, 25}, kTranspose);
+  reg.shape("Cast", {1, 6, 9, 13, 19, 21, 23, 24, 25}, kCast);
+  reg.shape("CastLike", {15, 19, 21, 23, 24, 25}, kCast);
+  reg.shape("BitCast", 26, kBitCast);
 }
 
 }  // namespace cctx::opsets::onnx
