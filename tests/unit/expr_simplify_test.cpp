@@ -95,6 +95,32 @@ TEST(ExprSimplify, FloorDivisionThroughMaxMinWithAConstantArm) {
   EXPECT_EQ(canon(pool, "(max(H,W)+1)//2"), "(max(H,W)+1)//2");  // no constant arm: kept
 }
 
+// Issue 19 item 1: a CNN's peak compares terms in nested ceiling divisions of the same symbol
+// ((h+1)//2, (h+3)//4, ... each the previous halved and rounded up); the dominated arms of its
+// max go (arms taken from the torchvision resnet50 export).
+TEST(ExprSimplify, NestedCeilingDivisionsOfOneSymbolCompare) {
+  ExprPool pool;
+  EXPECT_EQ(canon(pool, "max((h+1)//2, 2*((h+3)//4))"), "2*((h+3)//4)");
+  EXPECT_EQ(canon(pool, "max(256*((h+1)//2)*((w+1)//2), 1024*((h+3)//4)*((w+3)//4))"),
+            "1024*((h+3)//4)*((w+3)//4)");
+  EXPECT_EQ(canon(pool,
+                  "max(256*((h+1)//2)*((w+1)//2)*b+588*((h+1)//2)*((w+1)//2),"
+                  "1536*((h+3)//4)*((w+3)//4)*b+2304*((h+3)//4)*((w+3)//4))"),
+            "1536*((h+3)//4)*((w+3)//4)*b+2304*((h+3)//4)*((w+3)//4)");
+  EXPECT_EQ(canon(pool,
+                  "max(4608*((h+7)//8)*((w+7)//8)*b, 1024*((h+3)//4)*((w+3)//4)*b+"
+                  "4096*((h+7)//8)*((w+7)//8)*b+1024*((h+7)//8)*((w+7)//8))"),
+            "1024*((h+3)//4)*((w+3)//4)*b+4096*((h+7)//8)*((w+7)//8)*b+1024*((h+7)//8)*((w+7)//8)");
+  // Neither dominates: at b = 1 the second is larger, at large b the first.
+  EXPECT_EQ(canon(pool,
+                  "max(2304*((h+3)//4)*((w+3)//4)*b, 1536*((h+3)//4)*((w+3)//4)*b+"
+                  "2304*((h+3)//4)*((w+3)//4))")
+                .rfind("max(", 0),
+            0u);
+  // Not a chain of the same symbol: (h+1)//2 and (w+3)//4 stay unrelated.
+  EXPECT_EQ(canon(pool, "max((h+1)//2, 2*((w+3)//4))").rfind("max(", 0), 0u);
+}
+
 // Checklist 9: nested floor division.
 TEST(ExprSimplify, NestedFloorDivision) {
   ExprPool pool;

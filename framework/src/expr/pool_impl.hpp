@@ -318,6 +318,9 @@ struct PoolImpl {
   bool dominates_termwise(Expr a, Expr b);
   bool nonneg_rec(Expr d, int depth, detail::ProofCtx& ctx);
   bool nonneg_step(Expr d, int depth, detail::ProofCtx& ctx);
+  /// L*d with every floor division of a positive literal relaxed to the linear bound that keeps
+  /// it below d (prove.cpp, step 2d); nullopt when d has none or a bound does not apply.
+  std::optional<Expr> relaxed_floor_divisions(Expr d);
   bool defined_everywhere(Expr d);
   /// How `e` moves with the symbol node `sym_node`: 0 independent, 1 non-decreasing,
   /// -1 non-increasing, 2 unknown (structural, sound within the bounds).

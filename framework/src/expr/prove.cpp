@@ -2,6 +2,8 @@
 // guess: every step below is sound, and any failure (budget, overflow) ends in false.
 #include <algorithm>
 #include <limits>
+#include <numeric>
+#include <optional>
 #include <unordered_set>
 
 #include "expr/pool_impl.hpp"
@@ -22,6 +24,10 @@ constexpr std::uint32_t kRefuteWeight = 64;
 // Proofs build expressions, whose max/min constructors start proofs of their own. Past this
 // nesting only the interval step runs, which bounds the work on deeply nested max/min.
 constexpr int kMaxProofNesting = 3;
+// Step (2d) is tried on sums of at most this many terms (a CNN peak's pairwise differences have
+// about ten), and only on floor divisions by at most kMaxRelaxedDivisor.
+constexpr std::uint32_t kMaxRelaxedTerms = 24;
+constexpr std::int64_t kMaxRelaxedDivisor = 1024;
 
 class NestingGuard {
  public:
@@ -203,6 +209,146 @@ int detail::PoolImpl::direction(Expr e, std::uint32_t sym_node,
   return r;
 }
 
+namespace {
+
+/// x and K when `e` is the ceiling division (x + K - 1) // K of a symbol x, K > 1 (a convolution
+/// or pooling size with "same" padding: (h+1)//2, (h+3)//4, (h+7)//8, ...).
+bool ceil_division_of_symbol(const detail::PoolImpl& pool, Expr e, Expr* x, std::int64_t* k) {
+  if (pool.kind(e) != Kind::kFloorDiv || !pool.is_int(pool.child(e, 1))) return false;
+  *k = pool.int_value(pool.child(e, 1));
+  if (*k <= 1 || *k > kMaxRelaxedDivisor) return false;
+  const Expr u = pool.child(e, 0);
+  // u is the sum x + (K-1): a kSum of one symbol term with coefficient 1.
+  const Node& n = pool.nodes[u.id];
+  if (n.kind != Kind::kSum || n.len != 3 || n.aux != *k - 1) return false;
+  const std::uint32_t* w = pool.payload.data() + n.off;
+  if (get_i64(w + 1) != 1 || pool.kind(Expr{w[0]}) != Kind::kSym) return false;
+  *x = Expr{w[0]};
+  return true;
+}
+
+}  // namespace
+
+std::optional<Expr> detail::PoolImpl::relaxed_floor_divisions(Expr d) {
+  PolyLoan p(*this);
+  append_terms(d, 1, *p);
+  struct RelaxedFactor {
+    Expr expr;  // the factor as it is, unless `symbol` is set
+    std::uint32_t exponent = 1;
+    bool chained = false;      // true: the finest ceiling division of `symbol`...
+    std::uint32_t symbol = 0;  // ...(a symbol node)...
+    std::int64_t shift = 0;    // ...plus shift
+  };
+  struct Relaxed {
+    std::int64_t coef;
+    std::int64_t den = 1;
+    std::vector<RelaxedFactor> factors;
+  };
+  std::vector<Relaxed> terms;
+  terms.reserve(p->terms.size());
+  // The finest ceiling division of each symbol: (x+k-1)//k, k the smallest divisor seen.
+  std::vector<std::pair<std::uint32_t, std::int64_t>> finest;  // (symbol node, k)
+  auto finest_of = [&](std::uint32_t x) {
+    return std::find_if(finest.begin(), finest.end(),
+                        [&](const auto& entry) { return entry.first == x; });
+  };
+  for (const Term& t : p->terms) {
+    Relaxed r{t.coef, 1, {}};
+    const Node& m = nodes[t.mono];
+    if (m.kind == Kind::kMono) {
+      for (std::uint32_t i = 0; i < m.len; i += 2) {
+        r.factors.push_back(RelaxedFactor{Expr{payload[m.off + i]}, payload[m.off + i + 1]});
+      }
+    } else {
+      r.factors.push_back(RelaxedFactor{Expr{t.mono}});
+    }
+    for (const RelaxedFactor& f : r.factors) {
+      Expr x;
+      std::int64_t k;
+      if (!ceil_division_of_symbol(*this, f.expr, &x, &k)) continue;
+      const auto it = finest_of(x.id);
+      if (it == finest.end()) {
+        finest.emplace_back(x.id, k);
+      } else {
+        it->second = std::min(it->second, k);
+      }
+    }
+    terms.push_back(std::move(r));
+  }
+  if (finest.empty()) return std::nullopt;
+  // A coarser ceiling division is one of the finest: ceil(x/K) = ceil(ceil(x/k) / (K/k)) when k
+  // divides K, so with q = (x+k-1)//k and m = K/k, q/m <= (x+K-1)//K <= (q+m-1)/m. A positive
+  // term takes the lower bound, a negative one the upper (every factor must be >= 0 for the
+  // product to move with each factor).
+  std::int64_t lcm = 1;
+  bool any = false;
+  for (Relaxed& r : terms) {
+    bool relaxed_here = false;
+    for (RelaxedFactor& f : r.factors) {
+      Expr x;
+      std::int64_t k;
+      if (!ceil_division_of_symbol(*this, f.expr, &x, &k)) continue;
+      const std::int64_t base_k = finest_of(x.id)->second;
+      if (k % base_k != 0) continue;  // not in the chain: stays as it is
+      f.chained = true;
+      f.symbol = x.id;
+      if (base_k == k) continue;
+      const std::int64_t m = k / base_k;
+      f.shift = r.coef > 0 ? 0 : m - 1;
+      for (std::uint32_t i = 0; i < f.exponent; ++i) {
+        if (__builtin_mul_overflow(r.den, m, &r.den)) return std::nullopt;
+      }
+      relaxed_here = any = true;
+    }
+    if (!relaxed_here) continue;
+    for (const RelaxedFactor& f : r.factors) {
+      if (!f.chained && interval(f.expr).lo < 0) return std::nullopt;
+    }
+    lcm = std::lcm(lcm, r.den);
+    if (lcm > (std::int64_t{1} << 30)) return std::nullopt;
+  }
+  if (!any) return std::nullopt;
+  // When a symbol occurs only through its finest ceiling division q, and q takes exactly the
+  // values the symbol does (the same lower bound, no upper one), q may be written as the symbol
+  // itself: the goal then is a polynomial, which monotonicity steps settle.
+  std::vector<std::uint32_t> seen;
+  for (auto& [x, k] : finest) {
+    const Interval b = symbols[static_cast<std::size_t>(nodes[x].aux)].bounds;
+    const Expr q = floor_div(add(Expr{x}, integer(k - 1)), integer(k));
+    bool alone = b.hi == kPosInf && interval(q).lo == b.lo;
+    for (const Relaxed& r : terms) {
+      for (const RelaxedFactor& f : r.factors) {
+        if (!alone || f.chained) continue;
+        seen.clear();
+        collect_symbols(f.expr, seen);
+        alone = std::find(seen.begin(), seen.end(), static_cast<std::uint32_t>(nodes[x].aux)) ==
+                seen.end();
+      }
+    }
+    if (!alone) k = -k;  // keeps q
+  }
+  std::int64_t c0 = 0;
+  if (__builtin_mul_overflow(p->c0, lcm, &c0)) return std::nullopt;
+  Expr total = integer(c0);
+  for (const Relaxed& r : terms) {
+    std::int64_t coef = 0;
+    if (__builtin_mul_overflow(r.coef, lcm / r.den, &coef)) return std::nullopt;
+    Expr product = integer(coef);
+    for (const RelaxedFactor& f : r.factors) {
+      Expr factor = f.expr;
+      if (f.chained) {
+        const std::int64_t k = finest_of(f.symbol)->second;
+        factor =
+            k > 0 ? Expr{f.symbol} : floor_div(add(Expr{f.symbol}, integer(-k - 1)), integer(-k));
+        factor = add(factor, integer(f.shift));
+      }
+      for (std::uint32_t i = 0; i < f.exponent; ++i) product = mul(product, factor);
+    }
+    total = add(total, product);
+  }
+  return total;
+}
+
 bool detail::PoolImpl::nonneg_rec(Expr d, int depth, ProofCtx& ctx) {
   // Case splits and monotonicity steps meet the same sub-goals again: decide each once.
   const std::uint64_t key = (std::uint64_t{d.id} << 2) | static_cast<std::uint64_t>(depth);
@@ -259,6 +405,17 @@ bool detail::PoolImpl::nonneg_step(Expr d, int depth, ProofCtx& ctx) {
           return true;
         }
       }
+    }
+  }
+
+  // (2d) nested ceiling divisions of one symbol related: a CNN's peak compares terms in
+  // (h+1)//2, (h+3)//4, (h+7)//8 of the same h, each the one before halved and rounded up, which
+  // neither the interval nor monotonicity relates. Each coarser one is bounded by the finest (see
+  // relaxed_floor_divisions): the relaxed sum, scaled by its denominators' lcm, is at most L*d,
+  // so its proof proves d.
+  if (depth == 0 && n.kind == Kind::kSum && n.len <= 3 * kMaxRelaxedTerms) {
+    if (const std::optional<Expr> relaxed = relaxed_floor_divisions(d)) {
+      if (nonneg_rec(*relaxed, depth, ctx)) return true;
     }
   }
 
