@@ -75,6 +75,24 @@ class Seq2Seq(nn.Module):
         return self.net(src, tgt)
 
 
+def float_sqrt(path: pathlib.Path) -> None:
+    """torch 1.13 exports RAFT's sqrt of an integer tensor as Cast(to=int64) -> Sqrt, which ONNX
+    (and ONNX Runtime) rejects: Sqrt takes floats. Such a Cast is made to cast to float."""
+    import onnx
+    model = onnx.load(str(path))
+    producer = {o: n for n in model.graph.node for o in n.output}
+    changed = False
+    for node in model.graph.node:
+        src = producer.get(node.input[0]) if node.op_type == "Sqrt" else None
+        if src is not None and src.op_type == "Cast":
+            for a in src.attribute:
+                if a.name == "to" and a.i == onnx.TensorProto.INT64:
+                    a.i = onnx.TensorProto.FLOAT
+                    changed = True
+    if changed:
+        onnx.save(model, str(path))
+
+
 def tv(fn, **kwargs):
     return lambda: fn(weights=None, **kwargs)
 
@@ -181,6 +199,7 @@ def export(out_dir: pathlib.Path, name: str, spec: tuple) -> dict:
     with torch.no_grad() if task in ("detection", "optical flow") else torch.enable_grad():
         torch.onnx.export(module, example, str(tmp), opset_version=OPSET, input_names=names,
                           dynamic_axes=axes or None, do_constant_folding=True)
+    float_sqrt(tmp)
     tmp.rename(path)
     print(f"{name}: exported in {time.time() - started:.1f} s", flush=True)
     return entry

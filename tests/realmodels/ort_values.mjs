@@ -29,6 +29,7 @@ try {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
     executionMode: 'sequential',
+    logSeverityLevel: 3,  // errors only: a failed run is reported in the JSON line
   });
 } catch (e) {
   process.stdout.write(JSON.stringify({error: `session: ${e.message ?? e}`}) + '\n');
