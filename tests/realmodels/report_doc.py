@@ -26,8 +26,8 @@ def _point_cells(p: dict) -> Dict[str, str]:
 def _self_cell(p: dict) -> str:
     if "self" in p:
         s = p["self"]
-        peak = "peak =" if s["peak"]["symbolic"] == s["peak"]["fixed"] else "PEAK DIFFERS"
-        return f"{s['equal']}/{s['nodes']}, {peak}"
+        unres = f" ({s['unresolved']} unres)" if s["unresolved"] else ""
+        return f"{s['equal']}/{s['nodes']}{unres}, peak {s['peak']['verdict']}"
     if "self_error" in p:
         return "error: " + p["self_error"][:50]
     return "fixed shape"
@@ -56,7 +56,7 @@ def markdown(rows: List[dict], expected: dict) -> str:
         "",
     ]
     totals = {"models": 0, "points": 0, "values": 0, "equal": 0, "differ": 0, "dd": 0, "unres": 0,
-              "self_nodes": 0, "self_equal": 0, "peak_diff": 0, "ort_fail": 0, "cctx_s": 0.0}
+              "self_nodes": 0, "self_equal": 0, "peak_diff": 0, "peak_unres": 0, "self_unres": 0, "ort_fail": 0, "cctx_s": 0.0}
     by_source: Dict[str, List[dict]] = {}
     for r in rows:
         by_source.setdefault(r["source"].split(" ")[0], []).append(r)
@@ -87,7 +87,9 @@ def markdown(rows: List[dict], expected: dict) -> str:
                 if "self" in p:
                     totals["self_nodes"] += p["self"]["nodes"]
                     totals["self_equal"] += p["self"]["equal"]
-                    totals["peak_diff"] += p["self"]["peak"]["symbolic"] != p["self"]["peak"]["fixed"]
+                    totals["peak_diff"] += p["self"]["peak"]["verdict"] == "differ"
+                    totals["peak_unres"] += p["self"]["peak"]["verdict"] == "unresolved"
+                    totals["self_unres"] += p["self"]["unresolved"]
                 lead = (f"| {r['name']} | {r['source']} | {r['task']} | {r['nodes']} |" if first
                         else "| | | | |")
                 out.append(f"{lead} {p['label']} {_shape_text(p)} | {c['values']} | {c['equal']} | "
@@ -101,7 +103,8 @@ def markdown(rows: List[dict], expected: dict) -> str:
             f"- {totals['values']} values compared: {totals['equal']} equal, {totals['differ']} "
             f"differ, {totals['dd']} data-dependent, {totals['unres']} unresolved otherwise",
             f"- self-consistency: {totals['self_equal']}/{totals['self_nodes']} nodes equal, "
-            f"{totals['peak_diff']} peaks differ",
+            f"{totals['self_unres']} unresolved in the symbolic analysis only; "
+            f"{totals['peak_diff']} peaks differ, {totals['peak_unres']} unresolved",
             f"- cctx analysis time, all models: {totals['cctx_s']:.1f} s", ""]
     out += ["## Discrepancies", "",
             "Every value whose dims or bytes differ from ONNX Runtime's, every unresolved value that is "
