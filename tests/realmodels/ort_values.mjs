@@ -8,12 +8,15 @@
 //                         "ort": "BUILD/validate/node_modules"}'
 //
 // Graph optimisation off (constant folding or fusion would remove values), one thread.
+import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
 
 import {makeFeeds} from '../validate/ort_inputs.mjs';
 
-const spec = JSON.parse(process.argv[2] ?? '{}');
+// The spec, or @FILE holding it (ONNX's test data can be too large for a command line).
+const arg = process.argv[2] ?? '{}';
+const spec = JSON.parse(arg.startsWith('@') ? fs.readFileSync(arg.slice(1), 'utf8') : arg);
 const fail = (msg) => {
   process.stderr.write(`ort_values: ${msg}\n`);
   process.exit(2);

@@ -56,7 +56,7 @@ def markdown(rows: List[dict], expected: dict) -> str:
         "",
     ]
     totals = {"models": 0, "points": 0, "values": 0, "equal": 0, "differ": 0, "dd": 0, "unres": 0,
-              "self_nodes": 0, "self_equal": 0, "peak_diff": 0, "peak_unres": 0, "self_unres": 0, "ort_fail": 0, "cctx_s": 0.0}
+              "self_nodes": 0, "self_equal": 0, "peak_diff": 0, "peak_unres": 0, "self_unres": 0, "ort_fail": 0, "cctx_s": 0.0, "skipped": 0}
     by_source: Dict[str, List[dict]] = {}
     for r in rows:
         by_source.setdefault(r["source"].split(" ")[0], []).append(r)
@@ -72,6 +72,11 @@ def markdown(rows: List[dict], expected: dict) -> str:
                            f"| - | - | {r['error'][:80]} |")
                 continue
             totals["cctx_s"] += r["cctx_seconds"]
+            if "skipped" in r:
+                totals["skipped"] += 1
+                out.append(f"| {r['name']} | {r['source']} | {r['task']} | {r['nodes']} | - | - | - "
+                           f"| - | - | - | - | {r['cctx_seconds']:.2f} | not run: {r['skipped']} |")
+                continue
             first = True
             for p in r["points"]:
                 c = _point_cells(p)
@@ -99,7 +104,9 @@ def markdown(rows: List[dict], expected: dict) -> str:
         out.append("")
     out += ["## Totals", "",
             f"- {totals['models']} models, {totals['points']} model x assignment points "
-            f"({totals['ort_fail']} where ONNX Runtime itself rejects the assignment)",
+            f"({totals['ort_fail']} where ONNX Runtime itself rejects the assignment or the model: "
+            f"old opsets without CPU kernels, sizes the model cannot take); {totals['skipped']} "
+            "models not run (sequence or optional inputs)",
             f"- {totals['values']} values compared: {totals['equal']} equal, {totals['differ']} "
             f"differ, {totals['dd']} data-dependent, {totals['unres']} unresolved otherwise",
             f"- self-consistency: {totals['self_equal']}/{totals['self_nodes']} nodes equal, "
@@ -117,8 +124,12 @@ def markdown(rows: List[dict], expected: dict) -> str:
                 lines.append(f"  - {p['label']}: `{d['value']}` ({d['op']} #{d['node']}, {d['dtype']}): "
                              f"cctx {d['cctx_dims']} = {d['cctx_bytes']} B, ORT {d['ort_dims']} = "
                              f"{d['ort_bytes']} B")
-            for u in p.get("unresolved", []):
-                lines.append(f"  - {p['label']}: unresolved `{u}`")
+            if p.get("unresolved"):
+                lines.append(f"  - {p['label']}: {len(p['unresolved'])} values unresolved "
+                             f"(not data-dependent); where cctx first loses the size:")
+                lines += [f"    - `{u}`" for u in p.get("roots", [])]
+            for u in p.get("bounds", []):
+                lines.append(f"  - {p['label']}: data-dependent, cctx gives a bound: `{u}`")
             for s in p.get("self", {}).get("differ", []):
                 lines.append(f"  - {p['label']}: self-consistency {s}")
             if "self_error" in p:
