@@ -139,6 +139,9 @@ def markdown(rows: List[dict], expected: dict) -> str:
         if lines:
             mark = " (expected failures listed)" if r["name"] in known else ""
             out.append(f"- **{r['name']}**{mark}")
+            reason = expected.get("reasons", {}).get(r["name"])
+            if reason:
+                out.append(f"  - *Why:* {reason}")
             if len(lines) > 40:
                 lines = lines[:40] + [f"  - ... {len(lines) - 40} more"]
             out += lines

@@ -337,7 +337,7 @@ def compare_values(report: dict, ort: dict, names: List[str], symbols: Dict[str,
             producer.setdefault(out, node)
     res = {"values": 0, "equal": 0, "differ": [], "data_dependent": 0, "unresolved": [],
            "bounds": [], "not_in_ort": 0, "roots": []}
-    unknown = set()  # values cctx leaves unresolved here, to find the first ones (roots)
+    unknown = set()  # symbols earlier values lacked, to find where sizes are lost (roots)
     for name in names:
         got = ort["values"].get(name)
         if got is None:
@@ -365,10 +365,10 @@ def compare_values(report: dict, ort: dict, names: List[str], symbols: Dict[str,
             else:
                 res["unresolved"].append(f"{where}: cctx {shape}, ORT {got['dims']} "
                                          f"(symbols {sorted(set(missing or mb))[:4]})")
-                if not any(i in unknown for i in node.get("inputs", [])):
-                    # Its inputs are all known: this is where cctx loses the size.
+                if set(missing or mb) - unknown:
+                    # A symbol no earlier value lacked: this is where cctx loses the size.
                     res["roots"].append(f"{where}: cctx {shape}, ORT {got['dims']}")
-            unknown.add(name)
+            unknown.update(missing or mb or [])
             continue
         if dims == got["dims"] and (size is None or b == ort_bytes):
             res["equal"] += 1
@@ -620,6 +620,13 @@ def main() -> int:
         print(f"NEW DISCREPANCY {k}")
     print(f"{len(rows)} models, {len(found)} discrepancies ({len(found & known)} expected, "
           f"{len(new)} new)")
+    compared = sum(p.get("values", 0) for r in rows for p in r["points"])
+    if args.quick and not args.only:
+        wanted = {n for names in QUICK.values() for n in names}
+        absent = sorted(wanted - {r["name"] for r in rows})
+        if absent or not compared:
+            print(f"FAIL: the quick subset is incomplete (missing {absent}, {compared} values)")
+            return 1
     return 1 if new and not args.update_expected else 0
 
 
