@@ -45,9 +45,10 @@ def markdown(rows: List[dict], expected: dict) -> str:
         "",
         "Per model and assignment: **values** compared (main-graph tensor values ONNX Runtime "
         "returned), **equal** (dims and bytes both equal), **differ** (cctx gives numbers and they "
-        "are wrong), **dd** (cctx leaves a symbol born at an op whose output size depends on run-time "
-        "data: NonZero, NonMaxSuppression, Loop, a Reshape of a computed shape, ...), **unres** (cctx "
-        "leaves another symbol or no rank). **self**: nodes whose total and scratch agree between "
+        "are wrong), **dd** (the value's dims depend on run-time data -- NonZero, NonMaxSuppression, "
+        "Loop, TopK or Reshape sizes computed from input data, an If on data -- and cctx leaves "
+        "a symbol or gives an upper bound), **unres** (cctx "
+        "leaves a symbol or no rank although the dims follow from the input shapes alone). **self**: nodes whose total and scratch agree between "
         "the symbolic analysis evaluated at the assignment and the analysis of the model with its "
         "inputs fixed, and whether the peaks agree. **cctx s**: one `cctx analyze --format json` of "
         "the symbolic model. Assignments: ordinary, odd (e.g. 97x123, batch 3) and edge (batch 1, "
