@@ -153,7 +153,8 @@ def shape_depends_on_data(model: onnx.ModelProto) -> set:
         else:
             t = any(i in tainted for i in ins) or (
                 node.op_type in ("Loop", "Scan", "If") and bool(tainted))
-        d = any(i in dd for i in ins)
+        # Shape and Size have dims of their own (the rank, a scalar), whatever their input's.
+        d = node.op_type not in ("Shape", "Size") and any(i in dd for i in ins)
         if node.op_type in INTRINSIC_DATA_OPS and node.op_type not in ("SequenceAt",):
             d = d or node.op_type not in ("Loop", "Scan") or t
         for k in SIZE_INPUTS.get(node.op_type, []):
