@@ -28,7 +28,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
 .PHONY: all deps fuzz-deps validate-deps configure build test demo bench sanitize fuzz clean format \
-  coverage-doc validate
+  coverage-doc validate realmodels
 
 all: build
 
@@ -83,6 +83,20 @@ validate: build validate-deps
 	@[ -f $(BUILD)/validate/models/manifest.json ] || \
 	  /usr/bin/python3 tests/validate/export_models.py $(BUILD)/validate/models
 	/usr/bin/python3 tests/validate/validate.py --build $(BUILD) $(VALIDATE_ARGS)
+
+# The real-model suite (tests/realmodels/README.md): every main-graph value's dims and bytes of
+# about 30 PyTorch exports, npm-shipped models and ONNX's test data against ONNX Runtime's run,
+# and the self-consistency of the symbolic analysis; writes docs/real-models.md. The PyTorch
+# exports are made once into $(BUILD)/realmodels/torch (delete it to re-export).
+# REALMODELS_ARGS go to suite.py, e.g. REALMODELS_ARGS='--only resnet18,lstm'.
+REALMODELS_ARGS ?=
+realmodels: build validate-deps
+	sh tests/validate/install_ort.sh $(BUILD)/validate
+	sh tests/realmodels/fetch_npm.sh $(BUILD)/realmodels/npm
+	@[ -f $(BUILD)/realmodels/torch/torch.json ] || \
+	  /usr/bin/python3 tests/realmodels/export_torch.py $(BUILD)/realmodels/torch
+	/usr/bin/python3 tests/realmodels/suite.py --build $(BUILD) --doc docs/real-models.md \
+	  --json $(BUILD)/realmodels/results.json $(REALMODELS_ARGS)
 
 # docs/coverage.md: the operator coverage table, generated from the plugins' registered rules.
 coverage-doc: build
