@@ -265,6 +265,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   }
   flush_stdout();  // before the diagnostics: std::cerr would flush it, hiding a failure's reason
   print_diagnostics(ctx, args);
+  end_process_after_output();
 }
 
 void run_shapes(const AnalysisArgs& args) {
@@ -283,6 +284,7 @@ void run_shapes(const AnalysisArgs& args) {
   }
   flush_stdout();
   print_diagnostics(ctx, args);
+  end_process_after_output();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <charconv>
 #include <cstdint>
@@ -265,14 +266,20 @@ bool plain_json(std::string_view s) {
     return ((((x - 0x20 * kOnes) | x) & kHigh) | has_zero(x ^ (0x7f * kOnes)) |
             has_zero(x ^ (0x22 * kOnes)) | has_zero(x ^ (0x5c * kOnes))) != 0;
   };
-  for (; k + 8 <= s.size(); k += 8) {
+  const auto word = [&](std::size_t at) {
     std::uint64_t x;
-    std::memcpy(&x, s.data() + k, 8);
-    if (is_special(x)) return false;
+    std::memcpy(&x, s.data() + at, 8);
+    return x;
+  };
+  for (; k + 8 <= s.size(); k += 8) {
+    if (is_special(word(k))) return false;
   }
   if (k == s.size()) return true;
-  std::uint64_t x = 0x61 * kOnes;  // the tail, after it 'a's
-  std::memcpy(&x, s.data() + k, s.size() - k);
+  // The tail: as the last eight bytes, which overlap the ones checked (a copy of its own length
+  // was a call to memcpy per string).
+  if (s.size() >= 8) return !is_special(word(s.size() - 8));
+  std::uint64_t x = 0x61 * kOnes;  // a short string, after it 'a's
+  std::memcpy(&x, s.data(), s.size());
   return !is_special(x);
 }
 
@@ -304,14 +311,13 @@ class TextBuffer {
   }
   /// A line break (after a comma when `comma`) and `indent` spaces.
   void line(bool comma, std::size_t indent) {
-    // Spaces eight at a time, past the indent into room that the next piece overwrites.
-    room(indent + 2 + 8);
-    *at_ = ',';
-    at_ += comma ? 1 : 0;
-    *at_++ = '\n';
-    constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
-    for (std::size_t k = 0; k < indent; k += 8) std::memcpy(at_ + k, &kSpaces, 8);
-    at_ += indent;
+    // Half a million lines in a 10k-node report: one fixed-size copy of ",\n" and spaces, past
+    // the indent into room that the next piece overwrites (a loop of eight spaces at a time cost
+    // a fifth of the writer's instructions).
+    if (indent > kBreakIndent) return deep_line(comma, indent);
+    room(sizeof kBreak);
+    std::memcpy(at_, kBreak + (comma ? 0 : 1), sizeof kBreak - 1);
+    at_ += (comma ? 2 : 1) + indent;
   }
   /// `s` as a JSON string: between quotes when `plain`, else escaped as nlohmann's dump does.
   void quoted(std::string_view s, bool plain) {
@@ -342,10 +348,24 @@ class TextBuffer {
   void clear() { at_ = data_.get(); }
 
  private:
+  /// ",\n" and the deepest indent line() copies in one piece: the writer's documents nest at
+  /// most 7 levels (the rest goes through append_nested).
+  static constexpr std::size_t kBreakIndent = 14;
+  static constexpr char kBreak[] = ",\n              ";
+  static_assert(sizeof kBreak == kBreakIndent + 3);
+  void deep_line(bool comma, std::size_t indent) {
+    room(indent + 2);
+    *at_ = ',';
+    at_ += comma ? 1 : 0;
+    *at_++ = '\n';
+    std::memset(at_, ' ', indent);
+    at_ += indent;
+  }
   void room(std::size_t n) {
     if (static_cast<std::size_t>(end_ - at_) < n) grow(n);
   }
-  void grow(std::size_t n) {
+  // Out of line and cold, so that room() is inlined into every put (it was a call per piece).
+  [[gnu::noinline, gnu::cold]] void grow(std::size_t n) {
     const std::size_t used = size();
     const std::size_t capacity =
         std::max(2 * static_cast<std::size_t>(end_ - data_.get()), used + n);
@@ -367,7 +387,7 @@ class TextBuffer {
 class PrettyWriter {
  public:
   /// `depth`: nesting level of the value written (its closing bracket's indentation).
-  PrettyWriter(TextBuffer& out, std::size_t depth) : out_(out), depth_(depth) {}
+  PrettyWriter(TextBuffer& out, std::size_t depth) : out_(out), indent_(2 * depth) {}
 
   void begin_object() { open('{'); }
   void end_object() { close('}'); }
@@ -393,6 +413,31 @@ class PrettyWriter {
   void string(std::string_view s) {
     before_value();
     out_.json_string(s);
+  }
+  /// One of the report's own words ("initializer", a tag name): written without the check.
+  void word(std::string_view s) {
+    assert(plain_json(s));
+    before_value();
+    out_.quoted(s, true);
+  }
+  /// The name of value `v`.
+  void name(const GraphView& g, ValueId v) {
+    before_value();
+    out_.quoted(g.value(v).name, plain_name(g, v));
+  }
+  /// `text`, a node's input or output, which names value `v` (kNoValue: none, or omitted).
+  void name(const GraphView& g, ValueId v, std::string_view text) {
+    if (v == kNoValue || g.value(v).name != text) return string(text);
+    before_value();
+    out_.quoted(text, plain_name(g, v));
+  }
+  /// Whether value `v`'s name needs no escaping: decided once per value, whose name a report
+  /// repeats up to six times (its key, the nodes that read it, the release lists).
+  bool plain_name(const GraphView& g, ValueId v) {
+    if (plain_names_.empty()) plain_names_.resize(g.values().size(), kUnknown);
+    std::uint8_t& plain = plain_names_[v];
+    if (plain == kUnknown) plain = plain_json(g.value(v).name) ? kPlain : kEscaped;
+    return plain == kPlain;
   }
   void integer(std::int64_t v) {
     before_value();
@@ -433,7 +478,7 @@ class PrettyWriter {
   void names(const char (&k)[N], const GraphView& g, ValueIds values) {
     key(k);
     begin_array();
-    for (ValueId v : values) string(g.value(v).name);
+    for (ValueId v : values) name(g, v);
     end_array();
   }
   template <std::size_t N>
@@ -449,32 +494,37 @@ class PrettyWriter {
   void open(char bracket) {
     before_value();
     out_.put(bracket);
-    counts_.push_back(0);
+    assert(open_ + 1 < kMaxOpen);
+    written_[++open_] = false;
+    indent_ += 2;
   }
   void close(char bracket) {
-    const bool empty = counts_.back() == 0;
-    counts_.pop_back();
-    if (!empty) out_.line(false, indent());
+    indent_ -= 2;
+    if (written_[open_--]) out_.line(false, indent_);
     out_.put(bracket);
   }
   void next_line() {
-    const bool comma = counts_.back()++ != 0;
-    out_.line(comma, indent());
+    const bool comma = written_[open_];
+    written_[open_] = true;
+    out_.line(comma, indent_);
   }
   void before_value() {
     if (after_key_) {
       after_key_ = false;
-    } else if (!counts_.empty()) {
+    } else if (open_ != 0) {
       next_line();
     }
   }
-  std::size_t indent() const { return 2 * (depth_ + counts_.size()); }
+  /// Brackets a value and a node nest (node, memory, bucket): the rest is append_nested's.
+  static constexpr std::size_t kMaxOpen = 8;
   TextBuffer& out_;
-  std::size_t depth_;
-  std::vector<std::size_t> counts_;  ///< members/items written per open bracket
+  std::size_t open_ = 0;                  ///< brackets open; written_[0] stands for none
+  std::size_t indent_;                    ///< of the lines inside the innermost open bracket
+  std::array<bool, kMaxOpen> written_{};  ///< per open bracket: a member or item is written
   bool after_key_ = false;
   enum : std::uint8_t { kUnknown, kPlain, kEscaped };
-  std::vector<std::uint8_t> plain_;  ///< per expression handle
+  std::vector<std::uint8_t> plain_;        ///< per expression handle
+  std::vector<std::uint8_t> plain_names_;  ///< per value
 };
 
 /// value_json(ctx, v), written.
@@ -482,7 +532,8 @@ void write_value(PrettyWriter& w, const ComputeContext& ctx, ValueId v) {
   ExprPool& pool = ctx.pool();
   const ValueShape& s = ctx.shape(v);
   w.begin_object();
-  w.member("kind", value_kind(ctx.graph().value(v)));
+  w.key("kind");
+  w.word(value_kind(ctx.graph().value(v)));
   w.member("dtype", dtype_name(s.dtype, &ctx.registry()));
   w.key("shape");
   if (s.known_rank) {
@@ -498,7 +549,8 @@ void write_value(PrettyWriter& w, const ComputeContext& ctx, ValueId v) {
     for (Expr x : s.value) w.amount(pool, x);
     w.end_array();
   }
-  w.member("tag", tag_name(ctx.value_tag(v)));
+  w.key("tag");
+  w.word(tag_name(ctx.value_tag(v)));
   w.key("bytes");
   if (auto bytes = ctx.value_bytes(v)) {
     w.amount(pool, *bytes);
@@ -521,13 +573,20 @@ void write_node(PrettyWriter& w, const ComputeContext& ctx, NodeId n) {
   w.member("domain", node.domain);
   w.key("inputs");
   w.begin_array();
-  for (const std::string& s : node.proto->input()) w.string(s);
+  for (int k = 0; k < node.proto->input_size(); ++k) {
+    const auto at = static_cast<std::size_t>(k);
+    w.name(g, at < node.inputs.size() ? node.inputs[at] : kNoValue, node.proto->input(k));
+  }
   w.end_array();
   w.key("outputs");
   w.begin_array();
-  for (const std::string& s : node.proto->output()) w.string(s);
+  for (int k = 0; k < node.proto->output_size(); ++k) {
+    const auto at = static_cast<std::size_t>(k);
+    w.name(g, at < node.outputs.size() ? node.outputs[at] : kNoValue, node.proto->output(k));
+  }
   w.end_array();
-  w.member("tag", tag_name(ctx.node_tag(n)));
+  w.key("tag");
+  w.word(tag_name(ctx.node_tag(n)));
   w.key("inplace");
   w.begin_array();
   for (const InplaceDecision& d : ctx.inplace(n)) {
@@ -536,8 +595,10 @@ void write_node(PrettyWriter& w, const ComputeContext& ctx, NodeId n) {
     w.integer(d.output);
     w.key("input");
     w.integer(d.input);
-    w.member("kind", d.kind == ReuseKind::kEqual ? "equal" : "greater");
-    w.member("mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse");
+    w.key("kind");
+    w.word(d.kind == ReuseKind::kEqual ? "equal" : "greater");
+    w.key("mode");
+    w.word(d.mode == ReuseMode::kAlias ? "alias" : "may_reuse");
     w.end_object();
   }
   w.end_array();
@@ -614,7 +675,7 @@ void JsonReportWriter::write(const std::function<void(std::string_view)>& sink) 
     if (g.value(v).graph != 0) continue;
     out.line(!first, 4);
     first = false;
-    out.json_string(g.value(v).name);
+    out.quoted(g.value(v).name, w.plain_name(g, v));
     out.put(": ");
     write_value(w, ctx_, v);
     hand_over_if_full();
