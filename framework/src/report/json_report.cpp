@@ -310,7 +310,7 @@ class TextBuffer {
     at_ += N - 1;
   }
   /// A line break (after a comma when `comma`) and `indent` spaces.
-  void line(bool comma, std::size_t indent) {
+  [[gnu::always_inline]] void line(bool comma, std::size_t indent) {
     // Half a million lines in a 10k-node report: one fixed-size copy of ",\n" and spaces, past
     // the indent into room that the next piece overwrites (a loop of eight spaces at a time cost
     // a fifth of the writer's instructions).
@@ -320,7 +320,7 @@ class TextBuffer {
     at_ += (comma ? 2 : 1) + indent;
   }
   /// `s` as a JSON string: between quotes when `plain`, else escaped as nlohmann's dump does.
-  void quoted(std::string_view s, bool plain) {
+  [[gnu::always_inline]] void quoted(std::string_view s, bool plain) {
     if (!plain) {
       put(safe_text::json(Json(std::string(s))));
       return;
@@ -361,7 +361,7 @@ class TextBuffer {
     std::memset(at_, ' ', indent);
     at_ += indent;
   }
-  void room(std::size_t n) {
+  [[gnu::always_inline]] void room(std::size_t n) {
     if (static_cast<std::size_t>(end_ - at_) < n) grow(n);
   }
   // Out of line and cold, so that room() is inlined into every put (it was a call per piece).
@@ -456,12 +456,13 @@ class PrettyWriter {
       return;
     }
     // Reports repeat the same expressions many times (a node's total is often the next node's
-    // already-allocated amount): whether a text needs escaping is decided once per expression.
-    const std::string& text = pool.print(e);
-    if (e.id >= plain_.size()) plain_.resize(std::max<std::size_t>(2 * e.id + 1, 1024), kUnknown);
-    if (plain_[e.id] == kUnknown) plain_[e.id] = plain_json(text) ? kPlain : kEscaped;
+    // already-allocated amount): each expression's text (stable for the pool's life) is looked
+    // up, and whether it needs escaping decided, once.
+    if (e.id >= texts_.size()) texts_.resize(std::max<std::size_t>(2 * e.id + 1, 1024));
+    ExprText& t = texts_[e.id];
+    if (t.text == nullptr) t = {&pool.print(e), plain_json(pool.print(e))};
     before_value();
-    out_.quoted(text, plain_[e.id] == kPlain);
+    out_.quoted(*t.text, t.plain);
   }
 
   template <typename Key>
@@ -491,24 +492,24 @@ class PrettyWriter {
   }
 
  private:
-  void open(char bracket) {
+  [[gnu::always_inline]] void open(char bracket) {
     before_value();
     out_.put(bracket);
     assert(open_ + 1 < kMaxOpen);
     written_[++open_] = false;
     indent_ += 2;
   }
-  void close(char bracket) {
+  [[gnu::always_inline]] void close(char bracket) {
     indent_ -= 2;
     if (written_[open_--]) out_.line(false, indent_);
     out_.put(bracket);
   }
-  void next_line() {
+  [[gnu::always_inline]] void next_line() {
     const bool comma = written_[open_];
     written_[open_] = true;
     out_.line(comma, indent_);
   }
-  void before_value() {
+  [[gnu::always_inline]] void before_value() {
     if (after_key_) {
       after_key_ = false;
     } else if (open_ != 0) {
@@ -522,8 +523,12 @@ class PrettyWriter {
   std::size_t indent_;                    ///< of the lines inside the innermost open bracket
   std::array<bool, kMaxOpen> written_{};  ///< per open bracket: a member or item is written
   bool after_key_ = false;
+  struct ExprText {
+    const std::string* text = nullptr;  ///< null until first written
+    bool plain = false;
+  };
+  std::vector<ExprText> texts_;  ///< per expression handle
   enum : std::uint8_t { kUnknown, kPlain, kEscaped };
-  std::vector<std::uint8_t> plain_;        ///< per expression handle
   std::vector<std::uint8_t> plain_names_;  ///< per value
 };
 
