@@ -285,7 +285,9 @@ bool plain_json(std::string_view s) {
 
 /// The report's text as it is written, handed to the sink in pieces: each append is one bounds
 /// check and one copy (std::string's appends, each with its own checks, length and terminator,
-/// were most of the time of writing a report).
+/// were most of the time of writing a report). The appends here and PrettyWriter's brackets and
+/// keys are always inlined: GCC at -O2 kept them out of line, a call per line, key and bracket,
+/// which was a tenth of the writer's instructions (67M -> 60M on a 10k-node report).
 class TextBuffer {
  public:
   explicit TextBuffer(std::size_t capacity)
@@ -293,18 +295,18 @@ class TextBuffer {
         at_(data_.get()),
         end_(data_.get() + capacity) {}
 
-  void put(char c) {
+  [[gnu::always_inline]] void put(char c) {
     room(1);
     *at_++ = c;
   }
-  void put(std::string_view s) {
+  [[gnu::always_inline]] void put(std::string_view s) {
     room(s.size());
     std::memcpy(at_, s.data(), s.size());
     at_ += s.size();
   }
   /// A literal: its length is known where it is written.
   template <std::size_t N>
-  void put(const char (&s)[N]) {
+  [[gnu::always_inline]] void put(const char (&s)[N]) {
     room(N - 1);
     std::memcpy(at_, s, N - 1);
     at_ += N - 1;
@@ -334,7 +336,7 @@ class TextBuffer {
   void json_string(std::string_view s) { quoted(s, plain_json(s)); }
   /// `"k": ` for a literal `k` that needs no escaping.
   template <std::size_t N>
-  void literal_key(const char (&k)[N]) {
+  [[gnu::always_inline]] void literal_key(const char (&k)[N]) {
     room(N + 3);
     *at_++ = '"';
     std::memcpy(at_, k, N - 1);
@@ -389,10 +391,10 @@ class PrettyWriter {
   /// `depth`: nesting level of the value written (its closing bracket's indentation).
   PrettyWriter(TextBuffer& out, std::size_t depth) : out_(out), indent_(2 * depth) {}
 
-  void begin_object() { open('{'); }
-  void end_object() { close('}'); }
-  void begin_array() { open('['); }
-  void end_array() { close(']'); }
+  [[gnu::always_inline]] void begin_object() { open('{'); }
+  [[gnu::always_inline]] void end_object() { close('}'); }
+  [[gnu::always_inline]] void begin_array() { open('['); }
+  [[gnu::always_inline]] void end_array() { close(']'); }
 
   /// `k` is one of the report's own keys (a literal or a tag name), never model text: written
   /// as it is, without the check for characters to escape.
@@ -405,7 +407,7 @@ class PrettyWriter {
   }
   /// A literal key: its length is known where it is written.
   template <std::size_t N>
-  void key(const char (&k)[N]) {
+  [[gnu::always_inline]] void key(const char (&k)[N]) {
     next_line();
     out_.literal_key(k);
     after_key_ = true;
