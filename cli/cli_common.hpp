@@ -55,6 +55,12 @@ std::pair<std::string, Interval> parse_bounds(const std::string& text);
 void write_stdout(std::string_view text);
 /// Flushes standard output, with write_stdout's error when that fails (main calls it last).
 void flush_stdout();
+/// Ends a command whose output is all written: flushes standard output (with flush_stdout's
+/// error) and standard error, then ends the process with status 0 without unwinding. Nothing the
+/// command built is freed piece by piece: the loaded model, the analysis and the plugins go back to
+/// the kernel with the address space. Sanitizer builds return instead, so that their leak check
+/// still sees every object freed.
+void end_process_after_output();
 
 void add_analyze_command(CLI::App& app);
 void add_shapes_command(CLI::App& app);

@@ -2,7 +2,9 @@
 // a full disk must end with an error and a non-zero exit, not a truncated file and status 0.
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string>
 
 #include "cctx/errors.hpp"
@@ -30,6 +32,29 @@ void write_stdout(std::string_view text) {
 void flush_stdout() {
   errno = 0;
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) cannot_write(errno == 0 ? EIO : errno);
+}
+
+// Whether this build checks for leaks at exit (AddressSanitizer's LeakSanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define CCTX_LEAK_CHECKED_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define CCTX_LEAK_CHECKED_BUILD 1
+#endif
+#endif
+
+void end_process_after_output() {
+  flush_stdout();
+  std::cerr.flush();
+  std::clog.flush();
+#ifndef CCTX_LEAK_CHECKED_BUILD
+  // Like a compiler that does not free its trees before exiting: on a 10k-node model, unwinding
+  // freed the model's arena, the analysis, the report writer and each plugin (dlclose) one by one,
+  // and the worker thread's exit handed its allocator caches back, for 2-3 ms of a 55 ms run. The
+  // kernel takes the whole address space back at once. Nothing else is pending: no temporary
+  // files, and every output file was committed before the report was written.
+  std::_Exit(0);
+#endif
 }
 
 }  // namespace cctx::cli

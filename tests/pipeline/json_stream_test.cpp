@@ -2,6 +2,9 @@
 // (json_report(...).dump(2)), byte for byte.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "cctx/report.hpp"
 #include "stage_test_support.hpp"
 
@@ -36,6 +39,32 @@ TEST(JsonReport, StreamedEscapesNamesAsTheDocumentDoes) {
   b.node("Relu", {"X" + odd}, {"Y" + odd}, {}, "", "n" + odd);
   b.node("Custom" + odd, {"Y" + odd}, {"Z"}, {}, "com.odd");
   b.opset("com.odd", 1).output("Z", kFloat, {"N", 4});  // declared: the unknown op is sized
+  expect_streamed_report_matches(test::analyze(b));
+}
+
+TEST(JsonReport, StreamedEscapesACharacterAtAnyPositionOfAName) {
+  // The check for characters to escape reads names eight bytes at a time, the tail as the last
+  // eight (overlapping) bytes, and is remembered per value and per expression: a name of 1 to 17
+  // bytes with a quote, a control character or a non-ASCII byte first, last or in between (and
+  // the same names without one), each a value that later nodes read and release.
+  ModelBuilder b(17);
+  b.input("X", kFloat, {"N", 4});
+  std::string previous = "X";
+  std::set<std::string> made;
+  int k = 0;
+  for (std::size_t size : {1, 2, 7, 8, 9, 15, 16, 17}) {
+    for (std::size_t at : {std::size_t{0}, size / 2, size - 1, size}) {  // size: none to escape
+      for (const std::string odd : {"\"", "\x01", "\xc3\xa9"}) {         // é: valid UTF-8
+        // Each of a size's twelve names has its own letter; one-byte names repeat, once each.
+        std::string name(size, static_cast<char>('a' + k++ % 26));
+        if (at < size) name.replace(at, 1, odd);
+        if (!made.insert(name).second) continue;
+        b.node("Relu", {previous}, {name}, {}, "", name);
+        previous = name;
+      }
+    }
+  }
+  b.output(previous, kFloat, {"N", 4});
   expect_streamed_report_matches(test::analyze(b));
 }
 

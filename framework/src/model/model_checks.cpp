@@ -18,6 +18,25 @@ namespace cctx::detail {
 
 namespace {
 
+std::string name_of(const onnx::NodeProto& n) {
+  return (n.name().empty() ? std::string("(unnamed)") : "'" + n.name() + "'") + " (" + n.op_type() +
+         ")";
+}
+
+/// What a check is about, as an error names it ("initializer 'W'", "attribute 'value' of node
+/// 'c' (Constant)"): its text is built only when a check fails. A 10k-node export has thousands
+/// of tensors and values, and building each one's text up front was a tenth of the checks.
+struct Subject {
+  const char* kind;                       ///< "value", "initializer" or "attribute"
+  const std::string& name;                ///< the value's, tensor's or attribute's
+  const onnx::NodeProto* node = nullptr;  ///< an attribute's node
+  std::string text() const {
+    std::string out = std::string(kind) + " '" + name + "'";
+    if (node != nullptr) out += " of node " + name_of(*node);
+    return out;
+  }
+};
+
 class Checker {
  public:
   Checker(const onnx::ModelProto& model, const std::string& source, const Limits& limits)
@@ -42,9 +61,9 @@ class Checker {
         for (const onnx::AttributeProto& a : n.attribute()) {
           if (a.has_g()) stack.emplace_back(&a.g(), depth + 1);
           for (const onnx::GraphProto& sub : a.graphs()) stack.emplace_back(&sub, depth + 1);
-          if (a.has_t()) check_tensor(a.t(), "attribute '" + a.name() + "' of node " + name_of(n));
+          if (a.has_t()) check_tensor(a.t(), Subject{"attribute", a.name(), &n});
           for (const onnx::TensorProto& t : a.tensors()) {
-            check_tensor(t, "attribute '" + a.name() + "' of node " + name_of(n));
+            check_tensor(t, Subject{"attribute", a.name(), &n});
           }
         }
       }
@@ -54,11 +73,6 @@ class Checker {
  private:
   [[noreturn]] void fail(const std::string& problem) const {
     throw ModelError(source_ + ": " + problem);
-  }
-
-  static std::string name_of(const onnx::NodeProto& n) {
-    return (n.name().empty() ? std::string("(unnamed)") : "'" + n.name() + "'") + " (" +
-           n.op_type() + ")";
   }
 
   void check_graph(const onnx::GraphProto& g) {
@@ -76,10 +90,10 @@ class Checker {
     }
     for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
       for (const onnx::ValueInfoProto& vi : *list)
-        check_type(vi.type(), "value '" + vi.name() + "'");
+        check_type(vi.type(), Subject{"value", vi.name()});
     }
     for (const onnx::TensorProto& t : g.initializer()) {
-      check_tensor(t, "initializer '" + t.name() + "'");
+      check_tensor(t, Subject{"initializer", t.name()});
     }
   }
 
@@ -109,16 +123,16 @@ class Checker {
   }
 
   // dims: concrete values (negative ones rejected) and the product of the concrete ones.
-  void check_dims(std::int64_t rank, const std::string& what) const {
+  void check_dims(std::int64_t rank, const Subject& what) const {
     if (rank > limits_.rank) {
-      fail(what + " has rank " + std::to_string(rank) + ", above " + std::to_string(limits_.rank) +
-           " (limits.rank)");
+      fail(what.text() + " has rank " + std::to_string(rank) + ", above " +
+           std::to_string(limits_.rank) + " (limits.rank)");
     }
   }
 
   void check_dim_value(std::int64_t v, std::int64_t& elements, bool& overflow,
-                       const std::string& what) const {
-    if (v < 0) fail(what + " has a negative dim " + std::to_string(v));
+                       const Subject& what) const {
+    if (v < 0) fail(what.text() + " has a negative dim " + std::to_string(v));
     if (!overflow && __builtin_mul_overflow(elements, v, &elements)) overflow = true;
   }
 
@@ -126,9 +140,10 @@ class Checker {
   // 2^61-byte uint8 tensor is fine, and so is a 2^62-byte int4 one). A type whose width is
   // unknown here (a plugin's) counts a byte per element; the pipeline checks its real width.
   void check_bytes(std::int64_t elements, bool overflow, std::int32_t dtype,
-                   const std::string& what) const {
+                   const Subject& what) const {
     if (overflow) {
-      fail(what + " has more bytes than a 64-bit size can hold (its dims multiply past 2^63)");
+      fail(what.text() +
+           " has more bytes than a 64-bit size can hold (its dims multiply past 2^63)");
     }
     const std::uint32_t known_bits = dtype_bits(dtype, nullptr);
     __extension__ typedef unsigned __int128 Wide;
@@ -136,12 +151,13 @@ class Checker {
     // At most (2^63 - 1) * 128 + 7: no overflow in 128 bits.
     const Wide bytes = (static_cast<Wide>(elements) * bits + 7) / 8;
     if (bytes > static_cast<Wide>(std::numeric_limits<std::int64_t>::max())) {
-      fail(what + " has more bytes than a 64-bit size can hold (" + std::to_string(elements) +
-           " elements of " + std::to_string(known_bits) + " bits, more than 2^63 - 1 bytes)");
+      fail(what.text() + " has more bytes than a 64-bit size can hold (" +
+           std::to_string(elements) + " elements of " + std::to_string(known_bits) +
+           " bits, more than 2^63 - 1 bytes)");
     }
   }
 
-  void check_type(const onnx::TypeProto& type, const std::string& what) const {
+  void check_type(const onnx::TypeProto& type, const Subject& what) const {
     // Sequence/optional/map types wrap one another as a chain: follow it with a loop.
     const onnx::TypeProto* t = &type;
     for (int hops = 0; t != nullptr && hops < 64; ++hops) {
@@ -170,7 +186,7 @@ class Checker {
   }
 
   void check_tensor_type(std::int32_t dtype, const onnx::TensorShapeProto& shape, bool has_shape,
-                         const std::string& what) const {
+                         const Subject& what) const {
     if (!has_shape) return;
     check_dims(shape.dim_size(), what);
     std::int64_t elements = 1;
@@ -180,7 +196,7 @@ class Checker {
         check_dim_value(d.dim_value(), elements, overflow, what);
       } else if (d.has_dim_param() &&
                  static_cast<std::int64_t>(d.dim_param().size()) > limits_.expression_chars) {
-        fail(what + " has a dim_param of " + std::to_string(d.dim_param().size()) +
+        fail(what.text() + " has a dim_param of " + std::to_string(d.dim_param().size()) +
              " characters, above " + std::to_string(limits_.expression_chars) +
              " (limits.expression_chars)");
       }
@@ -188,7 +204,7 @@ class Checker {
     check_bytes(elements, overflow, dtype, what);
   }
 
-  void check_tensor(const onnx::TensorProto& t, const std::string& what) const {
+  void check_tensor(const onnx::TensorProto& t, const Subject& what) const {
     check_dims(t.dims_size(), what);
     std::int64_t elements = 1;
     bool overflow = false;
@@ -199,7 +215,7 @@ class Checker {
 
   // cctx never reads external data (sizes come from dims), but a location that leaves the
   // model's folder is a sign of a hostile file: refuse it rather than carry it into outputs.
-  void check_external(const onnx::TensorProto& t, const std::string& what) const {
+  void check_external(const onnx::TensorProto& t, const Subject& what) const {
     for (const onnx::StringStringEntryProto& e : t.external_data()) {
       if (e.key() != "location") continue;
       const std::filesystem::path location(e.value());
@@ -207,7 +223,7 @@ class Checker {
       const bool escapes = e.value().empty() || location.has_root_path() ||
                            (!normal.empty() && *normal.begin() == "..");
       if (escapes) {
-        fail(what + " has external data at '" + e.value() +
+        fail(what.text() + " has external data at '" + e.value() +
              "', outside the model's folder (refused; external data is never read)");
       }
     }

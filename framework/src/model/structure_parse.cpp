@@ -3,6 +3,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -65,6 +66,11 @@ class Stripper {
 
   bool run() {
     out_.clear();
+    // The structure is at most about the file's size (less its payloads): room for it up front,
+    // instead of a chain of doubled copies that touched twice the memory (fresh pages, each a
+    // fault). Capped: a large file is mostly payloads, and its room is only reserved, not touched.
+    constexpr std::size_t kReserveCap = std::size_t{64} << 20;
+    out_.reserve(std::min(file_.size(), kReserveCap));
     std::uint64_t end = file_.size();  // of the message being walked
     for (;;) {
       const auto start = static_cast<std::uint64_t>(in_.CurrentPosition());
