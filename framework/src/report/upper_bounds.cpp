@@ -30,16 +30,33 @@ class BoundEvaluator {
     if (!visiting_.insert(symbol).second) return false;
     const DimBound& b = (*bounds_)[it->second];
     bool ready = true;
-    for (const std::string& name : pool_.symbols_of(b.upper)) {
-      if (pool_.definition(name)) continue;  // a size cap: eval expands it
-      ready = assign(name) && ready;
-    }
+    for (const std::string& name : leaf_symbols(b.upper)) ready = assign(name) && ready;
     visiting_.erase(symbol);
     if (!ready) return false;
     const std::int64_t value = pool_.eval(b.upper, assignment_);
     assignment_[symbol] = value < 0 ? 0 : value;
     added_.emplace(it->second, BoundedSymbol{symbol, b.upper, assignment_[symbol]});
     return true;
+  }
+
+  /// The symbols `e` needs, a size cap's definition expanded (eval expands it).
+  std::vector<std::string> leaf_symbols(Expr e) {
+    std::vector<std::string> out;
+    std::set<std::uint32_t> seen;
+    std::vector<Expr> pending{e};
+    while (!pending.empty()) {
+      const Expr next = pending.back();
+      pending.pop_back();
+      if (!seen.insert(next.id).second) continue;
+      for (std::string& name : pool_.symbols_of(next)) {
+        if (const auto definition = pool_.definition(name)) {
+          pending.push_back(*definition);
+        } else {
+          out.push_back(std::move(name));
+        }
+      }
+    }
+    return out;
   }
 
   std::vector<BoundedSymbol> added() const {
@@ -79,7 +96,11 @@ std::set<std::string> symbols_to_evaluate(const ComputeContext& ctx) {
       }
     }
   };
-  for (NodeId n = 0; n < ctx.node_count(); ++n) collect(ctx.memory(n).total);
+  // The scratch too: an evaluation's run figures add it to the totals.
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    collect(ctx.memory(n).total);
+    collect(ctx.node_peak_memory(n));
+  }
   collect(ctx.peak_total_bytes());
   return needed;
 }
