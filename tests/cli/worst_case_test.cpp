@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -81,6 +82,36 @@ TEST(WorstCase, ABoundInTermsOfAnotherDataDependentSizeTakesThatOnesBoundFirst) 
   EXPECT_EQ(e["assignment"]["NonZero_1_o0_d1"], 42);
   ASSERT_EQ(e["at_upper_bound"].size(), 2u);
   EXPECT_EQ(e["at_upper_bound"][1]["bound"], "2*NonZero_0_o0_d1");
+}
+
+TEST(WorstCase, ABoundThatIsASizeCapTakesTheSizesOfItsDefinitionFirst) {
+  test::TempDir dir;
+  {
+    std::ofstream profile(dir / "small_caps.yaml");
+    profile << "plugins: [{name: onnx}]\nexpressions: {max_terms: 2}\n";
+  }
+  test::ModelBuilder b(13);
+  b.input("X", test::kFloat, {"N"});
+  b.input("Z", test::kFloat, {"M"});
+  // Nine nodes first: the first NonZero is node 9, whose name sorts after node 10's.
+  b.node("Identity", {"X"}, {"X0"});
+  for (int k = 1; k < 9; ++k) {
+    b.node("Identity", {"X" + std::to_string(k - 1)}, {"X" + std::to_string(k)});
+  }
+  b.node("NonZero", {"X8"}, {"I"});  // node 9: [1, n9], n9 <= N
+  b.initializer_ints("flat", {-1});
+  b.node("Reshape", {"I", "flat"}, {"If"});
+  b.node("Cast", {"If"}, {"F"}, {test::attr("to", test::kFloat)});
+  b.node("Concat", {"F", "X", "Z"}, {"C"}, {test::attr("axis", 0)});  // n9+N+M: a size cap
+  b.node("NonZero", {"C"}, {"J"});                                    // node 13: at most the cap
+  b.output("J");
+  const std::string model = save(b, dir, "capped.onnx");
+  const nlohmann::json j = analyze_json(
+      model, "--profile " + quoted(dir / "small_caps.yaml") + " --eval N=3 --eval M=4");
+  EXPECT_EQ(symbol(j, "NonZero_13_o0_d1")["upper_bound"].get<std::string>().rfind("cap_", 0), 0u);
+  const nlohmann::json& e = j["peak"]["evaluations"][0];
+  EXPECT_EQ(e["assignment"]["NonZero_9_o0_d1"], 3);
+  EXPECT_EQ(e["assignment"]["NonZero_13_o0_d1"], 10);
 }
 
 TEST(WorstCase, NonMaxSuppressionTopKAndCompressHaveTheirOperatorsBounds) {
