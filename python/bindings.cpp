@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cctx/compute_context.hpp"
 #include "cctx/errors.hpp"
@@ -206,9 +207,12 @@ class PyComputeContext {
     ReportOptions options;
     options.model_path = model_->source();
     if (!evaluate.is_none()) {
+      const std::set<std::string> needed =
+          ctx_->dim_bounds().empty() ? std::set<std::string>{} : symbols_to_evaluate(*ctx_);
       for (const py::handle a : evaluate) {
         options.at_upper_bound.emplace_back();
-        options.evaluate.push_back(complete(py::cast<py::dict>(a), &options.at_upper_bound.back()));
+        options.evaluate.push_back(
+            complete(py::cast<py::dict>(a), &options.at_upper_bound.back(), &needed));
       }
     }
     std::string text;
@@ -219,9 +223,13 @@ class PyComputeContext {
  private:
   /// The assignment with every data-dependent size it needs and lacks at its upper bound (the
   /// CLI's worst case), those listed in `*bounded`.
-  Assignment complete(const py::dict& given, std::vector<BoundedSymbol>* bounded) const {
+  /// (`needed`: symbols_to_evaluate, when the caller completes several assignments.)
+  Assignment complete(const py::dict& given, std::vector<BoundedSymbol>* bounded,
+                      const std::set<std::string>* needed = nullptr) const {
     Assignment a = to_assignment(given);
-    *bounded = assign_upper_bounds(*ctx_, symbols_to_evaluate(*ctx_), a);
+    if (ctx_->dim_bounds().empty()) return a;  // no walk over the graph when nothing is bounded
+    *bounded = needed != nullptr ? assign_upper_bounds(*ctx_, *needed, a)
+                                 : assign_upper_bounds(*ctx_, symbols_to_evaluate(*ctx_), a);
     return a;
   }
 

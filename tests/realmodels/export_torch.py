@@ -191,9 +191,7 @@ def export(out_dir: pathlib.Path, name: str, spec: tuple) -> dict:
     module = make()
     module.eval()
     names = list(inputs)
-    axes = {n: {i: d for i, d in enumerate(dims) if isinstance(d, str)}
-            for n, (_, dims) in inputs.items()}
-    axes = {n: a for n, a in axes.items() if a}
+    axes = validate_models.dynamic_axes(inputs)
     example = tuple(validate_models.example(inputs, sizes[0]))
     tmp = path.with_suffix(".tmp")
     with torch.no_grad() if task in ("detection", "optical flow") else torch.enable_grad():

@@ -177,11 +177,18 @@ def example(inputs: dict, size: Dict[str, int]) -> tuple:
     return tuple(out)
 
 
-def export_one(module, args, path: pathlib.Path, input_names, dynamic_axes) -> None:
+def dynamic_axes(inputs: dict) -> dict:
+    """torch.onnx.export's dynamic_axes for an inputs spec: each input's named dims."""
+    axes = {n: {i: d for i, d in enumerate(dims) if isinstance(d, str)}
+            for n, (_, dims) in inputs.items()}
+    return {n: a for n, a in axes.items() if a}
+
+
+def export_one(module, args, path: pathlib.Path, input_names, axes) -> None:
     # Exported with gradients enabled: nn.TransformerEncoder's inference fast path has no ONNX
     # symbolic (see tests/models/export_models.py).
     torch.onnx.export(module, args, str(path), opset_version=OPSET, input_names=input_names,
-                      dynamic_axes=dynamic_axes or None, do_constant_folding=True)
+                      dynamic_axes=axes or None, do_constant_folding=True)
 
 
 def export_model(out_dir: pathlib.Path, name: str, spec: tuple) -> dict:
@@ -190,9 +197,7 @@ def export_model(out_dir: pathlib.Path, name: str, spec: tuple) -> dict:
     module = make()
     module.eval()
     names = list(inputs)
-    axes = {n: {i: d for i, d in enumerate(dims) if isinstance(d, str)}
-            for n, (_, dims) in inputs.items()}
-    axes = {n: a for n, a in axes.items() if a}
+    axes = dynamic_axes(inputs)
     entry = {"name": name, "family": family,
              "inputs": {n: {"dtype": t, "dims": d} for n, (t, d) in inputs.items()},
              "symbolic": f"{name}.onnx", "sizes": []}

@@ -233,24 +233,31 @@ std::optional<Expr> detail::PoolImpl::relaxed_floor_divisions(Expr d) {
   PolyLoan p(*this);
   append_terms(d, 1, *p);
   struct RelaxedFactor {
-    Expr expr;  // the factor as it is, unless `symbol` is set
+    Expr expr;  // the factor as it is, unless `chained`
     std::uint32_t exponent = 1;
-    bool chained = false;      // true: the finest ceiling division of `symbol`...
-    std::uint32_t symbol = 0;  // ...(a symbol node)...
-    std::int64_t shift = 0;    // ...plus shift
+    std::uint32_t symbol = 0;  // a ceiling division (symbol + divisor - 1) // divisor...
+    std::int64_t divisor = 0;  // ...when divisor > 0
+    bool chained = false;      // written as the finest division of `symbol`, plus `shift`
+    std::int64_t shift = 0;
   };
   struct Relaxed {
     std::int64_t coef;
     std::int64_t den = 1;
     std::vector<RelaxedFactor> factors;
   };
+  // The finest ceiling division of a symbol, (x+k-1)//k with k the smallest divisor seen, and
+  // what stands for it in the relaxed sum: itself, or x (see below).
+  struct Chain {
+    std::uint32_t symbol;
+    std::int64_t k;
+    Expr written{};
+  };
   std::vector<Relaxed> terms;
   terms.reserve(p->terms.size());
-  // The finest ceiling division of each symbol: (x+k-1)//k, k the smallest divisor seen.
-  std::vector<std::pair<std::uint32_t, std::int64_t>> finest;  // (symbol node, k)
-  auto finest_of = [&](std::uint32_t x) {
-    return std::find_if(finest.begin(), finest.end(),
-                        [&](const auto& entry) { return entry.first == x; });
+  std::vector<Chain> chains;
+  auto chain_of = [&](std::uint32_t x) {
+    return std::find_if(chains.begin(), chains.end(),
+                        [&](const Chain& c) { return c.symbol == x; });
   };
   for (const Term& t : p->terms) {
     Relaxed r{t.coef, 1, {}};
@@ -262,20 +269,23 @@ std::optional<Expr> detail::PoolImpl::relaxed_floor_divisions(Expr d) {
     } else {
       r.factors.push_back(RelaxedFactor{Expr{t.mono}});
     }
-    for (const RelaxedFactor& f : r.factors) {
+    for (RelaxedFactor& f : r.factors) {
       Expr x;
-      std::int64_t k;
-      if (!ceil_division_of_symbol(*this, f.expr, &x, &k)) continue;
-      const auto it = finest_of(x.id);
-      if (it == finest.end()) {
-        finest.emplace_back(x.id, k);
+      if (!ceil_division_of_symbol(*this, f.expr, &x, &f.divisor)) {
+        f.divisor = 0;
+        continue;
+      }
+      f.symbol = x.id;
+      const auto it = chain_of(x.id);
+      if (it == chains.end()) {
+        chains.push_back(Chain{x.id, f.divisor});
       } else {
-        it->second = std::min(it->second, k);
+        it->k = std::min(it->k, f.divisor);
       }
     }
     terms.push_back(std::move(r));
   }
-  if (finest.empty()) return std::nullopt;
+  if (chains.empty()) return std::nullopt;
   // A coarser ceiling division is one of the finest: ceil(x/K) = ceil(ceil(x/k) / (K/k)) when k
   // divides K, so with q = (x+k-1)//k and m = K/k, q/m <= (x+K-1)//K <= (q+m-1)/m. A positive
   // term takes the lower bound, a negative one the upper (every factor must be >= 0 for the
@@ -285,15 +295,12 @@ std::optional<Expr> detail::PoolImpl::relaxed_floor_divisions(Expr d) {
   for (Relaxed& r : terms) {
     bool relaxed_here = false;
     for (RelaxedFactor& f : r.factors) {
-      Expr x;
-      std::int64_t k;
-      if (!ceil_division_of_symbol(*this, f.expr, &x, &k)) continue;
-      const std::int64_t base_k = finest_of(x.id)->second;
-      if (k % base_k != 0) continue;  // not in the chain: stays as it is
+      if (f.divisor == 0) continue;
+      const std::int64_t base_k = chain_of(f.symbol)->k;
+      if (f.divisor % base_k != 0) continue;  // not in the chain: stays as it is
       f.chained = true;
-      f.symbol = x.id;
-      if (base_k == k) continue;
-      const std::int64_t m = k / base_k;
+      if (base_k == f.divisor) continue;
+      const std::int64_t m = f.divisor / base_k;
       f.shift = r.coef > 0 ? 0 : m - 1;
       for (std::uint32_t i = 0; i < f.exponent; ++i) {
         if (__builtin_mul_overflow(r.den, m, &r.den)) return std::nullopt;
@@ -312,20 +319,20 @@ std::optional<Expr> detail::PoolImpl::relaxed_floor_divisions(Expr d) {
   // values the symbol does (the same lower bound, no upper one), q may be written as the symbol
   // itself: the goal then is a polynomial, which monotonicity steps settle.
   std::vector<std::uint32_t> seen;
-  for (auto& [x, k] : finest) {
-    const Interval b = symbols[static_cast<std::size_t>(nodes[x].aux)].bounds;
-    const Expr q = floor_div(add(Expr{x}, integer(k - 1)), integer(k));
+  for (Chain& c : chains) {
+    const auto index = static_cast<std::uint32_t>(nodes[c.symbol].aux);
+    const Interval b = symbols[index].bounds;
+    const Expr q = floor_div(add(Expr{c.symbol}, integer(c.k - 1)), integer(c.k));
     bool alone = b.hi == kPosInf && interval(q).lo == b.lo;
     for (const Relaxed& r : terms) {
       for (const RelaxedFactor& f : r.factors) {
         if (!alone || f.chained) continue;
         seen.clear();
         collect_symbols(f.expr, seen);
-        alone = std::find(seen.begin(), seen.end(), static_cast<std::uint32_t>(nodes[x].aux)) ==
-                seen.end();
+        alone = std::find(seen.begin(), seen.end(), index) == seen.end();
       }
     }
-    if (!alone) k = -k;  // keeps q
+    c.written = alone ? Expr{c.symbol} : q;
   }
   std::int64_t c0 = 0;
   if (__builtin_mul_overflow(p->c0, lcm, &c0)) return std::nullopt;
@@ -335,13 +342,7 @@ std::optional<Expr> detail::PoolImpl::relaxed_floor_divisions(Expr d) {
     if (__builtin_mul_overflow(r.coef, lcm / r.den, &coef)) return std::nullopt;
     Expr product = integer(coef);
     for (const RelaxedFactor& f : r.factors) {
-      Expr factor = f.expr;
-      if (f.chained) {
-        const std::int64_t k = finest_of(f.symbol)->second;
-        factor =
-            k > 0 ? Expr{f.symbol} : floor_div(add(Expr{f.symbol}, integer(-k - 1)), integer(-k));
-        factor = add(factor, integer(f.shift));
-      }
+      const Expr factor = f.chained ? add(chain_of(f.symbol)->written, integer(f.shift)) : f.expr;
       for (std::uint32_t i = 0; i < f.exponent; ++i) product = mul(product, factor);
     }
     total = add(total, product);

@@ -10,6 +10,26 @@ namespace cctx {
 
 namespace {
 
+/// The symbols `roots` need to be evaluated: a size cap's definition expanded (eval expands a
+/// cap that has no value), each sub-expression visited once.
+std::set<std::string> leaf_symbols(ExprPool& pool, std::vector<Expr> roots) {
+  std::set<std::uint32_t> seen;
+  std::set<std::string> leaves;
+  while (!roots.empty()) {
+    const Expr e = roots.back();
+    roots.pop_back();
+    if (!seen.insert(e.id).second) continue;
+    for (std::string& name : pool.symbols_of(e)) {
+      if (const auto definition = pool.definition(name)) {
+        roots.push_back(*definition);
+      } else {
+        leaves.insert(std::move(name));
+      }
+    }
+  }
+  return leaves;
+}
+
 class BoundEvaluator {
  public:
   BoundEvaluator(const ComputeContext& ctx, Assignment& assignment)
@@ -30,33 +50,13 @@ class BoundEvaluator {
     if (!visiting_.insert(symbol).second) return false;
     const DimBound& b = (*bounds_)[it->second];
     bool ready = true;
-    for (const std::string& name : leaf_symbols(b.upper)) ready = assign(name) && ready;
+    for (const std::string& name : leaf_symbols(pool_, {b.upper})) ready = assign(name) && ready;
     visiting_.erase(symbol);
     if (!ready) return false;
     const std::int64_t value = pool_.eval(b.upper, assignment_);
     assignment_[symbol] = value < 0 ? 0 : value;
     added_.emplace(it->second, BoundedSymbol{symbol, b.upper, assignment_[symbol]});
     return true;
-  }
-
-  /// The symbols `e` needs, a size cap's definition expanded (eval expands it).
-  std::vector<std::string> leaf_symbols(Expr e) {
-    std::vector<std::string> out;
-    std::set<std::uint32_t> seen;
-    std::vector<Expr> pending{e};
-    while (!pending.empty()) {
-      const Expr next = pending.back();
-      pending.pop_back();
-      if (!seen.insert(next.id).second) continue;
-      for (std::string& name : pool_.symbols_of(next)) {
-        if (const auto definition = pool_.definition(name)) {
-          pending.push_back(*definition);
-        } else {
-          out.push_back(std::move(name));
-        }
-      }
-    }
-    return out;
   }
 
   std::vector<BoundedSymbol> added() const {
@@ -78,31 +78,15 @@ class BoundEvaluator {
 }  // namespace
 
 std::set<std::string> symbols_to_evaluate(const ComputeContext& ctx) {
-  std::set<std::uint32_t> seen;
-  std::set<std::string> needed;
-  std::vector<Expr> pending;
-  auto collect = [&](Expr first) {
-    pending.push_back(first);
-    while (!pending.empty()) {
-      const Expr e = pending.back();
-      pending.pop_back();
-      if (!seen.insert(e.id).second) continue;
-      for (std::string& name : ctx.pool().symbols_of(e)) {
-        if (const auto definition = ctx.pool().definition(name)) {
-          pending.push_back(*definition);
-        } else {
-          needed.insert(std::move(name));
-        }
-      }
-    }
-  };
   // The scratch too: an evaluation's run figures add it to the totals.
+  std::vector<Expr> roots;
+  roots.reserve(2 * ctx.node_count() + 1);
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    collect(ctx.memory(n).total);
-    collect(ctx.node_peak_memory(n));
+    roots.push_back(ctx.memory(n).total);
+    roots.push_back(ctx.node_peak_memory(n));
   }
-  collect(ctx.peak_total_bytes());
-  return needed;
+  roots.push_back(ctx.peak_total_bytes());
+  return leaf_symbols(ctx.pool(), std::move(roots));
 }
 
 std::vector<BoundedSymbol> assign_upper_bounds(const ComputeContext& ctx,
