@@ -174,12 +174,42 @@ struct FigureArgs {
 
 // An expression failure deep in the pipeline (a byte size beyond int64, an evaluation that
 // overflows) is a property of the model: say which file it came from.
+/// For an --eval value outside a symbol's bounds ("symbol 'n' = 0 is outside its bounds [1,
+/// +inf] in ..."): how to widen them. The default [1, +inf) excludes empty tensors, which ONNX
+/// allows; the simplifier relies on it, so it stays the default and 0 is asked for explicitly.
+std::string bounds_hint(const ExprError& e) {
+  if (e.kind() != ExprError::Kind::kOutOfBounds) return "";
+  const std::string what = e.what();
+  static constexpr std::string_view kHead = "symbol '",
+                                    kMid = "' = ", kTail = " is outside its bounds [",
+                                    kComma = ", ";
+  if (!what.starts_with(kHead)) return "";
+  const std::size_t mid = what.find(kMid), tail = what.find(kTail);
+  if (mid == std::string::npos || tail == std::string::npos || tail < mid) return "";
+  const std::size_t lo_at = tail + kTail.size(), comma = what.find(kComma, lo_at);
+  const std::size_t close = comma == std::string::npos ? comma : what.find(']', comma);
+  if (close == std::string::npos) return "";
+  const std::string name = what.substr(kHead.size(), mid - kHead.size());
+  const std::string value = what.substr(mid + kMid.size(), tail - mid - kMid.size());
+  std::string lo = what.substr(lo_at, comma - lo_at);
+  std::string hi = what.substr(comma + kComma.size(), close - comma - kComma.size());
+  const std::optional<std::int64_t> v = parse_integer(value), l = parse_integer(lo);
+  if (!v) return "";
+  if (l && *v < *l) {
+    lo = value;
+  } else {
+    hi = value;
+  }
+  if (hi == "+inf") hi = "inf";
+  return " (to evaluate there, widen its bounds: --bounds " + name + "=" + lo + ":" + hi + ")";
+}
+
 template <class Work>
 void naming_model(const std::string& model, Work&& work) {
   try {
     work();
   } catch (const ExprError& e) {
-    throw ModelError(model + ": " + e.what());
+    throw ModelError(model + ": " + e.what() + bounds_hint(e));
   }
 }
 

@@ -68,6 +68,40 @@ TEST(WorstCase, NonZeroIsTakenAtTheInputsElementCount) {
   EXPECT_FALSE(g.contains("at_upper_bound"));
 }
 
+TEST(WorstCase, ADimParamDeclaredOnlyOnAnOutputDoesNotHideTheBound) {
+  // torch.onnx writes names such as `Gather4150_dim_0` on data-dependent outputs: no graph input
+  // has them, so a user gives the input sizes only. The inferred, bounded size stands for it.
+  test::TempDir dir;
+  test::ModelBuilder b(13);
+  b.input("X", test::kFloat, {"N", 4});
+  b.node("NonZero", {"X"}, {"Y"});
+  b.output("Y", test::kInt64, {2, "NonZero_dim_1"});
+  const std::string model = save(b, dir, "declared_out.onnx");
+  const nlohmann::json j = analyze_json(model, "--eval N=5");
+  EXPECT_EQ(j["values"]["Y"]["shape"][1], "NonZero_0_o0_d1");
+  const nlohmann::json& e = j["peak"]["evaluations"][0];
+  EXPECT_EQ(e["at_upper_bound"][0]["symbol"], "NonZero_0_o0_d1");
+  EXPECT_EQ(e["bytes"], 400);  // as without the declaration
+
+  // A declared name that a graph input has is the user's: it still replaces the fresh one.
+  test::ModelBuilder c(13);
+  c.input("X", test::kFloat, {"N", 4});
+  c.node("NonZero", {"X"}, {"Y"});
+  c.output("Y", test::kInt64, {2, "N"});
+  const nlohmann::json k = analyze_json(save(c, dir, "declared_in.onnx"), "--eval N=5");
+  EXPECT_EQ(k["values"]["Y"]["shape"][1], "N");
+}
+
+TEST(WorstCase, AnEmptyDimAsksForWiderBoundsAndGetsThem) {
+  const std::string model = quoted(test::source_dir() / "tests/cli/nonzero.onnx");  // X[N,4]
+  const test::RunResult refused = run_cctx("analyze " + model + " --quiet --eval N=0");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("outside its bounds [1, +inf]"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--bounds N=0:inf"), std::string::npos) << refused.err;
+  const nlohmann::json j = analyze_json(model, "--eval N=0 --bounds N=0:inf");
+  EXPECT_EQ(j["peak"]["evaluations"][0]["assignment"]["N"], 0);
+}
+
 TEST(WorstCase, ABoundInTermsOfAnotherDataDependentSizeTakesThatOnesBoundFirst) {
   test::TempDir dir;
   test::ModelBuilder b(13);

@@ -98,7 +98,9 @@ TEST(SdkAbi, ShapeSinkMethodOrder) {
                                  CCTX_SLOT(I, set_output_elements),
                                  CCTX_SLOT(I, set_output_length_handle),  // 1.1
                                  CCTX_SLOT(I, bound_fresh_dim_handle),    // 1.3
-                                 CCTX_SLOT(I, set_output_fraction_handles)});
+                                 CCTX_SLOT(I, set_output_fraction_handles),
+                                 CCTX_SLOT(I, set_output_element_count_handle),  // 1.4
+                                 CCTX_SLOT(I, body_output_element_count_handle)});
 }
 
 TEST(SdkAbi, ScratchSinkMethodOrder) {

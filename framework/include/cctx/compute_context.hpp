@@ -56,7 +56,7 @@ struct ElementShape {
 /// once (differing dims merged); `elements` adds each position's own shape when the length is
 /// known.
 struct ValueShape {
-  // Members are ordered so that the small ones share padding (104 bytes, not 120): one
+  // Members are ordered so that the small ones share padding (112 bytes, not 128): one
   // ValueShape per value of a million-node graph.
   ValueKind kind = ValueKind::kUnknown;
   std::int32_t dtype = 0;  ///< ONNX element type code, 0 = undefined
@@ -67,6 +67,9 @@ struct ValueShape {
   /// Loop grows by one element per iteration holds `trip` of them), every element described by
   /// dtype/known_rank/dims.
   std::optional<Expr> length;
+  /// kTensor of unknown rank only: its number of elements when a rule knows it whatever the rank
+  /// (an If whose branches differ in rank but not in size); its bytes are counted from it.
+  std::optional<Expr> element_count;
   std::vector<Expr> dims;  ///< valid when known_rank
   /// Small tensor contents (when has_value), row-major, every element an exact integer (integer
   /// tensors, and floating tensors whose elements are all exact integers; expressions.md

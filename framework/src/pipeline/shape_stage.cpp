@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
@@ -183,6 +184,34 @@ class HostShapeSink final : public sdk::IShapeSink {
     }
   }
 
+  sdk::Status set_output_element_count_handle(std::uint32_t out,
+                                              std::uint32_t count) noexcept override {
+    try {
+      if (out >= node_.outputs.size()) return fail_bad_output(out);
+      if (!bridge_.valid(count)) return refuse(count, "IShapeSink::set_output_element_count");
+      ValueId v = node_.outputs[out];
+      if (v == kNoValue) return sdk::Status::kOk;
+      ValueShape& shape = out_.values[v];
+      if (!set_[out] || shape.kind != sdk::ValueKind::kTensor || shape.known_rank) {
+        message_ = "set_output_element_count on output " + std::to_string(out) +
+                   ", which was not set as a tensor of unknown rank";
+        return fail(sdk::Status::kInvalidArgument,
+                    sdk::StringRef(message_.data(), message_.size()));
+      }
+      shape.element_count = Expr{count};
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  sdk::Status body_output_element_count_handle(std::uint32_t index,
+                                               std::uint32_t* count) noexcept override {
+    if (index >= body_counts_.size() || !body_counts_[index]) return sdk::Status::kUnsupported;
+    *count = body_counts_[index]->id;
+    return sdk::Status::kOk;
+  }
+
   /// Sequence output `out` for set_output_elements/set_output_length; nullptr with `*status` set
   /// when it is out of range (an error), omitted (kOk: nothing to record) or not a sequence.
   ValueShape* sequence_output(std::uint32_t out, const char* method, sdk::Status* status) {
@@ -298,6 +327,8 @@ class HostShapeSink final : public sdk::IShapeSink {
   const NodeEntry& node_;
   NodeFlags set_;
   std::vector<std::uint32_t> fresh_made_;  ///< what fresh_dim returned during this call
+  /// Per output of the body infer_body inferred last: its element count, for an unknown rank.
+  std::vector<std::optional<Expr>> body_counts_;
   std::unordered_map<ValueId, FractionValue> pending_fractions_;
   std::string error_;
   std::string message_;
@@ -336,8 +367,11 @@ class ShapeStage {
   }
 
   /// Infers a body for a control-flow rule; reports its outputs.
+  /// `element_counts` receives, per body output, the element count of a tensor of unknown rank
+  /// that has one (ValueDesc cannot carry it: IShapeSink::body_output_element_count_handle does).
   sdk::Status infer_body(NodeId n, const std::string& attr, std::uint32_t count,
-                         const sdk::ValueDesc* inputs, sdk::IBodyOutputs& outputs) {
+                         const sdk::ValueDesc* inputs, sdk::IBodyOutputs& outputs,
+                         std::vector<std::optional<Expr>>* element_counts) {
     const NodeEntry& node = s_.graph->node(n);
     GraphId body = kInvalidId;
     for (const BodyRef& b : node.bodies) {
@@ -384,6 +418,7 @@ class ShapeStage {
       out_.values[v] = std::move(shape);
     }
     infer_graph(body);
+    element_counts->assign(ge.outputs.size(), std::nullopt);
     std::vector<std::uint32_t> dims, values;
     for (std::size_t k = 0; k < ge.outputs.size(); ++k) {
       ValueId v = ge.outputs[k];
@@ -401,6 +436,9 @@ class ShapeStage {
       d.dims = dims.data();
       d.value_size = shape.has_value || length ? static_cast<std::int32_t>(values.size()) : -1;
       d.values = values.data();
+      if (shape.kind == sdk::ValueKind::kTensor && !shape.known_rank) {
+        (*element_counts)[k] = shape.element_count;
+      }
       outputs.on_output(static_cast<std::uint32_t>(k), d);
     }
     return sdk::Status::kOk;
@@ -621,11 +659,30 @@ class ShapeStage {
         } else if (dk) {
           out_.constraints.push_back(Constraint{Constraint::Kind::kEq, i, d, Expr{}, n});
           inferred.dims[k] = d;
-        } else if (is_fresh(i) && !is_fresh(d)) {
+        } else if (is_fresh(i) && !is_fresh(d) && !bounded_for_declared_only(i, d)) {
           inferred.dims[k] = d;
         }
       }
     }
+  }
+
+  /// A data-dependent size with an upper bound (NonZero, TopK, NMS: kit::fresh_upto) keeps its
+  /// name against a dim_param that no graph input has (an exporter's `Gather4150_dim_0` on an
+  /// output): the bound lets `--eval` take the worst case from the input symbols alone, the
+  /// declared name could only be asked for (semantics.md "Declarations").
+  bool bounded_for_declared_only(Expr inferred, Expr declared) {
+    if (out_.dim_bound_index.count(inferred.id) == 0 || !s_.pool->is_symbol(declared)) {
+      return false;
+    }
+    if (!input_symbols_) {
+      input_symbols_.emplace();
+      for (ValueId v : s_.graph->graphs()[0].inputs) {
+        for (Expr e : out_.values[v].dims) {
+          if (s_.pool->is_symbol(e)) input_symbols_->insert(e.id);
+        }
+      }
+    }
+    return input_symbols_->count(declared.id) == 0;
   }
 
   bool is_fresh(Expr e) const {
@@ -665,6 +722,8 @@ class ShapeStage {
   ShapeResult& out_;
   ExprBridge bridge_;
   std::optional<AnalysisError> parked_;
+  /// The symbols of the main graph's declared inputs, gathered on first use.
+  std::optional<std::unordered_set<std::uint32_t>> input_symbols_;
 
  public:
   void park(const AnalysisError& e) {
@@ -685,7 +744,7 @@ sdk::Status HostShapeSink::infer_body(sdk::StringRef attr, std::uint32_t input_c
     }
   }
   try {
-    sdk::Status st = stage_.infer_body(n_, text(attr), input_count, inputs, outputs);
+    sdk::Status st = stage_.infer_body(n_, text(attr), input_count, inputs, outputs, &body_counts_);
     if (st != sdk::Status::kOk) {
       std::string m = "node has no graph attribute '" + text(attr) + "'";
       return fail(st, sdk::StringRef(m.data(), m.size()));

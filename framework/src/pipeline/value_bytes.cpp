@@ -71,6 +71,10 @@ std::optional<Expr> compute_value_bytes(const Analysis& s, const ShapeResult& sh
   ExprPool& pool = *s.pool;
   // A tensor of unknown rank (an op nothing knows) is counted as an unknown number of bytes,
   // even when its element type is unknown too: a silent 0 would hide it from the totals.
+  // An unknown rank with a known element count (an If whose branches differ in rank only).
+  if (!shape.known_rank && shape.element_count && bits != 0) {
+    return tensor_bytes(pool, bits, std::span<const Expr>(&*shape.element_count, 1));
+  }
   if (!shape.known_rank && (bits != 0 || shape.dtype == 0)) {
     const ValueEntry& entry = s.graph->value(v);
     std::string why = "unknown rank";

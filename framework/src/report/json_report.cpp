@@ -94,6 +94,8 @@ Json value_json(const ComputeContext& ctx, ValueId v) {
     value["shape"] = shape;
   } else {
     value["shape"] = nullptr;
+    // The rank depends on which branch of an If runs, the number of elements does not.
+    if (s.element_count) value["elements"] = amount_json(pool, *s.element_count);
   }
   if (s.has_value) {
     Json content = Json::array();
@@ -568,6 +570,10 @@ void write_value(PrettyWriter& w, const ComputeContext& ctx, ValueId v) {
     w.end_array();
   } else {
     w.null();
+    if (s.element_count) {
+      w.key("elements");
+      w.amount(pool, *s.element_count);
+    }
   }
   if (s.has_value) {
     w.key("value");

@@ -50,6 +50,9 @@ Status set_body_value(IShapeSink& out, std::uint32_t o, const BodyValue& v) {
   check(out.set_output(o, kind, v.dtype, rank, h.data()));
   if (kind == ValueKind::kTensor && v.has_value) return set_value(out, o, v.value);
   if (kind == ValueKind::kSequence && v.has_length) return out.set_output_length(o, v.length);
+  if (kind == ValueKind::kTensor && !v.shape.known && v.has_elements) {
+    return out.set_output_element_count(o, v.elements);
+  }
   return Status::kOk;
 }
 
@@ -128,6 +131,16 @@ Status infer_body(const INodeView& node, IShapeSink& out, const char* attr,
   if (collected.failed) return fail(std::string("could not record the outputs of '") + attr + "'");
   const std::int32_t expected = node.attr_graph_outputs(StringRef::from_c_str(attr));
   collected.values.resize(static_cast<std::size_t>(std::max(expected, 0)));
+  // An output of unknown rank may still have a known element count (a nested If).
+  for (std::uint32_t k = 0; k < collected.values.size(); ++k) {
+    BodyValue& v = collected.values[k];
+    std::uint32_t count = 0;
+    if (v.kind != ValueKind::kSequence && !v.shape.known &&
+        out.body_output_element_count_handle(k, &count) == Status::kOk) {
+      v.has_elements = true;
+      v.elements = Dim(&node.expr(), count);
+    }
+  }
   *results = std::move(collected.values);
   return Status::kOk;
 }

@@ -22,6 +22,10 @@ struct BodyValue {
   /// A sequence's length, when known (symbolic or concrete); its elements are all `shape`.
   bool has_length = false;
   Dim length;
+  /// A tensor of unknown rank whose number of elements is known (an If whose branches differ in
+  /// rank, not in size): the host counts its bytes from it.
+  bool has_elements = false;
+  Dim elements;
 };
 
 /// Node input `i` as a body value; a sequence keeps its length only when its elements are uniform.

@@ -45,6 +45,36 @@ Dim merge_branch_dims(const INodeView& node, IShapeSink& out, std::uint32_t o, s
   return merged;
 }
 
+/// Branches whose output `o` differs in rank (PyTorch's "squeeze if the size is 1": a Squeeze
+/// in one branch, the unsqueezed tensor in the other): the rank depends on which branch runs,
+/// the number of elements need not. Equal counts give that count; otherwise, with `if_merge`
+/// max, the larger count bounds the bytes from above. It is exact for the squeeze pattern:
+/// Squeeze takes the removed symbolic dim to be 1 (its constraint), and that branch runs only
+/// when it is, so the other branch's count is what either branch holds.
+void merge_element_counts(const INodeView& node, IShapeSink& out, std::uint32_t o,
+                          const BodyValue& a, const BodyValue& b, IfMerge mode, BodyValue* merged) {
+  // A branch output of unknown rank counts when it has a count itself (an If inside).
+  if ((!a.shape.known && !a.has_elements) || (!b.shape.known && !b.has_elements)) return;
+  const Dim ca = a.shape.known ? product(node, a.shape.dims, 0, a.shape.rank()) : a.elements;
+  const Dim cb = b.shape.known ? product(node, b.shape.dims, 0, b.shape.rank()) : b.elements;
+  if (ca.provably_eq(cb)) {
+    merged->elements = ca;
+  } else if (mode == IfMerge::kMax) {
+    merged->elements = max(ca, cb);
+    out.constraint(ConstraintKind::kOneOf, merged->elements.handle(), ca.handle(), cb.handle());
+  } else {
+    return;
+  }
+  merged->has_elements = true;
+  auto rank = [](const BodyValue& v) {
+    return v.shape.known ? std::to_string(v.shape.rank()) : std::string("unknown");
+  };
+  const std::string message = "output " + std::to_string(o) + ": the branches give ranks " +
+                              rank(a) + " and " + rank(b) +
+                              ": its rank depends on which branch runs, its element count does not";
+  out.warn(StringRef(message.data(), message.size()));
+}
+
 Status merge_branches(const INodeView& node, IShapeSink& out, std::uint32_t o, const BodyValue& a,
                       const BodyValue& b, IfMerge mode, BodyValue* merged) {
   if (a.kind != b.kind && a.kind != ValueKind::kUnknown && b.kind != ValueKind::kUnknown) {
@@ -62,6 +92,7 @@ Status merge_branches(const INodeView& node, IShapeSink& out, std::uint32_t o, c
   if (merged->has_length) merged->length = a.length;
   if (!a.shape.known || !b.shape.known || a.shape.rank() != b.shape.rank()) {
     merged->shape = Shape::unknown();
+    if (merged->kind == ValueKind::kTensor) merge_element_counts(node, out, o, a, b, mode, merged);
     return Status::kOk;
   }
   merged->shape = Shape::of({});

@@ -118,6 +118,22 @@ class CCTX_SDK_VISIBLE IShapeSink {
   virtual Status set_output_fraction_handles(std::uint32_t out, std::uint32_t count,
                                              const std::uint32_t* nums,
                                              const std::uint32_t* dens) noexcept = 0;
+  /// Output `out`, set as a tensor of unknown rank, holds `count` elements whatever its rank: an
+  /// If whose branches give different ranks but the same number of elements (PyTorch's "squeeze
+  /// if the size is 1"). Its bytes are then `count` x the element size instead of an unknown
+  /// `bytes_<value>`, and the report says that the rank depends on which branch runs. Call it
+  /// after set_output, which forgets it. kInvalidArgument when the output was not set as a tensor
+  /// of unknown rank or the handle is invalid. Use `set_output_element_count(out, Dim)`.
+  /// @since 1.4
+  virtual Status set_output_element_count_handle(std::uint32_t out,
+                                                 std::uint32_t count) noexcept = 0;
+  /// After infer_body: `*count` is the element count of output `index` of the body it inferred
+  /// last in this call, when that output is a tensor of unknown rank whose count is known (a
+  /// nested If of branches that differ in rank); kUnsupported otherwise. ValueDesc has no room
+  /// for it.
+  /// @since 1.4
+  virtual Status body_output_element_count_handle(std::uint32_t index,
+                                                  std::uint32_t* count) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   /// The length of sequence output `out`, symbolic or concrete (`node.constant(3)`).
@@ -127,6 +143,10 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// An integer is not an expression handle: pass a Dim (`node.constant(n)` for n elements).
   template <class Number, std::enable_if_t<std::is_arithmetic_v<Number>, int> = 0>
   Status set_output_length(std::uint32_t, Number) noexcept = delete;
+  /// Output `out` (unknown rank) holds `count` elements whatever its rank.
+  Status set_output_element_count(std::uint32_t out, Dim count) noexcept {
+    return set_output_element_count_handle(out, count.handle());
+  }
   /// `dim`, a fresh symbol of this call, never exceeds `upper` (its worst case).
   Status bound_fresh_dim(Dim dim, Dim upper) noexcept {
     return bound_fresh_dim_handle(dim.handle(), upper.handle());
