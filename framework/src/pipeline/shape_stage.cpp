@@ -638,6 +638,13 @@ class ShapeStage {
                         " but inferred " + dtype_name(inferred.dtype));
       }
       if (!declared.known_rank) continue;
+      // An element count that holds whichever branch of an If runs says more than a declared
+      // rank of unknown dims, which an exporter took from the one branch its trace ran.
+      if (!inferred.known_rank && inferred.element_count &&
+          !std::all_of(declared.dims.begin(), declared.dims.end(),
+                       [&](Expr d) { return s_.pool->as_int(d).has_value(); })) {
+        continue;
+      }
       if (!inferred.known_rank) {
         inferred.known_rank = true;
         inferred.dims = declared.dims;
