@@ -67,6 +67,57 @@ TEST(ControlFlow, IfWithBranchesOfDifferentRanksHasUnknownRank) {
   EXPECT_EQ(a.dims("Y"), (Dims{"<unknown rank>"}));
 }
 
+TEST(ControlFlow, IfWithBranchesOfDifferentRanksButEqualCountsKnowsTheBytes) {
+  // [N, 4] against [N, 2, 2]: another rank, the same 4*N elements.
+  auto a = analyze_shapes(if_model({"N", 4}, {"N", 2, 2}));
+  EXPECT_EQ(a.dims("Y"), (Dims{"<unknown rank>"}));
+  ASSERT_TRUE(a.shape("Y").element_count.has_value());
+  EXPECT_EQ(a.print(*a.shape("Y").element_count), "4*N");
+  EXPECT_EQ(a.print(*a.ctx->value_bytes(a.id("Y"))), "16*N");
+  EXPECT_TRUE(a.has_warning("its rank depends on which branch runs")) << a.warnings();
+  EXPECT_EQ(count_constraints(a, Constraint::Kind::kOneOf), 0u);
+}
+
+/// PyTorch's "squeeze if the size is 1": If(Shape(X)[1] == 1, Squeeze(X, 1), Identity(X)), the
+/// Squeeze inside a nested If as torch.onnx exports it.
+ModelBuilder squeeze_if_model() {
+  GraphBuilder squeeze, keep, inner_else, outer_then;
+  squeeze.initializer_ints("axis", {1}, {1}).node("Squeeze", {"X", "axis"}, {"s"}).output("s");
+  keep.node("Identity", {"X"}, {"k"}).output("k");
+  inner_else.node("Identity", {"X"}, {"k2"}).output("k2");
+  outer_then.node("If", {"c"}, {"i"},
+                  {attr("then_branch", squeeze.graph()), attr("else_branch", keep.graph())});
+  outer_then.output("i");
+  ModelBuilder m(16);
+  m.input("X", kFloat, {"B", "N", "W"})
+      .initializer_ints("one", {1}, {})
+      .initializer_ints("ax1", {1}, {});
+  m.node("Shape", {"X"}, {"sh"}).node("Gather", {"sh", "ax1"}, {"n"});
+  m.node("Equal", {"n", "one"}, {"c"});
+  m.node("If", {"c"}, {"Y"},
+         {attr("then_branch", outer_then.graph()), attr("else_branch", inner_else.graph())});
+  return m;
+}
+
+TEST(ControlFlow, IfSqueezeIfSizeOneCountsTheUnsqueezedElements) {
+  auto a = analyze_shapes(squeeze_if_model());
+  EXPECT_EQ(a.dims("Y"), (Dims{"<unknown rank>"}));
+  // max(B*W, B*N*W): Squeeze takes N to be 1, and its branch runs only when it is.
+  ASSERT_TRUE(a.shape("Y").element_count.has_value()) << a.warnings();
+  EXPECT_EQ(a.print(*a.ctx->value_bytes(a.id("Y"))), "4*B*N*W");
+}
+
+TEST(ControlFlow, IfMergeOptionFreshLeavesADifferentCountUnknown) {
+  auto a = analyze_shapes(squeeze_if_model(), [](Profile& p) {
+    p.tags.enabled = false;
+    for (PluginSpec& plugin : p.plugins) {
+      if (plugin.name == "onnx") plugin.options["if_merge"] = "fresh";
+    }
+  });
+  EXPECT_FALSE(a.shape("Y").element_count.has_value());
+  EXPECT_EQ(a.print(*a.ctx->value_bytes(a.id("Y"))), "bytes_Y");
+}
+
 TEST(ControlFlow, IfDecidedConditionSelectsOneBranch) {
   // cond = (Size(A) == 0) is false for A [N, 4] with N >= 1: the else branch alone counts.
   ModelBuilder m(16);
