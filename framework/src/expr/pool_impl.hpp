@@ -314,6 +314,9 @@ struct PoolImpl {
   /// True when `d` is negative at one of refuting_points (so d >= 0 is false); false when it is
   /// not, or cannot be evaluated there.
   bool refuted_by_points(Expr d);
+  /// True when `d` is negative at a point chosen for it: each symbol at the end (or min/max
+  /// breakpoint) where d's terms over that symbol alone are smallest (refute_corner.cpp).
+  bool refuted_at_corner(Expr d);
   bool prove_ge(Expr a, Expr b);
   bool dominates_termwise(Expr a, Expr b);
   bool nonneg_rec(Expr d, int depth, detail::ProofCtx& ctx);

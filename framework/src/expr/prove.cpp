@@ -29,6 +29,14 @@ constexpr int kMaxProofNesting = 3;
 constexpr std::uint32_t kMaxRelaxedTerms = 24;
 constexpr std::int64_t kMaxRelaxedDivisor = 1024;
 
+/// Goals evaluated at points before a proof: the large ones, and those over max/min atoms, whose
+/// case splits (2^atoms cases, up to kMaxSplitAtoms) spend the whole budget when the goal is
+/// false (a detection graph compares -16*K_a+8*K_b-28*min(300,K_c)-... pairwise: 4M
+/// instructions each).
+bool worth_refuting(const Node& n) {
+  return n.weight >= kRefuteWeight || (n.flags & kFlagMinMax) != 0;
+}
+
 class NestingGuard {
  public:
   explicit NestingGuard(int& depth) : depth_(depth) { ++depth_; }
@@ -86,10 +94,11 @@ bool detail::PoolImpl::prove_nonneg(Expr d) {
   if (proof_nesting >= kMaxProofNesting) return interval(d).lo >= 0;
   bool proven = false;
   const bool top_level = proof_nesting == 0;
-  // A large goal is evaluated at two points first: the proof of a claim false there can only
-  // fail, after spending its budget (a detection graph's peak compares sums of a hundred
-  // min(300, NonZero_k) terms pairwise). Small goals go straight to the proof.
-  if (top_level && nodes[d.id].weight >= kRefuteWeight && refuted_by_points(d)) {
+  // A large goal is evaluated at fixed points first, then at a point chosen for it: the proof
+  // of a claim false there can only fail, after spending its budget (a detection graph's peak
+  // compares sums of a hundred min(300, NonZero_k) terms pairwise). Small goals go straight to
+  // the proof.
+  if (top_level && worth_refuting(nodes[d.id]) && (refuted_by_points(d) || refuted_at_corner(d))) {
     extra[d.id].state = static_cast<std::uint8_t>(extra[d.id].state | (2U << 1));
     return false;
   }
