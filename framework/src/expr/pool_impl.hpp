@@ -155,6 +155,7 @@ struct PoolImpl {
   HashIndex table{1024, 70};  // the intern table: node hash -> node id, at most 70% full
   std::vector<detail::MemoEntry> op_memo;
   std::uint64_t memo_hits = 0;
+  std::uint64_t proof_units = 0;  // ExprPoolStats::proof_units
   std::uint64_t memo_misses = 0;
   std::vector<std::uint32_t> words;  // interning scratch, filled right before intern()
 

@@ -113,6 +113,7 @@ bool detail::PoolImpl::prove_nonneg(Expr d) {
     } catch (const ExprError&) {
       proven = false;
     }
+    proof_units += static_cast<std::uint64_t>(kProofBudget - std::max<std::int64_t>(ctx.budget, 0));
   }
   // A proof holds wherever it was found; a failure is final only with the full machinery
   // (nested proofs run with less), so only top-level failures are cached. This keeps the
