@@ -7,21 +7,7 @@ namespace cctx {
 
 using namespace detail;
 
-namespace {
-
-// Below this many kept terms a plain scan is cheaper than the monomial lookups (the 100k-node
-// decoder's peak keeps 7 terms of 55k).
-constexpr std::size_t kIndexFrom = 16;
-
-}  // namespace
-
-bool TermwiseFrontier::dominated(Expr t) {
-  if (kept_.size() < kIndexFrom) {
-    for (const Expr k : kept_) {
-      if (pool_.dominates_termwise(k, t)) return true;
-    }
-    return false;
-  }
+bool TermwiseFrontier::dominated_indexed(Expr t) {
   const PoolImpl& impl = PoolAccess::impl(pool_);
   PoolImpl::TermView v;
   impl.view_terms(t, &v);
