@@ -98,6 +98,9 @@ struct ExprLimits {
 struct ExprPoolStats {
   std::uint64_t memo_hits = 0;
   std::uint64_t memo_misses = 0;
+  /// Proof budget units spent by prove_ge/prove_nonneg (expressions.md 5), a measure of proof
+  /// work that does not depend on the machine: a goal refuted at a point costs none.
+  std::uint64_t proof_units = 0;
 };
 
 /// Append-only arena of interned expressions with the smart constructors, the printer, the

@@ -227,7 +227,7 @@ void ExprPool::reserve(std::size_t expressions) { impl_->reserve(expressions); }
 const ExprLimits& ExprPool::limits() const { return impl_->limits; }
 
 ExprPoolStats ExprPool::stats() const {
-  return ExprPoolStats{impl_->memo_hits, impl_->memo_misses};
+  return ExprPoolStats{impl_->memo_hits, impl_->memo_misses, impl_->proof_units};
 }
 
 }  // namespace cctx

@@ -155,6 +155,7 @@ struct PoolImpl {
   HashIndex table{1024, 70};  // the intern table: node hash -> node id, at most 70% full
   std::vector<detail::MemoEntry> op_memo;
   std::uint64_t memo_hits = 0;
+  std::uint64_t proof_units = 0;  // ExprPoolStats::proof_units
   std::uint64_t memo_misses = 0;
   std::vector<std::uint32_t> words;  // interning scratch, filled right before intern()
 
@@ -314,6 +315,9 @@ struct PoolImpl {
   /// True when `d` is negative at one of refuting_points (so d >= 0 is false); false when it is
   /// not, or cannot be evaluated there.
   bool refuted_by_points(Expr d);
+  /// True when `d` is negative at a point chosen for it: each symbol at the end (or min/max
+  /// breakpoint) where d's terms over that symbol alone are smallest (refute_corner.cpp).
+  bool refuted_at_corner(Expr d);
   bool prove_ge(Expr a, Expr b);
   bool dominates_termwise(Expr a, Expr b);
   bool nonneg_rec(Expr d, int depth, detail::ProofCtx& ctx);

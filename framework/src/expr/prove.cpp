@@ -29,6 +29,14 @@ constexpr int kMaxProofNesting = 3;
 constexpr std::uint32_t kMaxRelaxedTerms = 24;
 constexpr std::int64_t kMaxRelaxedDivisor = 1024;
 
+/// Goals evaluated at points before a proof: the large ones, and those over max/min atoms, whose
+/// case splits (2^atoms cases, up to kMaxSplitAtoms) spend the whole budget when the goal is
+/// false (a detection graph compares -16*K_a+8*K_b-28*min(300,K_c)-... pairwise: 4M
+/// instructions each).
+bool worth_refuting(const Node& n) {
+  return n.weight >= kRefuteWeight || (n.flags & kFlagMinMax) != 0;
+}
+
 class NestingGuard {
  public:
   explicit NestingGuard(int& depth) : depth_(depth) { ++depth_; }
@@ -86,10 +94,11 @@ bool detail::PoolImpl::prove_nonneg(Expr d) {
   if (proof_nesting >= kMaxProofNesting) return interval(d).lo >= 0;
   bool proven = false;
   const bool top_level = proof_nesting == 0;
-  // A large goal is evaluated at two points first: the proof of a claim false there can only
-  // fail, after spending its budget (a detection graph's peak compares sums of a hundred
-  // min(300, NonZero_k) terms pairwise). Small goals go straight to the proof.
-  if (top_level && nodes[d.id].weight >= kRefuteWeight && refuted_by_points(d)) {
+  // A large goal is evaluated at fixed points first, then at a point chosen for it: the proof
+  // of a claim false there can only fail, after spending its budget (a detection graph's peak
+  // compares sums of a hundred min(300, NonZero_k) terms pairwise). Small goals go straight to
+  // the proof.
+  if (top_level && worth_refuting(nodes[d.id]) && (refuted_by_points(d) || refuted_at_corner(d))) {
     extra[d.id].state = static_cast<std::uint8_t>(extra[d.id].state | (2U << 1));
     return false;
   }
@@ -104,6 +113,7 @@ bool detail::PoolImpl::prove_nonneg(Expr d) {
     } catch (const ExprError&) {
       proven = false;
     }
+    proof_units += static_cast<std::uint64_t>(kProofBudget - std::max<std::int64_t>(ctx.budget, 0));
   }
   // A proof holds wherever it was found; a failure is final only with the full machinery
   // (nested proofs run with less), so only top-level failures are cached. This keeps the
@@ -446,7 +456,27 @@ bool detail::PoolImpl::nonneg_step(Expr d, int depth, ProofCtx& ctx) {
     if (splits.size() > kMaxSplitAtoms) splits.clear();
     const auto lossless =
         std::find_if(splits.begin(), splits.end(), [](const Split& s) { return s.need_all; });
-    if (lossless != splits.end()) splits = {*lossless};
+    if (lossless != splits.end()) {
+      // The lossless split doubles the cases per atom, so first an atom where one case suffices
+      // and one of its cases is settled by its interval: `S - min(300,S)` with S a sum of seven
+      // min(300, n_k) (a detection graph's final TopK) took 2^7 cases before its trivial case
+      // S - S = 0 (35M instructions).
+      for (const Split& s : splits) {
+        if (s.need_all) continue;
+        Poly rest_poly = p.operator*();
+        rest_poly.terms.erase(rest_poly.terms.begin() + static_cast<std::ptrdiff_t>(s.index));
+        const Expr rest = make_poly(rest_poly);
+        const Node an = nodes[s.atom.id];
+        for (std::uint32_t i = 0; i < an.len; ++i) {
+          try {
+            if (interval(add(rest, scale(Expr{payload[an.off + i]}, s.c))).lo >= 0) return true;
+          } catch (const ExprError&) {
+            // an overflowing case settles nothing here; the split below still tries it
+          }
+        }
+      }
+      splits = {*lossless};
+    }
     for (const Split& s : splits) {
       Poly rest_poly = p.operator*();
       rest_poly.terms.erase(rest_poly.terms.begin() + static_cast<std::ptrdiff_t>(s.index));

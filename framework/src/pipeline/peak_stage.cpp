@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "expr/running_sum.hpp"
+#include "expr/termwise_frontier.hpp"
 #include "pipeline/analysis_state.hpp"
 
 namespace cctx {
@@ -27,8 +28,9 @@ Assignment probe_point(const ExprPool& pool) {
 
 /// The symbolic maximum of many node terms. If a >= b everywhere then a(p) >= b(p) at any point
 /// p, so, visiting terms by decreasing value at a probe point, a term can only be dominated by
-/// one already kept: each is tested against the kept frontier (a cheap termwise test first, a
-/// full proof while the frontier is small), and the engine's max canonicalises the survivors.
+/// one already kept: each is tested against the kept frontier (a cheap termwise test first, of
+/// the kept terms that can dominate it, a full proof while the frontier is small), and the
+/// engine's max canonicalises the survivors.
 Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   if (terms.size() <= kDirectMax) return pool.max(terms);
   const Assignment probe = probe_point(pool);
@@ -42,7 +44,7 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<Expr> frontier;
+  TermwiseFrontier frontier(pool);
   // Terms are visited by value, not by handle: each one's node and term list would be a cache
   // miss in the comparison. They are prefetched ahead, the node first, its term list after.
   constexpr std::size_t kNodeAhead = 16, kTermsAhead = 8;
@@ -50,24 +52,18 @@ Expr max_of_terms(ExprPool& pool, const std::vector<Expr>& terms) {
     if (k + kNodeAhead < scored.size()) prefetch_node(pool, scored[k + kNodeAhead].second);
     if (k + kTermsAhead < scored.size()) prefetch_terms(pool, scored[k + kTermsAhead].second);
     const Expr term = scored[k].second;
-    bool dominated = false;
-    for (Expr kept : frontier) {
-      if (pool.dominates_termwise(kept, term)) {
-        dominated = true;
-        break;
-      }
-    }
-    if (!dominated && frontier.size() <= kFullProofFrontier) {
-      for (Expr kept : frontier) {
+    bool dominated = frontier.dominated(term);
+    if (!dominated && frontier.kept().size() <= kFullProofFrontier) {
+      for (Expr kept : frontier.kept()) {
         if (pool.prove_ge(kept, term)) {
           dominated = true;
           break;
         }
       }
     }
-    if (!dominated) frontier.push_back(term);
+    if (!dominated) frontier.keep(term);
   }
-  return pool.max(frontier);
+  return pool.max(frontier.kept());
 }
 
 }  // namespace
