@@ -96,11 +96,12 @@ TEST(SdkAbi, ShapeSinkMethodOrder) {
                                  CCTX_SLOT(I, fresh_dim), CCTX_SLOT_AS(I, constraint, Constraint),
                                  CCTX_SLOT(I, warn), CCTX_SLOT(I, fail), CCTX_SLOT(I, infer_body),
                                  CCTX_SLOT(I, set_output_elements),
-                                 CCTX_SLOT(I, set_output_length_handle),  // 1.1
-                                 CCTX_SLOT(I, bound_fresh_dim_handle),    // 1.3
-                                 CCTX_SLOT(I, set_output_fraction_handles),
-                                 CCTX_SLOT(I, set_output_element_count_handle),  // 1.4
-                                 CCTX_SLOT(I, body_output_element_count_handle)});
+                                 CCTX_SLOT(I, set_output_length_handle),     // 1.1
+                                 CCTX_SLOT(I, bound_fresh_dim_handle),       // 1.3
+                                 CCTX_SLOT(I, set_output_fraction_handles),  // 1.3
+                                 CCTX_SLOT(I, set_output_element_count_handle),   // 1.4
+                                 CCTX_SLOT(I, body_output_element_count_handle),  // 1.4
+                                 CCTX_SLOT(I, require_handles)});                 // 1.4
 }
 
 TEST(SdkAbi, ScratchSinkMethodOrder) {

@@ -184,11 +184,15 @@ struct RuleFailure {
 /// "shape", "tag", "in-place" or "scratch".
 const char* rule_kind_name(RuleFailure::Kind kind);
 
+/// What a rule recorded between dims. An assumption (IShapeSink::constraint) is what its result
+/// depends on; a requirement (IShapeSink::require_handles, `required`) is what the operator cannot
+/// run without, and may narrow the bounds (derived_bounds()).
 struct Constraint {
   enum class Kind : std::uint8_t { kEq, kLe, kNe, kBroadcast, kOneOf, kDivides };
   Kind kind;
   Expr a, b, c;
   NodeId node = kInvalidId;
+  bool required = false;
 };
 
 /// A data-dependent dim's worst case, as its producer's rule stated it (IShapeSink::
@@ -198,6 +202,15 @@ struct DimBound {
   Expr symbol;
   Expr upper;
   NodeId node = kInvalidId;  ///< the producer (a body node too)
+};
+
+/// A symbol's bounds narrowed by a main-graph constraint (semantics.md "Bounds derived from the
+/// model"): the model cannot run outside `after`, so the analysis simplifies under it.
+struct DerivedBound {
+  Expr symbol;
+  Interval before;
+  Interval after;
+  std::string reason;  ///< "required by node 12 'Div_3' (Div): h//4 != 0"
 };
 
 /// A decision log event (semantics.md "Writing back, decision log, report: Decision log").
@@ -298,6 +311,8 @@ class ComputeContext {
   /// The upper bounds rules gave their data-dependent dims, in the order the rules ran (one per
   /// symbol: a body inferred again restates it, and the last statement stands).
   const std::vector<DimBound>& dim_bounds() const;
+  /// The bounds the model's own constraints narrowed, in the order they were recorded.
+  const std::vector<DerivedBound>& derived_bounds() const;
   const std::vector<ValueId>& unknown_rank_values() const;
   const std::vector<ValueId>& unsized_values() const;
   const std::vector<DecisionEvent>& events() const;

@@ -53,6 +53,9 @@ struct SymbolInfo {
   SymbolKind kind = SymbolKind::kDeclared;
   Interval bounds = kDimBounds;
   std::string origin;  ///< provenance for fresh symbols ("NonZero #3 output 0 axis 1")
+  /// Why the bounds are narrower than the symbol was created with (ExprPool::narrow_bounds):
+  /// empty when they are not.
+  std::string narrowed_by;
 };
 
 /// Error raised by parsing, evaluation or checked arithmetic. `what()` is one line that quotes
@@ -122,7 +125,8 @@ class ExprPool {
 
   // ---- construction -------------------------------------------------------------------------
   Expr integer(std::int64_t value);
-  /// A declared symbol; created with kDimBounds on first use. Bounds are frozen at creation.
+  /// A declared symbol; created with kDimBounds on first use. Its bounds change only through
+  /// narrow_bounds.
   Expr symbol(std::string_view name);
   /// Declares `name` with `bounds` (profile entries). If it already exists its bounds are kept
   /// and the existing handle is returned.
@@ -171,6 +175,10 @@ class ExprPool {
   bool is_symbol(Expr e) const;
   /// True when `e` mentions at least one symbol.
   bool has_symbols(Expr e) const;
+  /// The distinct atoms whose product (times a non-zero integer) `e` is: `h//4` and `w` of
+  /// `3*(h//4)*w^2`; `{e}` when `e` is not such a product (a sum of several terms, an integer).
+  /// e is 0 exactly when one of them is.
+  std::vector<Expr> factors(Expr e) const;
   /// Names of the symbols `e` mentions, sorted, without duplicates.
   std::vector<std::string> symbols_of(Expr e);
 
@@ -203,6 +211,13 @@ class ExprPool {
   const SymbolInfo* find_symbol(std::string_view name) const;
   /// Every symbol in creation order.
   std::span<const SymbolInfo> symbols() const;
+  /// Intersects the bounds of `symbol` (a symbol handle) with `within`, for what the analysis
+  /// learnt the model needs (semantics.md "Bounds derived from the model"); `reason` is kept in
+  /// SymbolInfo::narrowed_by and quoted when an evaluation falls outside. Every cached interval,
+  /// proof and memoised operation is dropped, so that later constructors simplify under the new
+  /// bounds; expressions built before stay valid (they hold on the wider range). Returns false,
+  /// changing nothing, when the bounds would not shrink or would become empty.
+  bool narrow_bounds(Expr symbol, Interval within, std::string_view reason);
   /// The expression a size-cap symbol stands for (expressions.md "Size cap"), printable with
   /// print(); nullopt for any other symbol. eval() expands a cap symbol that has no value into
   /// it, so a capped result is still evaluated exactly.

@@ -258,6 +258,15 @@ Expr detail::PoolImpl::floor_div_pos(Expr a, std::int64_t d, int pass) {
       }
     }
   }
+  // A numerator whose terms are all negative: P//d = -((-P + d - 1)//d), the ceiling of a
+  // positive numerator, so that `(-x)//7` reads -((x+6)//7) and its bounds follow x's.
+  if (!p->terms.empty() &&
+      std::all_of(p->terms.begin(), p->terms.end(), [](const Term& t) { return t.coef < 0; })) {
+    try {
+      return neg(floor_div(add(neg(a), integer(d - 1)), de, pass + 1));
+    } catch (const ExprError&) {
+    }
+  }
   // Offsets: move the numerator constant into [0, d-1].
   const std::int64_t rr = floor_mod_int(r, d);
   const std::int64_t qr = floor_div_int(r, d);
@@ -430,6 +439,27 @@ Expr detail::PoolImpl::mod_pos(Expr a, std::int64_t d, int pass) {
     p->c0 = rr;
     const Expr inner = make_poly(*p);
     return mod(inner, de, pass + 1);
+  }
+  // A term k*(y % m) with d dividing m is k*y modulo d: (-(x%7))%7 = (-x)%7.
+  bool reduced = false;
+  for (Term& t : p->terms) {
+    const Expr atom{t.mono};
+    if (kind(atom) != Kind::kMod || !is_int(child(atom, 1))) continue;
+    const std::int64_t m = int_value(child(atom, 1));
+    if (m > 0 && m % d == 0) reduced = true;
+  }
+  if (reduced) {
+    try {
+      Expr rest = integer(r);
+      for (const Term& t : p->terms) {
+        const Expr atom{t.mono};
+        const bool inner_mod = kind(atom) == Kind::kMod && is_int(child(atom, 1)) &&
+                               int_value(child(atom, 1)) > 0 && int_value(child(atom, 1)) % d == 0;
+        rest = add(rest, scale(inner_mod ? child(atom, 0) : atom, t.coef));
+      }
+      return mod(rest, de, pass + 1);
+    } catch (const ExprError&) {
+    }
   }
   const std::uint64_t g = gcd_u64(g0, ud);
   if (g > 1) {

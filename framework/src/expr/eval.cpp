@@ -91,8 +91,9 @@ Int128 detail::PoolImpl::eval_rec(Expr e, const Assignment& values, Expr top) {
       if (it->second < info.bounds.lo || it->second > info.bounds.hi) {
         throw ExprError(ExprError::Kind::kOutOfBounds,
                         "symbol '" + quote_text(info.name) + "' = " + std::to_string(it->second) +
-                            " is outside its bounds " + bounds_text(info.bounds) + " in '" +
-                            quote_text(print(top)) + "'");
+                            " is outside its bounds " + bounds_text(info.bounds) +
+                            (info.narrowed_by.empty() ? "" : " (" + info.narrowed_by + ")") +
+                            " in '" + quote_text(print(top)) + "'");
       }
       v = it->second;
       break;

@@ -1,4 +1,5 @@
 // The public ExprPool surface: argument checks and forwarding to the implementation.
+#include <algorithm>
 #include <memory>
 
 #include "expr/pool_impl.hpp"
@@ -205,6 +206,36 @@ const SymbolInfo* ExprPool::find_symbol(std::string_view name) const {
 }
 
 std::span<const SymbolInfo> ExprPool::symbols() const { return impl_->symbols; }
+
+std::vector<Expr> ExprPool::factors(Expr e) const {
+  const detail::PoolImpl& p = *impl_;
+  Expr mono = e;
+  if (p.kind(e) == detail::Kind::kSum && p.node(e).aux == 0 && p.node(e).len == 3) {
+    mono = Expr{p.payload[p.node(e).off]};  // one term c*M: its monomial
+  }
+  if (p.kind(mono) != detail::Kind::kMono) return {mono};
+  std::vector<Expr> atoms;
+  const detail::Node& n = p.node(mono);
+  for (std::uint32_t k = 0; k < n.len; k += 2) atoms.push_back(Expr{p.payload[n.off + k]});
+  return atoms;
+}
+
+bool ExprPool::narrow_bounds(Expr symbol, Interval within, std::string_view reason) {
+  detail::PoolImpl& p = *impl_;
+  if (symbol.id >= p.nodes.size() || p.kind(symbol) != detail::Kind::kSym) return false;
+  SymbolInfo& info = p.symbols[static_cast<std::size_t>(p.node(symbol).aux)];
+  const Interval next{std::max(info.bounds.lo, within.lo), std::min(info.bounds.hi, within.hi)};
+  if (next == info.bounds || next.lo > next.hi) return false;
+  info.bounds = next;
+  info.narrowed_by = std::string(reason);
+  // Cached facts were decided on the wider bounds: an interval may now be tighter, a proof that
+  // failed may now succeed, and a memoised constructor may now simplify further.
+  for (detail::PoolImpl::Extra& x : p.extra) x.state = 0;
+  std::fill(p.op_memo.begin(), p.op_memo.end(), detail::MemoEntry{});
+  p.refuting_points.clear();
+  p.refuting_symbols = 0;
+  return true;
+}
 
 std::optional<Expr> ExprPool::definition(std::string_view symbol) const {
   const auto it = impl_->symbol_index.find(symbol);

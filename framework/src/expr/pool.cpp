@@ -293,7 +293,7 @@ std::uint32_t detail::PoolImpl::new_symbol(std::string name, SymbolKind kind, In
                                            std::string origin) {
   const auto index = static_cast<std::uint32_t>(symbols.size());
   symbol_index.emplace(name, index);
-  symbols.push_back(SymbolInfo{std::move(name), kind, bounds, std::move(origin)});
+  symbols.push_back(SymbolInfo{std::move(name), kind, bounds, std::move(origin), {}});
   symbol_nodes.push_back(intern(Kind::kSym, index, nullptr, 0).id);
   symbol_raw_text.push_back(0);
   symbol_definition.push_back(kNoDefinition);

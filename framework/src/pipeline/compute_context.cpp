@@ -9,6 +9,7 @@
 #include "cctx/model.hpp"
 #include "model/inline_functions.hpp"
 #include "pipeline/analysis_state.hpp"
+#include "pipeline/derived_bounds.hpp"
 #include "pipeline/arena_replay.hpp"
 
 namespace cctx {
@@ -60,7 +61,7 @@ void ComputeContext::compute(const Model& model) {
     s.rules.bind(*s.graph, *s.registry);
   });
   for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
-  timed("shapes", [&] { s.shapes = run_shape_stage(s); });
+  timed("shapes", [&] { s.shapes = run_shape_stage_with_derived_bounds(s); });
   timed("tags", [&] { s.tags = run_tag_stage(s, s.shapes); });
   // Lifetimes, in-place decisions and buffers: the profile's buffer planner ("lifetimes" and
   // "inplace" for the seed's).
@@ -197,6 +198,10 @@ const std::vector<Constraint>& ComputeContext::constraints() const {
 }
 const std::vector<DimBound>& ComputeContext::dim_bounds() const {
   return state_->shapes.dim_bounds;
+}
+
+const std::vector<DerivedBound>& ComputeContext::derived_bounds() const {
+  return state_->shapes.derived_bounds;
 }
 const std::vector<ValueId>& ComputeContext::unknown_rank_values() const {
   return state_->shapes.unknown_rank_values;

@@ -11,6 +11,7 @@
 #include "cctx/errors.hpp"
 #include "model/tensor_data.hpp"
 #include "pipeline/analysis_state.hpp"
+#include "pipeline/derived_bounds.hpp"
 #include "pipeline/expr_bridge.hpp"
 #include "pipeline/host_node_view.hpp"
 #include "pipeline/node_flags.hpp"
@@ -268,14 +269,26 @@ class HostShapeSink final : public sdk::IShapeSink {
 
   sdk::Status constraint(sdk::ConstraintKind kind, std::uint32_t a, std::uint32_t b,
                          std::uint32_t c) noexcept override {
+    return record(kind, a, b, c, false, "IShapeSink::constraint");
+  }
+
+  sdk::Status require_handles(sdk::ConstraintKind kind, std::uint32_t a, std::uint32_t b,
+                              std::uint32_t c) noexcept override {
+    return record(kind, a, b, c, true, "IShapeSink::require_handles");
+  }
+
+  sdk::Status record(sdk::ConstraintKind kind, std::uint32_t a, std::uint32_t b, std::uint32_t c,
+                     bool required, const char* what) noexcept {
     // `c` means something for kOneOf only; elsewhere whatever the plugin passed is not read.
     if (kind != sdk::ConstraintKind::kOneOf && !bridge_.valid(c)) c = 0;
-    if (const std::uint32_t top = std::max({a, b, c}); !bridge_.valid(top)) {
-      return refuse(top, "IShapeSink::constraint");
-    }
+    if (const std::uint32_t top = std::max({a, b, c}); !bridge_.valid(top))
+      return refuse(top, what);
     try {
       out_.constraints.push_back(
-          Constraint{static_cast<Constraint::Kind>(kind), Expr{a}, Expr{b}, Expr{c}, n_});
+          Constraint{static_cast<Constraint::Kind>(kind), Expr{a}, Expr{b}, Expr{c}, n_, required});
+      if (required) {
+        derive_bounds(*s_.pool, *s_.graph, out_.constraints.back(), out_.derived_bounds);
+      }
     } catch (...) {
     }
     return sdk::Status::kOk;

@@ -31,6 +31,8 @@ struct ShapeResult {
   std::unordered_map<ValueId, FractionValue> fraction_values;
   std::vector<Constraint> constraints;
   std::vector<DimBound> dim_bounds;
+  /// Bounds narrowed by main-graph constraints (derived_bounds.hpp), in recording order.
+  std::vector<DerivedBound> derived_bounds;
   /// Index in dim_bounds by symbol id, so that a body inferred again restates a bound in place.
   std::unordered_map<std::uint32_t, std::size_t> dim_bound_index;
   std::vector<ValueId> unknown_rank_values;

@@ -208,6 +208,7 @@ Json symbols_json(const ComputeContext& ctx) {
               {s.bounds.lo == kNegInf ? Json(nullptr) : Json(s.bounds.lo),
                s.bounds.hi == kPosInf ? Json(nullptr) : Json(s.bounds.hi)}}};
     if (!s.origin.empty()) sym["origin"] = s.origin;
+    if (!s.narrowed_by.empty()) sym["narrowed_by"] = safe_text::utf8(s.narrowed_by);
     if (const auto it = upper.find(s.name); it != upper.end()) {
       sym["upper_bound"] = amount_json(pool, it->second);
     }
@@ -226,7 +227,9 @@ Json constraints_json(const ComputeContext& ctx) {
   for (const Constraint& c : ctx.constraints()) {
     Json args = Json::array({amount_json(pool, c.a), amount_json(pool, c.b)});
     if (c.kind == Constraint::Kind::kOneOf) args.push_back(amount_json(pool, c.c));
-    constraints.push_back({{"kind", constraint_kind(c.kind)}, {"args", args}, {"node", c.node}});
+    Json entry{{"kind", constraint_kind(c.kind)}, {"args", args}, {"node", c.node}};
+    if (c.required) entry["required"] = true;
+    constraints.push_back(std::move(entry));
   }
   return constraints;
 }

@@ -175,6 +175,21 @@ std::string capped_expressions(ExprPool& pool) {
   return out;
 }
 
+// The bounds the model's requirements narrowed (semantics.md "Bounds derived from the model"):
+// evaluation refuses values outside them, so the reader must see where they come from.
+std::string derived_bounds_text(const ComputeContext& ctx) {
+  ExprPool& pool = ctx.pool();
+  std::string out;
+  for (const DerivedBound& d : ctx.derived_bounds()) {
+    if (out.empty()) out += "Bounds the model requires (derived from its constraints):\n";
+    const std::string lo = d.after.lo == kNegInf ? "-inf" : std::to_string(d.after.lo);
+    const std::string hi = d.after.hi == kPosInf ? "+inf" : std::to_string(d.after.hi);
+    out += "  " + safe_text::terminal(pool.print(d.symbol)) + " in [" + lo + ", " + hi +
+           "]: " + safe_text::terminal(d.reason) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
@@ -201,6 +216,7 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
     }
   }
   out += capped_expressions(pool);
+  out += derived_bounds_text(ctx);
   return out;
 }
 

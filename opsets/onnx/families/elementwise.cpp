@@ -156,6 +156,15 @@ Status broadcast_inputs(const INodeView& node, IShapeSink& out, Shape* result) {
   return broadcast_shapes(out, shapes, result);
 }
 
+/// An integer divisor of 0 is undefined behaviour in ONNX (and traps in ONNX Runtime): the model
+/// cannot run unless a size-valued divisor such as a window count is at least 1. Required, so the
+/// host narrows the input bounds that would make it 0, and the quotient simplifies.
+void require_nonzero_divisor(IShapeSink& out, Dim y) {
+  if (y.provably_ge(y.lift(0)) && !y.provably_gt(y.lift(0))) {
+    out.require(ConstraintKind::kNe, y, y.lift(0));
+  }
+}
+
 Status arithmetic(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 2);
   Shape result;
@@ -186,14 +195,16 @@ Status arithmetic(const INodeView& node, IShapeSink& out) {
     if (!valued) propagate_fractions(node, out, result, dtype, FractionOp::kDiv);
   } else if (node.is_op("Div")) {
     // Integer division truncates; it equals floor division when both operands are >= 0 / > 0.
-    propagate_values(node, out, result, dtype, [](Dim x, Dim y, Dim* r) {
+    propagate_values(node, out, result, dtype, [&out](Dim x, Dim y, Dim* r) {
+      require_nonzero_divisor(out, y);
       if (!x.provably_ge(x.lift(0)) || !y.provably_gt(y.lift(0))) return false;
       *r = floor_div(x, y);
       return true;
     });
   } else if (node.is_op("Mod")) {
     const bool fmod = node.attr_int_or("fmod", 0) != 0;
-    propagate_values(node, out, result, dtype, [fmod](Dim x, Dim y, Dim* r) {
+    propagate_values(node, out, result, dtype, [fmod, &out](Dim x, Dim y, Dim* r) {
+      require_nonzero_divisor(out, y);
       if (fmod && (!x.provably_ge(x.lift(0)) || !y.provably_gt(y.lift(0)))) return false;
       *r = mod(x, y);
       return true;

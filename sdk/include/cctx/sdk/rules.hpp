@@ -70,7 +70,9 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// @since 1.0
   virtual std::uint32_t fresh_dim(std::uint32_t out, std::uint32_t axis, std::int64_t lo,
                                   std::int64_t hi) noexcept = 0;
-  /// Records an assumption (`c` is used by kOneOf only).
+  /// Records an assumption the rule's result depends on (`c` is used by kOneOf only): a range
+  /// where its formula holds, a value it takes not to be the copy marker. The model may run where
+  /// it fails (the result then differs); what the operator cannot run without is `require`.
   /// @since 1.0
   virtual Status constraint(ConstraintKind kind, std::uint32_t a, std::uint32_t b,
                             std::uint32_t c) noexcept = 0;
@@ -134,6 +136,15 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// @since 1.4
   virtual Status body_output_element_count_handle(std::uint32_t index,
                                                   std::uint32_t* count) noexcept = 0;
+  /// Records what the operator cannot run without (`c` for kOneOf only): inputs that must
+  /// broadcast, inner dimensions that must be equal, an integer divisor that must not be 0. The
+  /// model fails or is undefined wherever it does not hold, so the host narrows the bounds of the
+  /// one input symbol such a requirement of the main graph mentions to where it holds
+  /// (semantics.md "Bounds derived from the model"), and later proofs use them. Listed among the
+  /// constraints, marked required. Use `require(kind, Dim, Dim)`.
+  /// @since 1.4
+  virtual Status require_handles(ConstraintKind kind, std::uint32_t a, std::uint32_t b,
+                                 std::uint32_t c) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   /// The length of sequence output `out`, symbolic or concrete (`node.constant(3)`).
@@ -154,6 +165,10 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// Records an assumption between dims (`c` for kOneOf only).
   Status constraint(ConstraintKind kind, Dim a, Dim b, Dim c = Dim()) noexcept {
     return constraint(kind, a.handle(), b.handle(), c.handle());
+  }
+  /// Records a requirement between dims (`c` for kOneOf only): require_handles.
+  Status require(ConstraintKind kind, Dim a, Dim b, Dim c = Dim()) noexcept {
+    return require_handles(kind, a.handle(), b.handle(), c.handle());
   }
   Status set_tensor(std::uint32_t out, std::int32_t dtype, std::int32_t rank,
                     const std::uint32_t* dims) noexcept {

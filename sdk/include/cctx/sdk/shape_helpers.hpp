@@ -160,8 +160,9 @@ inline bool normalize_axis(std::int64_t axis, std::int64_t rank, std::int64_t* o
   return true;
 }
 
-/// Broadcasts two dims (expressions.md section 7). Records constraints; returns false and sets
-/// `*error` when the dims provably cannot broadcast.
+/// Broadcasts two dims (expressions.md section 7). Records what broadcasting requires (the
+/// runtime refuses dims that do not broadcast); returns false and sets `*error` when the dims
+/// provably cannot broadcast.
 inline bool broadcast_dim(IShapeSink& sink, Dim a, Dim b, Dim* out, std::string* error) {
   // The cheap tests first: a dim of 1 against a symbol is the common case (masks, norms), and a
   // proof of equality costs far more than a look at a constant.
@@ -198,7 +199,7 @@ inline bool broadcast_dim(IShapeSink& sink, Dim a, Dim b, Dim* out, std::string*
       *error = "cannot broadcast " + to_string(a) + " with " + to_string(b);
       return false;
     }
-    sink.constraint(ConstraintKind::kOneOf, s.handle(), one.handle(), c.handle());
+    sink.require(ConstraintKind::kOneOf, s, one, c);
     *out = c;
     return true;
   }
@@ -207,7 +208,7 @@ inline bool broadcast_dim(IShapeSink& sink, Dim a, Dim b, Dim* out, std::string*
     *error = "cannot broadcast " + to_string(a) + " with " + to_string(b);
     return false;
   }
-  sink.constraint(ConstraintKind::kBroadcast, a.handle(), b.handle(), 0);
+  sink.require(ConstraintKind::kBroadcast, a, b);
   // max(a,b)*min(a,b,1) is exact when a dim may be 0; the engine reduces it to max(a,b) when
   // both are provably >= 1.
   *out = max(a, b) * min(min(a, b), one);

@@ -62,7 +62,7 @@ inline bool unify(IShapeSink& out, Dim a, Dim b, Dim* result, std::string* error
     *error = to_string(a) + " vs " + to_string(b);
     return false;
   }
-  out.constraint(ConstraintKind::kEq, a.handle(), b.handle(), 0);
+  out.require(ConstraintKind::kEq, a, b);
   *result = b.is_const() && !a.is_const() ? b : a;
   return true;
 }
@@ -100,7 +100,7 @@ inline bool split_evenly(IShapeSink& out, Dim n, std::int64_t k, Dim* part, std:
     *part = n.lift(v / k);
     return true;
   }
-  if (!mod(n, k).is(0)) out.constraint(ConstraintKind::kDivides, n.lift(k).handle(), n.handle(), 0);
+  if (!mod(n, k).is(0)) out.require(ConstraintKind::kDivides, n.lift(k), n);
   *part = exact_div(n, k);
   return true;
 }
