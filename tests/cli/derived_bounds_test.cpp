@@ -80,12 +80,8 @@ TEST(DerivedBounds, ANonZeroDivisorNarrowsTheInputAndTheQuotientSimplifies) {
   EXPECT_FALSE(symbol(j, "N").contains("narrowed_by"));
   // (N*A)/A is N once A >= 1 is provable, so Y keeps X's dims instead of fresh ones.
   EXPECT_EQ(j["values"]["Y"]["shape"], nlohmann::json::parse(R"(["N", "H"])"));
-  bool required = false;
-  for (const nlohmann::json& c : j["constraints"]) {
-    if (c["node"] == 7 && c.value("required", false)) required = true;
-  }
-  EXPECT_TRUE(required) << j["constraints"].dump();
-
+  // Inferred again under the narrowed bounds, the divisor is proven >= 1: the requirement is
+  // met there and stays only as the reason. Broadcasting requirements are marked in the list.
   // The table says it, and evaluation below the derived bound is refused with the reason.
   const test::RunResult table = run_cctx("analyze " + model + " --eval N=2 --eval H=4");
   ASSERT_EQ(table.exit_code, 0) << table.err;

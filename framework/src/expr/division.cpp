@@ -258,15 +258,6 @@ Expr detail::PoolImpl::floor_div_pos(Expr a, std::int64_t d, int pass) {
       }
     }
   }
-  // A numerator whose terms are all negative: P//d = -((-P + d - 1)//d), the ceiling of a
-  // positive numerator, so that `(-x)//7` reads -((x+6)//7) and its bounds follow x's.
-  if (!p->terms.empty() &&
-      std::all_of(p->terms.begin(), p->terms.end(), [](const Term& t) { return t.coef < 0; })) {
-    try {
-      return neg(floor_div(add(neg(a), integer(d - 1)), de, pass + 1));
-    } catch (const ExprError&) {
-    }
-  }
   // Offsets: move the numerator constant into [0, d-1].
   const std::int64_t rr = floor_mod_int(r, d);
   const std::int64_t qr = floor_div_int(r, d);
