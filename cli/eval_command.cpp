@@ -32,13 +32,8 @@ void run_eval(const EvalArgs& args) {
                     std::to_string(max_chars) + " (limits.expression_chars)",
                 ExitCode::kBadInput);
   }
-  Expr e;
-  try {
-    e = pool.parse(args.expression);
-  } catch (const ExprError& err) {
-    throw Error(std::string(err.what()), ExitCode::kBadInput);
-  }
   std::map<std::string, Expr, std::less<>> values;
+  Assignment numbers;
   for (const std::string& a : args.assignments) {
     const std::size_t eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -47,6 +42,31 @@ void run_eval(const EvalArgs& args) {
     const std::optional<std::int64_t> v = parse_integer(item);
     if (!v) throw Error("'" + a + "': '" + item + "' is not an integer", ExitCode::kUsage);
     values[a.substr(0, eq)] = pool.integer(*v);
+    numbers[a.substr(0, eq)] = *v;
+  }
+  Expr e;
+  try {
+    e = pool.parse(args.expression);
+  } catch (const ExprError& err) {
+    // The definition of a floating-point size (expressions.md 4.5, `floor(float32(h)*0.5f)`) is
+    // not part of the symbolic grammar: it is evaluated as written, given every symbol's value.
+    if (err.kind() == ExprError::Kind::kSyntax) {
+      try {
+        std::cout << evaluate_expression(args.expression, numbers) << "\n";
+        return;
+      } catch (const ExprError& direct) {
+        if (direct.kind() == ExprError::Kind::kUnknownSymbol && numbers.empty()) {
+          throw Error("'" + safe_text::terminal(args.expression) +
+                          "' computes in floating point: it is evaluated, not simplified; give "
+                          "every symbol a value (SYM=V)",
+                      ExitCode::kBadInput);
+        }
+        if (direct.kind() != ExprError::Kind::kSyntax) {
+          throw Error(std::string(direct.what()), ExitCode::kBadInput);
+        }
+      }
+    }
+    throw Error(std::string(err.what()), ExitCode::kBadInput);
   }
   try {
     Expr result = values.empty() ? e : pool.substitute(e, values);

@@ -85,7 +85,8 @@ TEST(SdkAbi, NodeViewMethodOrder) {
                                 CCTX_SLOT(I, input_element_rank),            // 1.0
                                 CCTX_SLOT(I, input_element_dim_handle),      // 1.0
                                 CCTX_SLOT(I, input_sequence_length_handle),  // 1.1
-                                CCTX_SLOT(I, input_fraction_handles)});      // 1.3
+                                CCTX_SLOT(I, input_fraction_handles),        // 1.3
+                                CCTX_SLOT(I, input_float_handles)});         // 1.5
 }
 
 TEST(SdkAbi, ShapeSinkMethodOrder) {
@@ -101,7 +102,11 @@ TEST(SdkAbi, ShapeSinkMethodOrder) {
                                  CCTX_SLOT(I, set_output_fraction_handles),  // 1.3
                                  CCTX_SLOT(I, set_output_element_count_handle),   // 1.4
                                  CCTX_SLOT(I, body_output_element_count_handle),  // 1.4
-                                 CCTX_SLOT(I, require_handles)});                 // 1.4
+                                 CCTX_SLOT(I, require_handles),                   // 1.4
+                                 CCTX_SLOT(I, float_term_handle),                 // 1.5
+                                 CCTX_SLOT(I, float_constant_handle),             // 1.5
+                                 CCTX_SLOT(I, float_to_dim_handle),               // 1.5
+                                 CCTX_SLOT(I, set_output_float_handles)});        // 1.5
 }
 
 TEST(SdkAbi, ScratchSinkMethodOrder) {

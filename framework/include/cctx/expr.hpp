@@ -88,6 +88,23 @@ using Assignment = std::map<std::string, std::int64_t, std::less<>>;
 /// Result of `ExprPool::compare`.
 enum class Relation : std::uint8_t { kEq, kLt, kLe, kGt, kGe, kNe, kUnknown };
 
+/// Floating-point sizes (expressions.md 4.5): a size a model computes in floating point, such as
+/// torchvision's `floor(h * (320 / min(h, w)))`, whose value depends on how every operation
+/// rounds. The pool keeps the computation as a *float term* and the integer read from it as a
+/// symbol that evaluation computes exactly as the runtime does, operation by operation.
+enum class FloatType : std::uint8_t { kFloat32, kFloat64 };
+/// Operations of float terms: binary (kAdd .. kMax) and unary (kNeg, kAbs, kSqrt).
+enum class FloatOp : std::uint8_t { kAdd, kSub, kMul, kDiv, kMin, kMax, kNeg, kAbs, kSqrt };
+/// How a floating value becomes an integer: Floor, Ceil, a Cast (toward zero), Round (half to
+/// even).
+enum class Rounding : std::uint8_t { kFloor, kCeil, kTrunc, kHalfEven };
+
+/// Handle of an interned float term. Valid for the life of the pool that made it.
+struct FloatTerm {
+  std::uint32_t id = 0;
+  friend constexpr bool operator==(FloatTerm, FloatTerm) = default;
+};
+
 /// Size caps (expressions.md "Simplification: Size cap"). A result above a cap becomes a fresh
 /// `cap_<k>` symbol.
 struct ExprLimits {
@@ -222,6 +239,44 @@ class ExprPool {
   /// print(); nullopt for any other symbol. eval() expands a cap symbol that has no value into
   /// it, so a capped result is still evaluated exactly.
   std::optional<Expr> definition(std::string_view symbol) const;
+
+  /// The text of a symbol's definition, which eval() expands when the symbol has no value: a
+  /// size cap's expression, or a floating-point size's computation (`floor(float32(h)*0.5f)`,
+  /// which evaluate_expression reads back); nullopt for any other symbol.
+  std::optional<std::string> definition_text(std::string_view symbol);
+  /// The integer expressions a symbol's definition evaluates (a cap: its expression; a
+  /// floating-point size: the integers its computation converts); empty for other symbols.
+  std::vector<Expr> definition_operands(std::string_view symbol) const;
+  /// True when `symbol` stands for a floating-point computation (float_round).
+  bool is_float_size(std::string_view symbol) const;
+
+  // ---- floating-point sizes (expressions.md 4.5) ----------------------------------------------
+  /// The integer `e` converted to type t (rounded to nearest as a Cast does).
+  FloatTerm float_of(Expr e, FloatType t);
+  /// The constant `v` of type t; nullopt when v is not finite or not a value of t.
+  std::optional<FloatTerm> float_constant(double v, FloatType t);
+  /// A unary (kNeg, kAbs, kSqrt) or binary operation on terms of one type, rounded to it. Terms
+  /// of constants only are computed at once. Nullopt for operands of different types, the wrong
+  /// arity, a computed result that is not finite, or a term nested deeper than 64 operations.
+  std::optional<FloatTerm> float_unary(FloatOp op, FloatTerm a);
+  std::optional<FloatTerm> float_binary(FloatOp op, FloatTerm a, FloatTerm b);
+  /// `a` rounded to type t (a Cast between floating types).
+  std::optional<FloatTerm> float_cast(FloatTerm a, FloatType t);
+  FloatType float_type(FloatTerm a) const;
+  /// How many float terms the pool holds: handles below it are valid.
+  std::size_t float_term_count() const;
+  /// The constant value of `a`, nullopt when it depends on symbols.
+  std::optional<double> float_value(FloatTerm a) const;
+  /// `a` rounded to an integer. A constant term gives the integer (nullopt when it is not finite
+  /// or outside int64), a converted integer that the type holds exactly gives that integer, and
+  /// any other term a fresh symbol named `name` (`_2`, ... if taken) bounded by the term's
+  /// interval, whose definition is the computation: eval() computes it from the symbols the term
+  /// reads, rounding each operation as the runtime does. The same term and rounding give the same
+  /// symbol.
+  std::optional<Expr> float_round(FloatTerm a, Rounding r, std::string_view name,
+                                  std::string_view origin);
+  /// The text of a term, as in a definition (`float32(h)*(1.0f/float32(min(h,w)))`).
+  std::string print_float(FloatTerm a);
 
   /// Warnings recorded by the engine (caps, rewrite budget) since the last call.
   std::vector<std::string> take_warnings();

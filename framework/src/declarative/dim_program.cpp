@@ -513,6 +513,13 @@ DimProgram compile_dim(std::string_view text) {
       case AstOp::kCeil:
         in.op = DimOp::kCeil;
         break;
+      case AstOp::kFloatLit:
+      case AstOp::kFloatDiv:
+      case AstOp::kToFloat:
+      case AstOp::kRound:
+      case AstOp::kFloatFn:
+        // parse_ast(text, reason) refuses floating-point syntax: a profile's dims are integers.
+        throw DimSyntaxError(0, "floating-point syntax is not part of a dim expression");
     }
     p.code.push_back(in);
   }

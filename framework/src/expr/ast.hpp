@@ -23,6 +23,12 @@ enum class AstOp : std::uint8_t {
   kMax,       // lists[a, a+b)
   kMin,       // lists[a, a+b)
   kCeil,      // CeilToInt(a, b)
+  // Floating-point sizes (expressions.md 4.5), parsed only for evaluate_expression:
+  kFloatLit,  // a literal of type FloatType(a); value: the bits of the double holding it
+  kFloatDiv,  // a / b
+  kToFloat,   // float32(a) or float64(a): b = FloatType
+  kRound,     // floor/ceil/trunc/round(a): b = Rounding
+  kFloatFn,   // abs(a) (b = 0) or sqrt(a) (b = 1)
 };
 
 inline constexpr std::uint32_t kNegateBit = 0x80000000U;
@@ -45,9 +51,14 @@ struct Ast {
 /// Maximum nesting of parentheses and calls.
 inline constexpr int kMaxNesting = 200;
 
+/// Whether the text may hold floating-point sizes (expressions.md 4.5): literals such as
+/// `320.0f`, `/`, and float32, float64, floor, ceil, trunc, round, abs and sqrt. Only
+/// evaluate_expression reads them; the pool's grammar is integers only.
+enum class FloatSyntax : std::uint8_t { kRefuse, kAccept };
+
 /// Parses the full grammar of expressions.md section 2. Throws ExprError: kSyntax (with the byte
 /// offset) or kOverflow for an integer literal out of range.
-Ast parse_ast(std::string_view text);
+Ast parse_ast(std::string_view text, FloatSyntax floats = FloatSyntax::kRefuse);
 
 /// The same; before throwing, `reason` receives the bare message (what follows "syntax error at
 /// offset N in '...': "), for callers that report the position their own way.

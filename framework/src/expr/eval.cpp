@@ -31,6 +31,7 @@ void detail::PoolImpl::start_eval_generation() {
   }
   if (++eval_gen == 0) {
     std::fill(eval_stamp.begin(), eval_stamp.end(), 0);
+    std::fill(float_eval_stamp.begin(), float_eval_stamp.end(), 0);
     eval_gen = 1;
   }
 }
@@ -82,6 +83,14 @@ Int128 detail::PoolImpl::eval_rec(Expr e, const Assignment& values, Expr top) {
       if (it == values.end() && definition != kNoDefinition) {
         v = eval_rec(Expr{definition}, values, top);  // a size cap: its discarded expression
         break;
+      }
+      if (it == values.end() && !float_definitions.empty()) {
+        const auto def = float_definitions.find(static_cast<std::uint32_t>(n.aux));
+        if (def != float_definitions.end()) {
+          // A floating-point size: its computation, operation by operation.
+          v = eval_float_size(static_cast<std::uint32_t>(n.aux), def->second, values, top);
+          break;
+        }
       }
       if (it == values.end()) {
         throw ExprError(

@@ -1,9 +1,13 @@
 // Recursive-descent parser for the expression grammar. Recursion only happens at '(' and calls,
 // whose nesting is capped at 200; sign chains and operator chains are loops. Memory is O(length).
+#include <cstring>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "cctx/expr.hpp"
 #include "expr/ast.hpp"
+#include "expr/float_arith.hpp"
 #include "expr/pool_impl.hpp"
 
 namespace cctx::detail {
@@ -28,7 +32,8 @@ std::string describe(char c) {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string* reason) : text_(text), reason_(reason) {}
+  Parser(std::string_view text, std::string* reason, FloatSyntax floats)
+      : text_(text), reason_(reason), floats_(floats == FloatSyntax::kAccept) {}
 
   Ast run() {
     expr();
@@ -126,10 +131,12 @@ class Parser {
           op = AstOp::kFloorDiv;
         } else if (next == ':') {
           op = AstOp::kExactDiv;
+        } else if (floats_) {
+          op = AstOp::kFloatDiv;  // a floating-point quotient
         } else {
           fail(pos_, "'/' must be followed by '/' or ':'");
         }
-        pos_ += 2;
+        pos_ += op == AstOp::kFloatDiv ? 1 : 2;
       } else {
         return left;
       }
@@ -165,6 +172,7 @@ class Parser {
     if (at_end()) fail(pos_, "expected an operand at end of input");
     const std::size_t start = pos_;
     const char c = text_[pos_];
+    if (is_digit(c) && floats_ && is_float_literal()) return float_literal(start);
     if (is_digit(c)) {
       std::uint64_t v = 0;
       bool too_big = false;
@@ -238,7 +246,63 @@ class Parser {
     return emit(op, off, static_cast<std::uint32_t>(name.size()));
   }
 
+  /// At a digit: whether the number goes on with a '.' or an exponent (a floating literal).
+  bool is_float_literal() const {
+    std::size_t i = pos_;
+    while (i < text_.size() && is_digit(text_[i])) ++i;
+    if (i < text_.size() && text_[i] == '.') return true;
+    if (i + 1 < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
+      const char next = text_[i + 1];
+      return is_digit(next) ||
+             ((next == '-' || next == '+') && i + 2 < text_.size() && is_digit(text_[i + 2]));
+    }
+    return false;
+  }
+
+  /// digits ['.' digits] [('e'|'E') ['+'|'-'] digits] ['f']: float32 with the suffix, else float64.
+  std::uint32_t float_literal(std::size_t start) {
+    auto digits = [&] {
+      while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
+    };
+    digits();
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      ++pos_;
+      digits();
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
+      digits();
+    }
+    const std::string_view body = text_.substr(start, pos_ - start);
+    FloatType type = FloatType::kFloat64;
+    if (pos_ < text_.size() && text_[pos_] == 'f') {
+      type = FloatType::kFloat32;
+      ++pos_;
+    }
+    const std::optional<double> v = parse_float_literal(body, type);
+    if (!v) fail(start, "floating-point literal " + std::string(body) + " is not a finite value");
+    std::int64_t bits = 0;
+    std::memcpy(&bits, &*v, sizeof bits);
+    return emit(AstOp::kFloatLit, static_cast<std::uint32_t>(type), 0, bits);
+  }
+
   std::uint32_t call(std::string_view name, std::size_t at) {
+    if (floats_) {
+      if (const std::optional<std::pair<AstOp, std::uint32_t>> f = float_function(name)) {
+        enter(pos_);
+        ++pos_;  // '('
+        const std::uint32_t arg = expr();
+        if (peek() != ')') {
+          fail(pos_, at_end() ? "expected ')' at end of input"
+                              : std::string(name) + " takes one argument: expected ')' before " +
+                                    describe(text_[pos_]));
+        }
+        ++pos_;
+        --depth_;
+        return emit(f->first, arg, f->second);
+      }
+    }
     AstOp op = AstOp::kMax;
     if (name == "max" || name == "Max") {
       op = AstOp::kMax;
@@ -275,8 +339,25 @@ class Parser {
     return emit_list(op, args);
   }
 
+  static std::optional<std::pair<AstOp, std::uint32_t>> float_function(std::string_view name) {
+    auto of = [](AstOp op, auto arg) {
+      return std::optional<std::pair<AstOp, std::uint32_t>>{
+          std::pair{op, static_cast<std::uint32_t>(arg)}};
+    };
+    if (name == "float32") return of(AstOp::kToFloat, FloatType::kFloat32);
+    if (name == "float64") return of(AstOp::kToFloat, FloatType::kFloat64);
+    if (name == "floor") return of(AstOp::kRound, Rounding::kFloor);
+    if (name == "ceil") return of(AstOp::kRound, Rounding::kCeil);
+    if (name == "trunc") return of(AstOp::kRound, Rounding::kTrunc);
+    if (name == "round") return of(AstOp::kRound, Rounding::kHalfEven);
+    if (name == "abs") return of(AstOp::kFloatFn, 0);
+    if (name == "sqrt") return of(AstOp::kFloatFn, 1);
+    return std::nullopt;
+  }
+
   std::string_view text_;
   std::string* reason_;
+  bool floats_;
   std::size_t pos_ = 0;
   int depth_ = 0;
   Ast ast_;
@@ -284,9 +365,13 @@ class Parser {
 
 }  // namespace
 
-Ast parse_ast(std::string_view text) { return Parser(text, nullptr).run(); }
+Ast parse_ast(std::string_view text, FloatSyntax floats) {
+  return Parser(text, nullptr, floats).run();
+}
 
-Ast parse_ast(std::string_view text, std::string& reason) { return Parser(text, &reason).run(); }
+Ast parse_ast(std::string_view text, std::string& reason) {
+  return Parser(text, &reason, FloatSyntax::kRefuse).run();
+}
 
 }  // namespace cctx::detail
 
@@ -354,6 +439,14 @@ Expr detail::PoolImpl::parse(std::string_view src) {
         case AstOp::kCeil:
           r = ceil_div(vals[n.a], vals[n.b]);
           break;
+        case AstOp::kFloatLit:
+        case AstOp::kFloatDiv:
+        case AstOp::kToFloat:
+        case AstOp::kRound:
+        case AstOp::kFloatFn:
+          // parse_ast refuses them unless asked to accept them (evaluate_expression).
+          throw ExprError(ExprError::Kind::kSyntax,
+                          "floating-point syntax in '" + quote_text(src) + "' is evaluated only");
       }
       vals[i] = r;
     }

@@ -203,6 +203,39 @@ struct PoolImpl {
 
   std::vector<Poly> spare_polys;
 
+  // ---- floating-point sizes (float_terms.cpp; expressions.md 4.5) -----------------------------
+  enum class FloatKind : std::uint8_t { kOfInt, kConst, kCast, kOp };
+  struct FloatNode {
+    double value = 0;     // kConst: the value (one of the type's)
+    double lo = 0;        // the values the term can take at run time, rounding included
+    double hi = 0;        //   (-inf/+inf: unbounded)
+    std::uint32_t a = 0;  // kOfInt: the integer expression; kCast, kOp: an operand term
+    std::uint32_t b = 0;  // kOp binary: the second operand term
+    FloatKind kind = FloatKind::kConst;
+    FloatOp op = FloatOp::kAdd;  // kOp
+    FloatType type = FloatType::kFloat32;
+    std::uint8_t depth = 0;  // operations above the leaves
+  };
+  static constexpr std::uint8_t kMaxFloatDepth = 64;
+  std::vector<FloatNode> float_nodes;
+  std::unordered_map<std::string, std::uint32_t> float_index;  // node key -> term
+  struct FloatDefinition {
+    std::uint32_t term = 0;
+    Rounding rounding = Rounding::kFloor;
+  };
+  std::unordered_map<std::uint32_t, FloatDefinition> float_definitions;  // symbol index ->
+  std::unordered_map<std::uint64_t, std::uint32_t> float_rounded;  // term << 2 | rounding -> node
+  std::vector<std::uint32_t> float_eval_stamp;  // eval memo of terms, valid where == eval_gen
+  std::vector<double> float_eval_value;
+
+  FloatTerm float_intern(FloatNode n);
+  /// The runtime's value of a term under `values` (eval_rec for the integers it converts).
+  double eval_float(std::uint32_t term, const Assignment& values, Expr top);
+  /// eval_rec of a symbol with a floating-point definition and no value.
+  Int128 eval_float_size(std::uint32_t symbol, const FloatDefinition& d, const Assignment& values,
+                         Expr top);
+  std::string float_text(std::uint32_t term, int context);
+
   const Node& node(Expr e) const { return nodes[e.id]; }
   Kind kind(Expr e) const { return nodes[e.id].kind; }
   const std::uint32_t* words_of(const Node& n) const { return payload.data() + n.off; }

@@ -152,6 +152,54 @@ bool HostNodeView::input_fraction_handles(std::uint32_t i, std::uint32_t* count,
   }
 }
 
+bool HostNodeView::input_float_handles(std::uint32_t i, std::uint32_t* count,
+                                       const std::uint32_t** terms) const noexcept {
+  try {
+    const ValueId v = input_value_id(i);
+    if (v == kNoValue) return false;
+    const ValueShape& shape = shapes_.values[v];
+    FloatType type;
+    if (shape.dtype == sdk::dtype::kFloat) {
+      type = FloatType::kFloat32;
+    } else if (shape.dtype == sdk::dtype::kDouble) {
+      type = FloatType::kFloat64;
+    } else {
+      return false;
+    }
+    ExprPool& pool = *state_.pool;
+    std::vector<std::uint32_t> out;
+    if (auto it = shapes_.float_terms.find(v); it != shapes_.float_terms.end()) {
+      for (FloatTerm t : it->second) out.push_back(t.id);
+    } else if (shape.has_value && shape.kind == sdk::ValueKind::kTensor) {
+      // Integers a floating tensor holds exactly (the rules that set them made sure).
+      for (Expr e : shape.value) out.push_back(pool.float_of(e, type).id);
+    } else if (auto f = shapes_.fraction_values.find(v); f != shapes_.fraction_values.end()) {
+      // A fraction is a true division of integers the type holds: the runtime's quotient.
+      for (std::size_t k = 0; k < f->second.nums.size(); ++k) {
+        const std::optional<FloatTerm> q =
+            pool.float_binary(FloatOp::kDiv, pool.float_of(f->second.nums[k], type),
+                              pool.float_of(f->second.dens[k], type));
+        if (!q) return false;
+        out.push_back(q->id);
+      }
+    } else if (auto c = shapes_.float_values.find(v); c != shapes_.float_values.end()) {
+      for (double x : c->second) {
+        const std::optional<FloatTerm> t = pool.float_constant(x, type);
+        if (!t) return false;  // NaN, an infinity
+        out.push_back(t->id);
+      }
+    } else {
+      return false;
+    }
+    *count = static_cast<std::uint32_t>(out.size());
+    float_handles_.push_back(std::move(out));
+    *terms = float_handles_.back().data();
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 bool HostNodeView::input_is_constant(std::uint32_t i) const noexcept {
   ValueId v = input_value_id(i);
   if (v == kNoValue) return false;

@@ -61,6 +61,8 @@ class HostNodeView final : public sdk::INodeView {
   bool input_sequence_length_handle(std::uint32_t i, std::uint32_t* out) const noexcept override;
   bool input_fraction_handles(std::uint32_t i, std::uint32_t* count, const std::uint32_t** nums,
                               const std::uint32_t** dens) const noexcept override;
+  bool input_float_handles(std::uint32_t i, std::uint32_t* count,
+                           const std::uint32_t** terms) const noexcept override;
 
   NodeId id() const { return node_; }
 
@@ -83,6 +85,7 @@ class HostNodeView final : public sdk::INodeView {
   // What input_fraction_handles handed out, valid until the rule returns (a deque: earlier
   // arrays stay where they are while later inputs are read).
   mutable std::deque<std::vector<std::uint32_t>> fraction_handles_;
+  mutable std::deque<std::vector<std::uint32_t>> float_handles_;  // input_float_handles
 };
 
 }  // namespace cctx

@@ -30,6 +30,36 @@ std::string text(sdk::StringRef s) { return s.data ? std::string(s.data, s.size)
 
 class ShapeStage;
 
+/// The engine's type of an ONNX floating element type, for float terms: float and double only.
+std::optional<FloatType> float_type_of(std::int32_t dtype) {
+  if (dtype == sdk::dtype::kFloat) return FloatType::kFloat32;
+  if (dtype == sdk::dtype::kDouble) return FloatType::kFloat64;
+  return std::nullopt;
+}
+
+FloatOp float_op_of(sdk::FloatTermOp op) {
+  switch (op) {
+    case sdk::FloatTermOp::kSub:
+      return FloatOp::kSub;
+    case sdk::FloatTermOp::kMul:
+      return FloatOp::kMul;
+    case sdk::FloatTermOp::kDiv:
+      return FloatOp::kDiv;
+    case sdk::FloatTermOp::kMin:
+      return FloatOp::kMin;
+    case sdk::FloatTermOp::kMax:
+      return FloatOp::kMax;
+    case sdk::FloatTermOp::kNeg:
+      return FloatOp::kNeg;
+    case sdk::FloatTermOp::kAbs:
+      return FloatOp::kAbs;
+    case sdk::FloatTermOp::kSqrt:
+      return FloatOp::kSqrt;
+    default:
+      return FloatOp::kAdd;
+  }
+}
+
 /// The host's IShapeSink for one node: writes straight into the analysis state. Every handle is
 /// checked before it is stored: an invalid one is refused and fails the rule call (ExprBridge).
 class HostShapeSink final : public sdk::IShapeSink {
@@ -72,6 +102,8 @@ class HostShapeSink final : public sdk::IShapeSink {
       // A body inferred again sets its outputs afresh: no fraction of an earlier pass survives.
       if (!out_.fraction_values.empty()) out_.fraction_values.erase(v);
       if (!pending_fractions_.empty()) pending_fractions_.erase(v);
+      if (!out_.float_terms.empty()) out_.float_terms.erase(v);
+      if (!pending_terms_.empty()) pending_terms_.erase(v);
       return sdk::Status::kOk;
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
@@ -137,10 +169,124 @@ class HostShapeSink final : public sdk::IShapeSink {
     }
   }
 
-  /// Stores the fractions the rule stated, once it succeeded.
+  /// Stores the fractions and float terms the rule stated, once it succeeded.
   void commit_fractions() {
     for (auto& [v, f] : pending_fractions_) out_.fraction_values[v] = std::move(f);
     pending_fractions_.clear();
+    for (auto& [v, t] : pending_terms_) out_.float_terms[v] = std::move(t);
+    pending_terms_.clear();
+  }
+
+  // ---- floating-point sizes (SDK 1.5; expressions.md 4.5) ------------------------------------
+
+  sdk::Status float_term_handle(sdk::FloatTermOp op, std::int32_t dtype, std::uint32_t a,
+                                std::uint32_t b, std::uint32_t* out) noexcept override {
+    try {
+      const std::optional<FloatType> type = float_type_of(dtype);
+      if (!type) return sdk::Status::kUnsupported;
+      ExprPool& pool = *s_.pool;
+      std::optional<FloatTerm> made;
+      if (op == sdk::FloatTermOp::kFromDim) {
+        if (!bridge_.valid(a)) return refuse(a, "IShapeSink::float_term_handle");
+        made = pool.float_of(Expr{a}, *type);
+      } else {
+        const bool binary = op != sdk::FloatTermOp::kCast && op != sdk::FloatTermOp::kNeg &&
+                            op != sdk::FloatTermOp::kAbs && op != sdk::FloatTermOp::kSqrt;
+        if (!valid_term(a) || (binary && !valid_term(b))) {
+          message_ = "IShapeSink::float_term_handle: invalid float term handle " +
+                     std::to_string(valid_term(a) ? b : a);
+          return fail(sdk::Status::kInvalidArgument,
+                      sdk::StringRef(message_.data(), message_.size()));
+        }
+        switch (op) {
+          case sdk::FloatTermOp::kCast:
+            made = pool.float_cast(FloatTerm{a}, *type);
+            break;
+          case sdk::FloatTermOp::kNeg:
+          case sdk::FloatTermOp::kAbs:
+          case sdk::FloatTermOp::kSqrt:
+            if (pool.float_type(FloatTerm{a}) != *type) return sdk::Status::kUnsupported;
+            made = pool.float_unary(float_op_of(op), FloatTerm{a});
+            break;
+          default:
+            if (pool.float_type(FloatTerm{a}) != *type) return sdk::Status::kUnsupported;
+            made = pool.float_binary(float_op_of(op), FloatTerm{a}, FloatTerm{b});
+            break;
+        }
+      }
+      if (!made) return sdk::Status::kUnsupported;
+      *out = made->id;
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  sdk::Status float_constant_handle(double value, std::int32_t dtype,
+                                    std::uint32_t* out) noexcept override {
+    try {
+      const std::optional<FloatType> type = float_type_of(dtype);
+      if (!type) return sdk::Status::kUnsupported;
+      const std::optional<FloatTerm> made = s_.pool->float_constant(value, *type);
+      if (!made) return sdk::Status::kUnsupported;
+      *out = made->id;
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  sdk::Status float_to_dim_handle(std::uint32_t term, sdk::FloatRounding rounding,
+                                  std::uint32_t out, std::uint32_t element,
+                                  std::uint32_t* dim) noexcept override {
+    try {
+      if (!valid_term(term)) {
+        message_ =
+            "IShapeSink::float_to_dim_handle: invalid float term handle " + std::to_string(term);
+        return fail(sdk::Status::kInvalidArgument,
+                    sdk::StringRef(message_.data(), message_.size()));
+      }
+      if (out >= node_.outputs.size()) return fail_bad_output(out);
+      const auto how = static_cast<Rounding>(static_cast<std::int32_t>(rounding) & 3);
+      // Named as fresh dims are (fresh_output_dim), `_v<element>` for the value's element.
+      const std::string name = s_.graph->graphs()[node_.graph].symbol_prefix +
+                               sanitize_symbol(node_.op_type) + "_" + std::to_string(node_.index) +
+                               "_o" + std::to_string(out) + "_v" + std::to_string(element);
+      const std::string origin = describe_node(*s_.graph, n_) + " output " + std::to_string(out) +
+                                 " element " + std::to_string(element) +
+                                 ": computed in floating point";
+      const std::optional<Expr> made = s_.pool->float_round(FloatTerm{term}, how, name, origin);
+      if (!made) return sdk::Status::kUnsupported;
+      *dim = made->id;
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+  }
+
+  sdk::Status set_output_float_handles(std::uint32_t out, std::uint32_t count,
+                                       const std::uint32_t* terms) noexcept override {
+    try {
+      if (out >= node_.outputs.size()) return fail_bad_output(out);
+      ValueId v = node_.outputs[out];
+      if (v == kNoValue || count > kMaxValueElements || count == 0) return sdk::Status::kOk;
+      std::vector<FloatTerm> kept;
+      kept.reserve(count);
+      for (std::uint32_t k = 0; k < count; ++k) {
+        if (!valid_term(terms[k])) {
+          message_ = "IShapeSink::set_output_float_handles: invalid float term handle " +
+                     std::to_string(terms[k]);
+          return fail(sdk::Status::kInvalidArgument,
+                      sdk::StringRef(message_.data(), message_.size()));
+        }
+        kept.push_back(FloatTerm{terms[k]});
+      }
+      // Kept until the rule returns: a rule that fails leaves no value behind.
+      pending_terms_[v] = std::move(kept);
+      return sdk::Status::kOk;
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
   }
 
   sdk::Status set_output_elements(std::uint32_t out, std::uint32_t count, const std::int32_t* ranks,
@@ -325,6 +471,8 @@ class HostShapeSink final : public sdk::IShapeSink {
     return sdk::Status::kInvalidArgument;
   }
 
+  bool valid_term(std::uint32_t term) const { return term < s_.pool->float_term_count(); }
+
   sdk::Status fail_bad_output(std::uint32_t out) {
     // Built before the StringRef: argument evaluation order would otherwise be unspecified.
     message_ = "output index " + std::to_string(out) + " out of range (node has " +
@@ -343,6 +491,7 @@ class HostShapeSink final : public sdk::IShapeSink {
   /// Per output of the body infer_body inferred last: its element count, for an unknown rank.
   std::vector<std::optional<Expr>> body_counts_;
   std::unordered_map<ValueId, FractionValue> pending_fractions_;
+  std::unordered_map<ValueId, std::vector<FloatTerm>> pending_terms_;
   std::string error_;
   std::string message_;
 };

@@ -29,6 +29,9 @@ struct ShapeResult {
   std::unordered_map<ValueId, std::vector<double>> float_values;
   /// Values of floating tensors that are fractions, not all integers (those are in `value`).
   std::unordered_map<ValueId, FractionValue> fraction_values;
+  /// Values of floating tensors kept as float terms (IShapeSink::set_output_float_handles), one
+  /// per element: computations whose rounding matters (expressions.md 4.5).
+  std::unordered_map<ValueId, std::vector<FloatTerm>> float_terms;
   std::vector<Constraint> constraints;
   std::vector<DimBound> dim_bounds;
   /// Bounds narrowed by main-graph constraints (derived_bounds.hpp), in recording order.

@@ -212,9 +212,11 @@ Json symbols_json(const ComputeContext& ctx) {
     if (const auto it = upper.find(s.name); it != upper.end()) {
       sym["upper_bound"] = amount_json(pool, it->second);
     }
-    // A size cap's symbol carries the expression it stands for: evaluation expands it.
-    if (const auto definition = pool.definition(s.name)) {
-      sym["definition"] = safe_text::utf8(pool.print(*definition));
+    // A size cap's symbol carries the expression it stands for, a floating-point size the
+    // computation it is read from (expressions.md 4.5): evaluation expands either.
+    if (const auto definition = pool.definition_text(s.name)) {
+      sym["definition"] = safe_text::utf8(*definition);
+      if (pool.is_float_size(s.name)) sym["floating_point"] = true;
     }
     symbols.push_back(std::move(sym));
   }

@@ -153,20 +153,26 @@ std::string evaluated_totals_table(const ComputeContext& ctx,
 
 namespace {
 
-// The size caps' symbols with the expressions they stand for (expressions.md "Size cap"): the
-// first few, shortened; the JSON report lists them all in full.
-std::string capped_expressions(ExprPool& pool) {
-  constexpr std::size_t kShown = 20, kChars = 160;
+// The symbols that stand for a definition, with it (the first few, shortened; the JSON report
+// lists them all in full): size caps (expressions.md 4.4) under "Size-capped expressions", and
+// sizes computed in floating point (4.5), for a reader of a formula in `Floor_88_o0_v0` must see
+// what that is and that it is evaluated exactly.
+std::string defined_symbols(ExprPool& pool, bool floating) {
+  constexpr std::size_t kShown = 20;
+  const std::size_t chars = floating ? 200 : 160;
   std::string out;
   std::size_t count = 0;
   for (const SymbolInfo& s : pool.symbols()) {
-    const auto definition = pool.definition(s.name);
-    if (!definition) continue;
-    if (count++ == 0) out += "Size-capped expressions (evaluated in full):\n";
+    if (pool.is_float_size(s.name) != floating) continue;
+    std::optional<std::string> text = pool.definition_text(s.name);
+    if (!text) continue;
+    if (count++ == 0) {
+      out += floating ? "Sizes computed in floating point (evaluated as the runtime rounds them):\n"
+                      : "Size-capped expressions (evaluated in full):\n";
+    }
     if (count > kShown) continue;
-    std::string text = pool.print(*definition);
-    if (text.size() > kChars) text = text.substr(0, kChars) + "...";
-    out += "  " + safe_text::terminal(s.name) + " = " + safe_text::terminal(text) + "\n";
+    if (text->size() > chars) *text = text->substr(0, chars) + "...";
+    out += "  " + safe_text::terminal(s.name) + " = " + safe_text::terminal(*text) + "\n";
   }
   if (count > kShown) {
     out +=
@@ -215,7 +221,8 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
              safe_text::terminal(upper_bounds_text(pool, at_upper_bound[k])) + "\n";
     }
   }
-  out += capped_expressions(pool);
+  out += defined_symbols(pool, false);
+  out += defined_symbols(pool, true);
   out += derived_bounds_text(ctx);
   return out;
 }

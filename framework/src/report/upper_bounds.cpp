@@ -10,8 +10,9 @@ namespace cctx {
 
 namespace {
 
-/// The symbols `roots` need to be evaluated: a size cap's definition expanded (eval expands a
-/// cap that has no value), each sub-expression visited once.
+/// The symbols `roots` need to be evaluated: a size cap's or a floating-point size's definition
+/// expanded (eval expands a symbol with a definition and no value), each sub-expression visited
+/// once.
 std::set<std::string> leaf_symbols(ExprPool& pool, std::vector<Expr> roots) {
   std::set<std::uint32_t> seen;
   std::set<std::string> leaves;
@@ -20,10 +21,11 @@ std::set<std::string> leaf_symbols(ExprPool& pool, std::vector<Expr> roots) {
     roots.pop_back();
     if (!seen.insert(e.id).second) continue;
     for (std::string& name : pool.symbols_of(e)) {
-      if (const auto definition = pool.definition(name)) {
-        roots.push_back(*definition);
-      } else {
+      std::vector<Expr> operands = pool.definition_operands(name);
+      if (operands.empty()) {
         leaves.insert(std::move(name));
+      } else {
+        roots.insert(roots.end(), operands.begin(), operands.end());
       }
     }
   }

@@ -3,6 +3,7 @@
 // (expressions.md "Shape-value propagation").
 #include "families.hpp"
 #include "float_fractions.hpp"
+#include "float_terms.hpp"
 #include "integral_floats.hpp"
 #include "rule_kit.hpp"
 
@@ -12,11 +13,29 @@ namespace {
 
 // ---- unary -------------------------------------------------------------------------------------
 
+/// Whether unary_fractions gives `node` a value from `fractions`: a Round of a symbolic or rounded
+/// fraction, and the ops it does not know, leave it to the float terms.
+bool fractions_decide(const INodeView& node, const std::vector<Fraction>& fractions) {
+  if (node.is_op("Ceil") || node.is_op("Floor") || node.is_op("Neg") || node.is_op("Relu")) {
+    return true;
+  }
+  if (!node.is_op("Round")) return false;
+  Dim r;
+  for (const Fraction& f : fractions) {
+    if (!round_half_even(f, node.input_dtype(0), &r)) return false;
+  }
+  return true;
+}
+
 /// Unary value flow on fractions (float_fractions.hpp): Ceil, Floor and Round give integers, Neg
-/// and Relu keep a fraction (and with it its floor and ceiling).
+/// and Relu keep a fraction (and with it its floor and ceiling). Otherwise, on float terms
+/// (float_terms.hpp): what a fraction cannot say, such as the Floor of a rounded product.
 Status unary_fractions(const INodeView& node, IShapeSink& out) {
   std::vector<Fraction> fractions;
-  if (!input_fractions(node, 0, &fractions)) return Status::kOk;
+  if (!input_fractions(node, 0, &fractions) || !fractions_decide(node, fractions)) {
+    unary_terms(node, out);
+    return Status::kOk;
+  }
   std::vector<Dim> integers;
   for (Fraction& f : fractions) {
     if (node.is_op("Ceil")) {
@@ -25,7 +44,7 @@ Status unary_fractions(const INodeView& node, IShapeSink& out) {
       integers.push_back(floor_of(f));
     } else if (node.is_op("Round")) {
       Dim r;
-      if (!round_half_even(f, node.input_dtype(0), &r)) return Status::kOk;
+      round_half_even(f, node.input_dtype(0), &r);  // fractions_decide: it succeeds
       integers.push_back(r);
     } else if (node.is_op("Neg")) {
       f.num = -f.num;
@@ -61,15 +80,15 @@ Status unary_same(const INodeView& node, IShapeSink& out) {
     for (Dim& v : values) v = max(v, 0);
   } else if (node.is_op("Abs")) {
     for (Dim& v : values) {
-      if (!v.provably_ge(v.lift(0))) return Status::kOk;  // |v| unknown: no value
+      if (!v.provably_ge(v.lift(0))) return unary_fractions(node, out);  // |v| unknown: a term
     }
   } else if (node.is_op("Sqrt")) {
     for (Dim& v : values) {
-      if (!exact_sqrt(v, &v)) return Status::kOk;
+      if (!exact_sqrt(v, &v)) return unary_fractions(node, out);  // not a perfect square
     }
   } else if (node.is_op("Reciprocal")) {
     for (Dim v : values) {
-      if (!v.is(1) && !v.is(-1)) return Status::kOk;  // 1/v is not an integer (or is inf)
+      if (!v.is(1) && !v.is(-1)) return unary_fractions(node, out);  // 1/v is not an integer
     }
   } else if (!node.is_op("Ceil") && !node.is_op("Floor") && !node.is_op("Round")) {
     return Status::kOk;
@@ -123,19 +142,29 @@ bool propagate_values(const INodeView& node, IShapeSink& out, const Shape& resul
 
 /// The same over fractions (float_fractions.hpp), for floating Add, Sub, Mul and Div whose
 /// operands are exact floating values (integers, binary fractions such as 0.5) and whose result
-/// is not all integers: `float(h) / 32.0` is h/32.
+/// is not all integers: `float(h) / 32.0` is h/32. Where no exact fraction is the result (an
+/// operand is a rounded quotient, or the numerator outgrows the type), float terms keep the
+/// computation (float_terms.hpp).
 void propagate_fractions(const INodeView& node, IShapeSink& out, const Shape& result,
                          std::int32_t dtype, FractionOp op) {
-  std::vector<Fraction> a, b;
-  if (!exact_input_fractions(node, 0, &a) || !exact_input_fractions(node, 1, &b)) return;
   const std::int64_t count = value_elements(result);
+  const FloatTermOp term_op = op == FractionOp::kAdd   ? FloatTermOp::kAdd
+                              : op == FractionOp::kSub ? FloatTermOp::kSub
+                              : op == FractionOp::kMul ? FloatTermOp::kMul
+                                                       : FloatTermOp::kDiv;
+  std::vector<Fraction> a, b;
   if (count < 0) return;
+  if (!exact_input_fractions(node, 0, &a) || !exact_input_fractions(node, 1, &b)) {
+    propagate_terms(node, out, count, dtype, term_op);
+    return;
+  }
   const auto n = static_cast<std::size_t>(count);
   if ((a.size() != n && a.size() != 1) || (b.size() != n && b.size() != 1)) return;
   std::vector<Fraction> values(n);
   for (std::size_t k = 0; k < n; ++k) {
     if (!combine(op, a[a.size() == 1 ? 0 : k], b[b.size() == 1 ? 0 : k], &values[k]) ||
         !settle_fraction(out, dtype, &values[k])) {
+      propagate_terms(node, out, count, dtype, term_op);
       return;
     }
   }
@@ -222,10 +251,14 @@ Status variadic(const INodeView& node, IShapeSink& out) {
   check(set_shape(out, 0, dtype, result));
   if (node.input_count() == 2 && (node.is_op("Max") || node.is_op("Min"))) {
     const bool is_max = node.is_op("Max");
-    propagate_values(node, out, result, dtype, [is_max](Dim x, Dim y, Dim* r) {
+    const bool valued = propagate_values(node, out, result, dtype, [is_max](Dim x, Dim y, Dim* r) {
       *r = is_max ? max(x, y) : min(x, y);
       return true;
     });
+    if (!valued && dtype::is_float(dtype)) {
+      propagate_terms(node, out, value_elements(result), dtype,
+                      is_max ? FloatTermOp::kMax : FloatTermOp::kMin);
+    }
   }
   return Status::kOk;
 }

@@ -6,6 +6,7 @@
 
 #include "families.hpp"
 #include "float_fractions.hpp"
+#include "float_terms.hpp"
 #include "integral_floats.hpp"
 #include "rule_kit.hpp"
 #include "value_layout.hpp"
@@ -291,7 +292,10 @@ bool bool_of(Dim v, Dim* out) {
 /// when the new type holds it.
 Status cast_fractions(const INodeView& node, IShapeSink& out, std::int32_t to) {
   std::vector<Fraction> fractions;
-  if (!input_fractions(node, 0, &fractions)) return Status::kOk;
+  if (!input_fractions(node, 0, &fractions)) {
+    cast_terms(node, out, to);  // a computation a fraction cannot hold (float_terms.hpp)
+    return Status::kOk;
+  }
   std::vector<Dim> integers;
   for (Fraction& f : fractions) {
     Dim v;
@@ -299,13 +303,17 @@ Status cast_fractions(const INodeView& node, IShapeSink& out, std::int32_t to) {
       if (!bool_of(f.num, &v)) return Status::kOk;
     } else if (to == dtype::kInt64 || to == dtype::kInt32) {
       std::int64_t x;
-      if (!trunc_of(f, &v) ||
-          (to == dtype::kInt32 && v.get_int(&x) && (x < INT32_MIN || x > INT32_MAX))) {
+      if (!trunc_of(f, &v)) {
+        cast_terms(node, out, to);  // a numerator of unknown sign: the runtime's truncation
+        return Status::kOk;
+      }
+      if (to == dtype::kInt32 && v.get_int(&x) && (x < INT32_MIN || x > INT32_MAX)) {
         return Status::kOk;
       }
     } else if (dtype::is_float(to) && is_power_of_two(f.den) && settle_fraction(out, to, &f)) {
       continue;
     } else {
+      cast_terms(node, out, to);  // a rounded quotient in another type
       return Status::kOk;
     }
     integers.push_back(v);

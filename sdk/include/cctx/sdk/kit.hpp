@@ -9,6 +9,8 @@
 ///   kit/dims.hpp          fresh(), unify(), split_evenly()
 ///   kit/elements.hpp      element_bytes(), input_element_bytes()
 ///   kit/fractions.hpp     input_fractions(), set_fractions(), floor_of(), ceil_of(), trunc_of()
+///   kit/float_terms.hpp   input_float_terms(), float_term(), float_constant(),
+///                         round_float_term(), set_float_terms(): floating-point sizes
 /// Header-only and inline: nothing of it is part of the ABI. Bring it in with
 /// `using namespace cctx::sdk; using namespace cctx::sdk::kit;`. The kit lives in a nested
 /// namespace on purpose: argument-dependent lookup only looks in `cctx::sdk` (where INodeView and
@@ -17,6 +19,7 @@
 
 #include "cctx/sdk/kit/dims.hpp"
 #include "cctx/sdk/kit/elements.hpp"
+#include "cctx/sdk/kit/float_terms.hpp"
 #include "cctx/sdk/kit/fractions.hpp"
 #include "cctx/sdk/kit/inputs.hpp"
 #include "cctx/sdk/kit/registration.hpp"

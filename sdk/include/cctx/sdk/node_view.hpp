@@ -146,6 +146,14 @@ class CCTX_SDK_VISIBLE INodeView {
   virtual bool input_fraction_handles(std::uint32_t i, std::uint32_t* count,
                                       const std::uint32_t** nums,
                                       const std::uint32_t** dens) const noexcept = 0;
+  /// Floating input i's value as float terms (IShapeSink::float_term_handle), one per element:
+  /// the terms a rule stated, or its integers, exact fractions or small constant elements made
+  /// into terms of the input's type. `*count` elements; the array stays valid until the rule
+  /// returns. False when it has none, or its type is neither float nor double. Use
+  /// kit::input_float_terms.
+  /// @since 1.5
+  virtual bool input_float_handles(std::uint32_t i, std::uint32_t* count,
+                                   const std::uint32_t** terms) const noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   Dim input_dim(std::uint32_t i, std::uint32_t axis) const noexcept {

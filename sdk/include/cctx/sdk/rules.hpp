@@ -32,6 +32,31 @@ enum class ConstraintKind : std::int32_t {
   kDivides = 5,    ///< a divides b
 };
 
+/// Operations of float terms (IShapeSink::float_term_handle).
+/// @since 1.5, every enumerator
+enum class FloatTermOp : std::int32_t {
+  kFromDim = 0,  ///< the integer dim `a`, converted
+  kCast = 1,     ///< term `a`, converted to another floating type
+  kAdd = 2,
+  kSub = 3,
+  kMul = 4,
+  kDiv = 5,
+  kMin = 6,
+  kMax = 7,
+  kNeg = 8,
+  kAbs = 9,
+  kSqrt = 10,
+};
+
+/// How a float term becomes an integer (IShapeSink::float_to_dim_handle).
+/// @since 1.5, every enumerator
+enum class FloatRounding : std::int32_t {
+  kFloor = 0,
+  kCeil = 1,
+  kTrunc = 2,     ///< toward zero: a Cast to an integer type
+  kHalfEven = 3,  ///< to nearest, ties to even: ONNX Round
+};
+
 /// Description of one value handed to or returned from a subgraph inference. For a sequence,
 /// `dtype`/`rank`/`dims` describe every element and `value_size == 1` gives its length in
 /// `values[0]` (-1: unknown length); a sequence has no other value.
@@ -145,6 +170,36 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// @since 1.4
   virtual Status require_handles(ConstraintKind kind, std::uint32_t a, std::uint32_t b,
                                  std::uint32_t c) noexcept = 0;
+  /// Makes a *float term* (expressions.md 4.5 "Floating-point sizes"): a value computed in
+  /// floating point from dims, each operation rounded to `dtype` (dtype::kFloat or kDouble) as
+  /// the runtime rounds it. kFromDim converts dim handle `a`; kCast converts term `a` to dtype;
+  /// the other operations take terms of type `dtype` (`b` for the binary ones). Terms of
+  /// constants are computed at once. kUnsupported (nothing made, the rule goes on) for another
+  /// dtype, operands of another type, a result that is not finite, or a term too deep;
+  /// kInvalidArgument for an invalid handle. Use kit::float_term.
+  /// @since 1.5
+  virtual Status float_term_handle(FloatTermOp op, std::int32_t dtype, std::uint32_t a,
+                                   std::uint32_t b, std::uint32_t* out) noexcept = 0;
+  /// The float term of the constant `value` of type `dtype`; kUnsupported when it is not finite
+  /// or not a value of that type. Use kit::float_constant.
+  /// @since 1.5
+  virtual Status float_constant_handle(double value, std::int32_t dtype,
+                                       std::uint32_t* out) noexcept = 0;
+  /// Term `term` rounded to an integer dim (Floor, Ceil, a Cast to an integer type, Round): a
+  /// constant for a term of constants, the dim itself for a converted dim its type holds
+  /// exactly, else a symbol `<Op>_<node>_o<out>_v<element>` that evaluation computes from the
+  /// term exactly as the runtime would (the same term and rounding give the same symbol).
+  /// kUnsupported when a constant term's value is not finite or outside int64. Use
+  /// kit::round_float_term.
+  /// @since 1.5
+  virtual Status float_to_dim_handle(std::uint32_t term, FloatRounding rounding, std::uint32_t out,
+                                     std::uint32_t element, std::uint32_t* dim) noexcept = 0;
+  /// Sets the value of floating output `out` as float terms, one per element (at most 64), for
+  /// the values that are neither integers nor exact fractions. Call it after set_output. Use
+  /// kit::set_float_terms.
+  /// @since 1.5
+  virtual Status set_output_float_handles(std::uint32_t out, std::uint32_t count,
+                                          const std::uint32_t* terms) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   /// The length of sequence output `out`, symbolic or concrete (`node.constant(3)`).
