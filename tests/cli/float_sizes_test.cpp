@@ -1,11 +1,12 @@
 // Floating-point sizes (expressions.md 4.5) through the real binary: torchvision's detection
-// resize (tests/realmodels/resize_transform.onnx) computes its output size in float32; cctx keeps the
-// computation as a symbol with a definition, evaluates it as ONNX Runtime rounds it (11x25 gives
-// 281x639, not the exact quotient's 281x640), and reports it in the JSON and the table.
+// resize (tests/realmodels/resize_transform.onnx) computes its output size in float32; cctx keeps
+// the computation as a symbol with a definition, evaluates it as ONNX Runtime rounds it (11x25
+// gives 281x639, not the exact quotient's 281x640), and reports it in the JSON and the table.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -89,6 +90,28 @@ TEST(FloatSizes, EvaluationEqualsTheFixedModel) {
     if (h == 11) {
       EXPECT_EQ(fixed["values"]["resized"]["shape"], nlohmann::json::parse("[1, 3, 281, 639]"));
     }
+  }
+}
+
+TEST(FloatSizes, AWrittenModelCarriesTheDefinitions) {
+  test::TempDir dir;
+  const test::RunResult r = run_cctx("analyze " + quoted(model_path()) + " --quiet --write-model " +
+                                     quoted(dir / "out.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(test::read_file(dir / "out.onnx")));
+  std::map<std::string, std::string> definitions;
+  for (const auto& p : m.metadata_props()) {
+    if (p.key().rfind("cctx.definition.", 0) == 0) definitions[p.key().substr(16)] = p.value();
+  }
+  ASSERT_EQ(definitions.size(), 2u);
+  // Every dim_param of `resized` is evaluable with them.
+  for (const auto& vi : m.graph().value_info()) {
+    if (vi.name() != "resized") continue;
+    const auto& dims = vi.type().tensor_type().shape().dim();
+    ASSERT_EQ(dims.size(), 4);
+    EXPECT_EQ(definitions.count(dims[2].dim_param()), 1u) << dims[2].dim_param();
+    EXPECT_EQ(definitions.count(dims[3].dim_param()), 1u) << dims[3].dim_param();
   }
 }
 

@@ -1,4 +1,5 @@
-// metadata_props on NodeProto (field 9), ValueInfoProto (field 4) and TensorProto (field 16).
+// metadata_props on NodeProto (field 9), ValueInfoProto (field 4), TensorProto (field 16) and
+// ModelProto (field 14, declared in every onnx).
 //
 // Debian 12's onnx (1.12) predates these fields, so they are read and written as unknown fields
 // of the given number with wire type 2 (length-delimited), each payload a serialized
@@ -19,6 +20,7 @@ namespace cctx {
 inline constexpr int kNodeMetadataField = 9;
 inline constexpr int kValueInfoMetadataField = 4;
 inline constexpr int kTensorMetadataField = 16;
+inline constexpr int kModelMetadataField = 14;  // ModelProto.metadata_props
 
 using MetadataEntries = std::vector<std::pair<std::string, std::string>>;
 

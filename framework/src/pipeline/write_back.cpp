@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -49,15 +50,24 @@ class TypeWriter {
         dim->set_dim_value(*k);
       } else {
         auto [it, added] = printed_.try_emplace(d.id);
-        if (added) it->second = pool_.print(d);
+        if (added) {
+          it->second = pool_.print(d);
+          for (std::string& name : pool_.symbols_of(d)) {
+            if (pool_.definition_text(name)) defined_.insert(std::move(name));
+          }
+        }
         dim->set_dim_param(it->second);
       }
     }
   }
 
+  /// The symbols with a definition (a size cap, a floating-point size) that written dims name.
+  const std::set<std::string>& defined() const { return defined_; }
+
  private:
   ExprPool& pool_;
   std::unordered_map<std::uint32_t, std::string> printed_;
+  std::set<std::string> defined_;
 };
 
 /// Finds the GraphProto of `target` that corresponds to graph `gid` of the analysed model.
@@ -156,6 +166,13 @@ void ComputeContext::write_shapes_to_model(Model& model) const {
       vi->set_name(std::string(name_of(v)));
       types.write(*vi->mutable_type(), shape);
     }
+  }
+  // A dim_param naming `Floor_88_o0_v0` or `cap_3` is evaluable only with its definition
+  // (expressions.md 4.4, 4.5): the model carries it, `cctx.definition.<symbol>` in its
+  // metadata_props, in the text evaluate_expression reads.
+  for (const std::string& name : types.defined()) {
+    set_metadata(target, kModelMetadataField, "cctx.definition." + name,
+                 *pool.definition_text(name));
   }
 }
 
