@@ -140,7 +140,7 @@ class PyComputeContext {
         py::dict e;
         e["output"] = d.output;
         e["input"] = d.input;
-        e["kind"] = d.kind == ReuseKind::kEqual ? "equal" : "greater";
+        e["kind"] = reuse_kind_name(d.kind);
         e["mode"] = d.mode == ReuseMode::kAlias ? "alias" : "may_reuse";
         decisions.append(e);
       }

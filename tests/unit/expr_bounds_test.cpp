@@ -170,3 +170,26 @@ TEST(ExprBounds, ProofsStopAtTheBudget) {
 }
 
 }  // namespace
+
+namespace {
+
+// A sum whose terms share a factor (expressions.md 5, step 2e): RAFT's broadcast of h//8 with
+// (h+7)//8 gives `a*min(1,h//8)` beside `a`; the sum's interval cannot see that it is a*(1-m).
+TEST(ExprBounds, ProveGeThroughACommonFactor) {
+  ExprPool pool;
+  EXPECT_TRUE(pool.prove_ge(pool.parse("(h+7)//8"), pool.parse("((h+7)//8)*min(1,h//8)")));
+  EXPECT_TRUE(pool.prove_ge(pool.parse("8*b*((h+7)//8)*((w+7)//8)"),
+                            pool.parse("8*b*((h+7)//8)*((w+7)//8)*min(1,h//8)*min(1,w//8)")));
+  // A constant >= 0 beside the shared factor: 8*X - 4*X*m + 37 (an if_fits allocation).
+  EXPECT_TRUE(pool.prove_ge(pool.parse("12*b*n*w+41"),
+                            pool.parse("4*b*min(1,4*b*n*w-4)*n*w+4*b*n*w+4")));
+  // The shared factor must be >= 0: with x of either sign nothing follows.
+  pool.declare_symbol("x", {-5, 5});
+  EXPECT_FALSE(pool.prove_ge(pool.parse("x"), pool.parse("x*min(1,h//8)")));
+  // And the rest must be: a*(1 - m) with m up to 2 is not.
+  EXPECT_FALSE(pool.prove_ge(pool.parse("(h+7)//8"), pool.parse("((h+7)//8)*min(2,h//8)")));
+  EXPECT_EQ(pool.print(pool.max(pool.parse("(h+7)//8"), pool.parse("((h+7)//8)*min(1,h//8)"))),
+            "(h+7)//8");
+}
+
+}  // namespace

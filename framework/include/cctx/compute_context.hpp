@@ -79,7 +79,14 @@ struct ValueShape {
   std::optional<std::vector<ElementShape>> elements;
 };
 
-enum class ReuseKind : std::uint8_t { kEqual, kGreater };
+/// How an output's size compares with the input buffer it takes over (semantics.md 7.3):
+/// kIfFits, the output takes it exactly where the input's bytes are at least its own, which the
+/// symbols decide (7.4): it gets a buffer of its own of the larger size, allocated at the node
+/// only where it does not fit.
+enum class ReuseKind : std::uint8_t { kEqual, kGreater, kIfFits };
+
+/// "equal", "greater", "if_fits".
+const char* reuse_kind_name(ReuseKind kind);
 enum class ReuseMode : std::uint8_t { kMayReuse, kAlias };
 
 struct InplaceDecision {

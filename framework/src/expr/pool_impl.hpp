@@ -310,6 +310,9 @@ struct PoolImpl {
   Expr mono_mul(Expr a, Expr b);
   void factors_of(Expr mono, std::vector<Factor>& out) const;
   Expr make_mono(const std::vector<Factor>& factors);
+  /// d' of a sum d = G * d' + c0 with G the monomial of the factors every term shares, when G is
+  /// provably >= 0 (prove.cpp, step 2e); nullopt otherwise. c0, d's constant, is left out.
+  std::optional<Expr> common_factor_rest(Expr d, int depth, ProofCtx& ctx);
   std::optional<Expr> apply_exact_rule(Poly& p);
   Poly acquire_poly();
   void release_poly(Poly&& p);

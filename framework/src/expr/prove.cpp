@@ -360,6 +360,57 @@ std::optional<Expr> detail::PoolImpl::relaxed_floor_divisions(Expr d) {
   return total;
 }
 
+std::optional<Expr> detail::PoolImpl::common_factor_rest(Expr d, int depth, ProofCtx& ctx) {
+  const Node n = nodes[d.id];
+  // Each term's factors (atom, exponent), sorted by atom as monomials keep them.
+  auto factors_of = [&](std::uint32_t mono) {
+    std::vector<Factor> f;
+    const Node& m = nodes[mono];
+    if (m.kind == Kind::kMono) {
+      for (std::uint32_t i = 0; i < m.len; i += 2) {
+        f.push_back(Factor{payload[m.off + i], payload[m.off + i + 1]});
+      }
+    } else {
+      f.push_back(Factor{mono, 1});
+    }
+    return f;
+  };
+  const std::uint32_t terms = n.len / 3;
+  std::vector<Factor> common = factors_of(payload[n.off]);
+  for (std::uint32_t t = 1; t < terms && !common.empty(); ++t) {
+    const std::vector<Factor> f = factors_of(payload[n.off + 3 * t]);
+    std::vector<Factor> kept;
+    for (const Factor& c : common) {
+      const auto it =
+          std::find_if(f.begin(), f.end(), [&](const Factor& x) { return x.atom == c.atom; });
+      if (it != f.end()) kept.push_back(Factor{c.atom, std::min(c.exp, it->exp)});
+    }
+    common = std::move(kept);
+  }
+  if (common.empty()) return std::nullopt;
+  for (const Factor& c : common) {
+    if (c.exp % 2 == 1 && !nonneg_rec(Expr{c.atom}, depth, ctx)) return std::nullopt;
+  }
+  PolyLoan rest(*this);  // the terms divided by G; d's constant term is not part of it
+  for (std::uint32_t t = 0; t < terms; ++t) {
+    const std::uint32_t* w = payload.data() + n.off + 3 * t;
+    std::vector<Factor> f = factors_of(w[0]);
+    for (Factor& x : f) {
+      for (const Factor& c : common) {
+        if (c.atom == x.atom) x.exp -= c.exp;
+      }
+    }
+    f.erase(std::remove_if(f.begin(), f.end(), [](const Factor& x) { return x.exp == 0; }),
+            f.end());
+    if (f.empty()) {
+      rest->c0 += get_i64(w + 1);  // no overflow: the coefficients were the sum's own
+    } else {
+      rest->terms.push_back(Term{make_mono(f).id, get_i64(w + 1)});
+    }
+  }
+  return make_poly(*rest);
+}
+
 bool detail::PoolImpl::nonneg_rec(Expr d, int depth, ProofCtx& ctx) {
   // Case splits and monotonicity steps meet the same sub-goals again: decide each once.
   const std::uint64_t key = (std::uint64_t{d.id} << 2) | static_cast<std::uint64_t>(depth);
@@ -392,6 +443,17 @@ bool detail::PoolImpl::nonneg_step(Expr d, int depth, ProofCtx& ctx) {
       if (w[i + 1] % 2 == 1) all = nonneg_rec(Expr{w[i]}, depth, ctx);
     }
     if (all) return true;
+  }
+
+  // (2e) a sum whose terms share factors: d = G * d' + c0 with G the monomial of the factors
+  // every term has (each at its smallest exponent) and c0 >= 0 the constant. When G's factors
+  // of odd exponent are >= 0, d >= 0 follows from d' >= 0. Broadcasting dims that are not
+  // provably equal gives `a*min(1,b)` beside `a` (RAFT's flow at a stride of 8): `a - a*min(1,b)`
+  // is `a*(1 - min(1,b))`, which the interval of the sum cannot see.
+  if (n.kind == Kind::kSum && n.aux >= 0) {
+    if (const std::optional<Expr> rest = common_factor_rest(d, depth, ctx)) {
+      if (nonneg_rec(*rest, depth, ctx)) return true;
+    }
   }
 
   // (2c) floor division is monotone in its numerator: with c > 0, k a positive literal and

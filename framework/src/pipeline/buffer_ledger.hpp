@@ -18,8 +18,12 @@ class BufferLedger {
 
   /// A new buffer of value v's size, first holding v (made at node `at`).
   std::uint32_t make(ValueId v, BufferSource source, NodeId at) {
+    return make_sized(v, *plan_.bytes[v], source, at);
+  }
+  /// The same with a size of its own (an output that takes an input's buffer where it fits).
+  std::uint32_t make_sized(ValueId v, Expr size, BufferSource source, NodeId at) {
     const auto id = static_cast<std::uint32_t>(plan_.buffers.size());
-    plan_.buffers.push_back({*plan_.bytes[v], source});
+    plan_.buffers.push_back({size, source});
     last_.push_back(at);
     protected_.push_back(false);
     join(id, v, at);

@@ -9,10 +9,22 @@
 #include "cctx/model.hpp"
 #include "model/inline_functions.hpp"
 #include "pipeline/analysis_state.hpp"
-#include "pipeline/derived_bounds.hpp"
 #include "pipeline/arena_replay.hpp"
+#include "pipeline/derived_bounds.hpp"
 
 namespace cctx {
+
+const char* reuse_kind_name(ReuseKind kind) {
+  switch (kind) {
+    case ReuseKind::kEqual:
+      return "equal";
+    case ReuseKind::kGreater:
+      return "greater";
+    case ReuseKind::kIfFits:
+      return "if_fits";
+  }
+  return "equal";
+}
 
 ComputeContext::ComputeContext(const Host& host)
     : ComputeContext(host.registry(), host.profile()) {}

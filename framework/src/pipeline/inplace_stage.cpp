@@ -99,6 +99,42 @@ class InplaceStage {
     return std::nullopt;
   }
 
+  /// semantics.md 7.4, last step: on a node that reused nothing, the one output whose eligible
+  /// inputs all have a size class the symbols decide (neither `equal`, `greater`, nor provably
+  /// smaller than the output). A fixed-size analysis reuses one of them exactly where it is at
+  /// least the output's size, so each is an `if_fits` decision: the memory stage counts the
+  /// output's allocation only where none fits. With several candidates each must be provably no
+  /// larger than the output (an element-wise broadcast), so that whichever the fixed analysis
+  /// takes, the buffer then holds the output's size; otherwise none is taken.
+  void plan_if_fits(NodeId n, const InplaceDeclarations& d, const NodeFlags& served,
+                    const NodeFlags& claimed, std::vector<InplaceDecision>& decisions) {
+    const NodeEntry& node = s_.graph->node(n);
+    std::optional<std::uint32_t> output;
+    boost::container::small_vector<std::uint32_t, 4> inputs;
+    for (auto [o, k] : d.may_reuse) {
+      // An overwritten graph input changes what later nodes hold (7.6): not a local difference.
+      if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k] ||
+          !eligible(n, o, k) || s_.graph->value(node.inputs[k]).is_input()) {
+        continue;
+      }
+      if (output && *output != o) return;  // candidates for two outputs
+      const Expr in_bytes = *plan_.bytes[node.inputs[k]], out_bytes = *plan_.bytes[node.outputs[o]];
+      if (s_.pool->prove_gt(out_bytes, in_bytes)) continue;  // never fits
+      output = o;
+      if (std::find(inputs.begin(), inputs.end(), k) == inputs.end()) inputs.push_back(k);
+    }
+    if (!output) return;
+    if (inputs.size() > 1) {
+      const Expr out_bytes = *plan_.bytes[node.outputs[*output]];
+      for (std::uint32_t k : inputs) {
+        if (!s_.pool->prove_ge(out_bytes, *plan_.bytes[node.inputs[k]])) return;
+      }
+    }
+    for (std::uint32_t k : inputs) {
+      decisions.push_back(InplaceDecision{*output, k, ReuseKind::kIfFits, ReuseMode::kMayReuse});
+    }
+  }
+
   void plan(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     InplaceDeclarations& d = declarations_;
@@ -137,9 +173,12 @@ class InplaceStage {
         }
       }
     }
+    if (decisions.empty()) plan_if_fits(n, d, served, claimed, decisions);
     // Buffer transitions: decided outputs join their input's buffer; other sized outputs that
-    // live past this node get a new buffer.
+    // live past this node get a new buffer (one that takes an input's buffer where it fits, a
+    // buffer of the larger of the two sizes: what it holds in either case).
     for (const InplaceDecision& dec : decisions) {
+      if (dec.kind == ReuseKind::kIfFits) continue;
       join(plan_.buffer_of[node.inputs[dec.input]], node.outputs[dec.output], n);
     }
     for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
@@ -151,16 +190,28 @@ class InplaceStage {
                             (plan_.last_use[out] != kInvalidId && plan_.last_use[out] > n);
       if (lives_on) new_buffer(out, BufferSource::kIntermediate, n);
     }
+    if (!decisions.empty() && decisions.front().kind == ReuseKind::kIfFits) {
+      // What the output's buffer holds whether it took an input's or not: the larger of the two
+      // sizes (with several candidates every one is no larger than the output).
+      const InplaceDecision& dec = decisions.front();
+      const ValueId out = node.outputs[dec.output], in = node.inputs[dec.input];
+      const bool lives_on = s_.graph->value(out).is_output() ||
+                            (plan_.last_use[out] != kInvalidId && plan_.last_use[out] > n);
+      if (lives_on && plan_.buffer_of[out] == kInvalidId) {
+        const Expr size = decisions.size() == 1 ? s_.pool->max(*plan_.bytes[in], *plan_.bytes[out])
+                                                : *plan_.bytes[out];
+        buffers_.make_sized(out, size, BufferSource::kIntermediate, n);
+      }
+    }
     std::sort(
         decisions.begin(), decisions.end(),
         [](const InplaceDecision& a, const InplaceDecision& b) { return a.output < b.output; });
     for (const InplaceDecision& dec : decisions) plan_.inplace.push(n, dec);
     if (s_.options.decision_log) {
       for (const InplaceDecision& dec : decisions) {
-        pending_.push_back(DecisionEvent{"inplace", static_cast<std::int64_t>(n),
-                                         node.proto->name(), dec.output, dec.input,
-                                         dec.kind == ReuseKind::kEqual ? "equal" : "greater",
-                                         dec.mode == ReuseMode::kAlias ? "alias" : "may_reuse"});
+        pending_.push_back(DecisionEvent{
+            "inplace", static_cast<std::int64_t>(n), node.proto->name(), dec.output, dec.input,
+            reuse_kind_name(dec.kind), dec.mode == ReuseMode::kAlias ? "alias" : "may_reuse"});
       }
     }
   }

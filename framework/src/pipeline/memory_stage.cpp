@@ -176,11 +176,29 @@ class MemoryStage {
     return last_bucket_[r] = out;
   }
 
+  /// What output o of `if_fits` decisions allocates at its node: nothing where one of their
+  /// inputs' bytes are at least its own (it takes that buffer), all of it elsewhere:
+  /// out * min over the inputs of min(max(out - in, 0), 1).
+  Expr allocated_unless_it_fits(const NodeEntry& node, std::span<const InplaceDecision> decisions,
+                                std::size_t o) {
+    const Expr out = *plan_.bytes[node.outputs[o]];
+    Expr factor = pool_.integer(1);
+    for (const InplaceDecision& d : decisions) {
+      if (d.output != o || d.kind != ReuseKind::kIfFits) continue;
+      const Expr in = *plan_.bytes[node.inputs[d.input]];
+      const Expr excess = pool_.max(pool_.sub(out, in), pool_.integer(0));
+      factor = pool_.min(factor, pool_.min(excess, pool_.integer(1)));
+    }
+    return pool_.mul(out, factor);
+  }
+
   void step(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     const std::span<const InplaceDecision> decisions = plan_.inplace[n];
-    NodeFlags decided(node.outputs.size());
-    for (const InplaceDecision& d : decisions) decided.set(d.output);
+    NodeFlags decided(node.outputs.size()), if_fits(node.outputs.size());
+    for (const InplaceDecision& d : decisions) {
+      (d.kind == ReuseKind::kIfFits ? if_fits : decided).set(d.output);
+    }
     const std::span<const std::uint32_t> taken =
         n < plan_.takes_buffer.size() ? plan_.takes_buffer[n] : std::span<const std::uint32_t>();
     for (const std::uint32_t o : taken) decided.set(o);
@@ -206,7 +224,8 @@ class MemoryStage {
     for (std::size_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId v = node.outputs[o];
       if (v == kNoValue || decided[o] || !plan_.bytes[v]) continue;
-      const Expr bytes = *plan_.bytes[v];
+      const Expr bytes =
+          if_fits[o] ? allocated_unless_it_fits(node, decisions, o) : *plan_.bytes[v];
       allocation = pool_.add(allocation, bytes);
       if (is_zero(bytes)) continue;
       const std::size_t c = column(tags_.values[v]);
@@ -225,6 +244,7 @@ class MemoryStage {
     // Transition (8.3 step 5).
     if (trace_) trace_->node_begin.push_back(static_cast<std::uint32_t>(trace_->buffers.size()));
     for (const InplaceDecision& d : decisions) {
+      if (d.kind == ReuseKind::kIfFits) continue;  // a buffer of its own, allocated below
       const ValueId out = node.outputs[d.output];
       join(plan_.buffer_of[out], out);
     }
@@ -241,7 +261,8 @@ class MemoryStage {
     for (const InplaceDecision& d : decisions) {
       const ValueId in = node.inputs[d.input];
       const ValueEntry& e = s_.graph->value(in);
-      if (d.mode == ReuseMode::kMayReuse && e.is_input() && !e.is_initializer()) {
+      if (d.kind != ReuseKind::kIfFits && d.mode == ReuseMode::kMayReuse && e.is_input() &&
+          !e.is_initializer()) {
         // An overwritten graph input leaves its buffer, which now holds an intermediate.
         set_source(plan_.buffer_of[in], BufferSource::kIntermediate);
         leave(in);

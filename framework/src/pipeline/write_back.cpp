@@ -188,7 +188,7 @@ void ComputeContext::write_annotations(Model& model) const {
     for (const InplaceDecision& d : s.plan.inplace[n]) {
       if (!reuse.empty()) reuse += ';';
       reuse += std::to_string(d.output) + ":" + std::to_string(d.input) + ":" +
-               (d.kind == ReuseKind::kEqual ? "equal" : "greater");
+               (reuse_kind_name(d.kind));
     }
     if (!reuse.empty()) set_metadata(*node, kNodeMetadataField, "cctx.inplace_reuse", reuse);
     if (!s.plan.release_after[n].empty()) {

@@ -130,7 +130,7 @@ Json node_json(const ComputeContext& ctx, NodeId n) {
   for (const InplaceDecision& d : ctx.inplace(n)) {
     inplace.push_back({{"output", d.output},
                        {"input", d.input},
-                       {"kind", d.kind == ReuseKind::kEqual ? "equal" : "greater"},
+                       {"kind", reuse_kind_name(d.kind)},
                        {"mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse"}});
   }
   j["inplace"] = inplace;
@@ -639,7 +639,7 @@ void write_node(PrettyWriter& w, const ComputeContext& ctx, NodeId n) {
     w.key("input");
     w.integer(d.input);
     w.key("kind");
-    w.word(d.kind == ReuseKind::kEqual ? "equal" : "greater");
+    w.word(reuse_kind_name(d.kind));
     w.key("mode");
     w.word(d.mode == ReuseMode::kAlias ? "alias" : "may_reuse");
     w.end_object();

@@ -176,7 +176,7 @@ class Explainer {
         j["allocated"] = false;
         j["joins"] = {{"input", d.input},
                       {"value", g_.value(node.inputs[d.input]).name},
-                      {"kind", d.kind == ReuseKind::kEqual ? "equal" : "greater"},
+                      {"kind", reuse_kind_name(d.kind)},
                       {"mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse"}};
       }
       if (!bytes) j["allocated"] = false;
