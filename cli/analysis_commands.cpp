@@ -131,6 +131,15 @@ std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
   const std::set<std::string> needed = symbols_to_evaluate(ctx);
   std::vector<std::vector<BoundedSymbol>> bounded;
   for (Assignment& a : assignments) {
+    // An assignment where the model cannot run (a Conv window larger than its padded input, dims
+    // that do not broadcast) has no memory figures: refuse it, naming why.
+    if (const std::optional<std::string> failed = ctx.failed_requirement(a)) {
+      std::string label;
+      for (const auto& [name, value] : a) {
+        label += (label.empty() ? "" : ",") + name + "=" + std::to_string(value);
+      }
+      throw Error("--eval " + label + ": the model cannot run there: " + *failed, ExitCode::kUsage);
+    }
     bounded.push_back(assign_upper_bounds(ctx, needed, a));
     for (const std::string& name : needed) {
       if (a.count(name) != 0) continue;
@@ -180,6 +189,9 @@ struct FigureArgs {
 std::string bounds_hint(const ExprError& e) {
   if (e.kind() != ExprError::Kind::kOutOfBounds) return "";
   const std::string what = e.what();
+  // Bounds the model's requirements narrowed: the model cannot run beyond them, widening would
+  // only evaluate what never happens.
+  if (what.find("(required by ") != std::string::npos) return "";
   static constexpr std::string_view kHead = "symbol '",
                                     kMid = "' = ", kTail = " is outside its bounds [",
                                     kComma = ", ";

@@ -140,3 +140,58 @@ TEST(DerivedBounds, AssumptionsAndBodyRequirementsNarrowNothing) {
 
 }  // namespace
 }  // namespace cctx
+
+namespace cctx {
+namespace {
+
+// A requirement whose failures are not at an end of the bounds narrows nothing, but `--eval` at a
+// point where it fails is refused: the model cannot run there (semantics.md "Bounds derived from
+// the model"). A[N] + B[M] needs N and M to broadcast.
+TEST(DerivedBounds, AnEvaluationWhereARequirementFailsIsRefused) {
+  test::TempDir dir;
+  test::ModelBuilder b(17);
+  b.input("A", test::kFloat, {"N"});
+  b.input("B", test::kFloat, {"M"});
+  b.node("Add", {"A", "B"}, {"Y"});
+  b.output("Y");
+  const std::string model = save(b, dir, "add.onnx");
+  const test::RunResult bad = run_cctx("analyze " + model + " --eval N=3 --eval M=4");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("--eval M=4,N=3: the model cannot run there: node 0"), std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find("requires N and M broadcast (there 3 and 4)"), std::string::npos)
+      << bad.err;
+  for (const char* ok : {"--eval N=3 --eval M=1", "--eval N=4 --eval M=4"}) {
+    const test::RunResult r = run_cctx("analyze " + model + " --quiet " + ok);
+    EXPECT_EQ(r.exit_code, 0) << ok << ": " << r.err;
+  }
+}
+
+// ONNX Runtime refuses a Conv whose window is larger than its padded input: the Conv requires it,
+// so H starts at the kernel's size and an evaluation below is refused without a hint to widen.
+TEST(DerivedBounds, AConvWindowLargerThanItsInputIsRequired) {
+  test::TempDir dir;
+  test::ModelBuilder b(17);
+  b.input("X", test::kFloat, {1, 1, "H", 8});
+  b.initializer_floats("Wt", std::vector<float>(9, 1.0f), {1, 1, 3, 3});
+  b.node("Conv", {"X", "Wt"}, {"Y"}, {test::attr("kernel_shape", std::vector<std::int64_t>{3, 3})});
+  b.output("Y");
+  const std::string model = save(b, dir, "conv.onnx");
+  const nlohmann::json j = analyze_json(model);
+  EXPECT_EQ(symbol(j, "H")["bounds"], nlohmann::json::parse("[3, null]"));
+  const test::RunResult r = run_cctx("analyze " + model + " --eval H=2");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("required by node 0"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("widen its bounds"), std::string::npos) << r.err;
+  // A pool runs there (an empty output): only an assumption, nothing narrowed.
+  test::ModelBuilder p(17);
+  p.input("X", test::kFloat, {1, 1, "H", 8});
+  p.node("MaxPool", {"X"}, {"Y"}, {test::attr("kernel_shape", std::vector<std::int64_t>{3, 3})});
+  p.output("Y");
+  const nlohmann::json pool = analyze_json(save(p, dir, "pool.onnx"));
+  EXPECT_EQ(symbol(pool, "H")["bounds"], nlohmann::json::parse("[1, null]"));
+}
+
+}  // namespace
+}  // namespace cctx

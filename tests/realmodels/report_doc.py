@@ -26,6 +26,8 @@ def _point_cells(p: dict) -> Dict[str, str]:
 def _self_cell(p: dict) -> str:
     if "self" in p:
         s = p["self"]
+        if "invalid" in s and s["peak"]["verdict"] == "invalid":
+            return "cannot run (both refuse)"
         unres = f" ({s['unresolved']} unres)" if s["unresolved"] else ""
         return f"{s['equal']}/{s['nodes']}{unres}, peak {s['peak']['verdict']}"
     if "self_error" in p:

@@ -469,18 +469,33 @@ def self_consistency(build: pathlib.Path, model_path: pathlib.Path, proto: onnx.
     # feeds n = 0): an assignment with a 0 widens that symbol's bounds, as a user would.
     spec += [a for k, v in sorted(symbols.items()) if k in known and v < 1
              for a in ("--bounds", f"{k}={v}:inf")]
+    refused = None
     try:
         fixed, _ = cctx_json(build, fixed_path)
         try:
             sym_eval, _ = cctx_json(build, model_path, spec)
             sym_peak = (sym_eval["peak"].get("evaluations") or [{}])[0].get("bytes")
         except RuntimeError as e:
-            if "no value for symbol" not in str(e):
+            # The model cannot run at the assignment: a requirement fails there (semantics.md
+            # "Bounds derived from the model"), and cctx refuses to evaluate it.
+            if "cannot run there" in str(e) or "(required by " in str(e):
+                refused = str(e)
+            elif "no value for symbol" not in str(e):
                 raise
             sym_peak = None
     finally:
         fixed_path.unlink(missing_ok=True)
     res = {"nodes": 0, "equal": 0, "differ": [], "unresolved": 0, "peak": None}
+    if refused is not None:
+        # Consistent when the fixed analysis finds the model cannot run either: a rule failed
+        # where the operator refuses the sizes.
+        res["invalid"] = refused[refused.find("cctx exit"):][:300]
+        res["peak"] = {"symbolic": None, "fixed": None, "verdict": "invalid"}
+        if not fixed.get("rule_failures"):
+            res["differ"].append("peak: the symbolic analysis refuses the assignment, the fixed "
+                                 "one gives figures")
+            res["peak"]["verdict"] = "differ"
+        return res
     fixed_nodes = {n["index"]: n for n in fixed["nodes"]}
     ev_fixed = copy.copy(ev)
     ev_fixed.know(fixed)
@@ -707,7 +722,9 @@ def summary_line(row: dict) -> str:
         text = f"{p['label']}: " + (f"ORT fails ({p['ort_error'][:80]})" if "ort_error" in p else
                                     f"{p['equal']}/{p['values']} equal, {len(p['differ'])} differ, "
                                     f"{p['data_dependent']} data-dep, {len(p['unresolved'])} unres")
-        if "self" in p:
+        if "self" in p and "invalid" in p["self"]:
+            text += f", self: cannot run ({p['self']['peak']['verdict']})"
+        elif "self" in p:
             s = p["self"]
             text += (f", self {s['equal']}/{s['nodes']} ({s['unresolved']} unres), "
                      f"peak {s['peak']['verdict']}")

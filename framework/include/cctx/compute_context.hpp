@@ -306,6 +306,11 @@ class ComputeContext {
   /// Node whose term alone survives the symbolic max, if any.
   std::optional<NodeId> peak_node() const;
   PeakEvaluation evaluate_peak(const Assignment& assignment) const;
+  /// The first requirement of the main graph (what an operator cannot run without: semantics.md
+  /// "Bounds derived from the model") that fails at `assignment`, as one line naming the node,
+  /// the requirement and its values there; nullopt when each holds or cannot be evaluated there.
+  /// The model cannot run at such an assignment: its figures describe nothing.
+  std::optional<std::string> failed_requirement(const Assignment& assignment) const;
 
   // ---- report material ------------------------------------------------------------------------
   const std::vector<Diagnostic>& diagnostics() const;

@@ -123,6 +123,29 @@ Expr ComputeContext::node_peak_memory(NodeId n) const { return state_->scratch.n
 Expr ComputeContext::peak_total_bytes() const { return state_->peak.total; }
 std::optional<NodeId> ComputeContext::peak_node() const { return state_->peak.node; }
 
+std::optional<std::string> ComputeContext::failed_requirement(const Assignment& assignment) const {
+  const State& s = *state_;
+  if (!s.graph) return std::nullopt;
+  ExprPool& pool = *s.pool;
+  for (const Constraint& c : s.shapes.constraints) {
+    // A body's requirement holds only when its branch or iteration runs.
+    if (!c.required || c.node == kInvalidId || s.graph->node(c.node).graph != 0) continue;
+    try {
+      if (constraint_holds(pool, c, assignment)) continue;
+      std::string there = std::to_string(pool.eval(c.a, assignment)) + " and " +
+                          std::to_string(pool.eval(c.b, assignment));
+      if (c.kind == Constraint::Kind::kOneOf) {
+        there += " and " + std::to_string(pool.eval(c.c, assignment));
+      }
+      return describe_node(*s.graph, c.node) + " requires " + constraint_text(pool, c) +
+             " (there " + there + ")";
+    } catch (const ExprError&) {
+      // Not evaluable there (a symbol the assignment lacks): not known to fail.
+    }
+  }
+  return std::nullopt;
+}
+
 PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const {
   PeakEvaluation result;
   result.assignment = assignment;

@@ -13,7 +13,9 @@ namespace {
 // a constraint which never holds near the end costs a few thousand evaluations once.
 constexpr std::int64_t kScan = 4096;
 
-bool holds(ExprPool& pool, const Constraint& c, const Assignment& at) {
+}  // namespace
+
+bool constraint_holds(ExprPool& pool, const Constraint& c, const Assignment& at) {
   const std::int64_t a = pool.eval(c.a, at), b = pool.eval(c.b, at);
   switch (c.kind) {
     case Constraint::Kind::kEq:
@@ -32,6 +34,8 @@ bool holds(ExprPool& pool, const Constraint& c, const Assignment& at) {
   return true;
 }
 
+namespace {
+
 /// The first value from `from` in direction `step` (+1 or -1), inside `bounds` and within kScan
 /// steps, where `c` holds; nullopt when there is none or the constraint cannot be evaluated on
 /// the way (a value it cannot decide is not cut off).
@@ -44,7 +48,7 @@ std::optional<std::int64_t> first_holding(ExprPool& pool, const Constraint& c,
     v = from + step * k;
     if (v < bounds.lo || v > bounds.hi) return std::nullopt;
     try {
-      if (holds(pool, c, at)) return v;
+      if (constraint_holds(pool, c, at)) return v;
     } catch (const ExprError&) {
       return std::nullopt;
     }

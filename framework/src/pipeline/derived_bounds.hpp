@@ -25,6 +25,9 @@ void derive_bounds(ExprPool& pool, const GraphView& graph, const Constraint& c,
 /// `s.pool`; the result's derived_bounds lists every narrowing of every pass.
 ShapeResult run_shape_stage_with_derived_bounds(Analysis& s);
 
+/// Whether `c` holds at `at`; throws ExprError when it cannot be evaluated there.
+bool constraint_holds(ExprPool& pool, const Constraint& c, const Assignment& at);
+
 /// One line for a constraint: "4 <= height", "height % 32 == 0" style.
 std::string constraint_text(ExprPool& pool, const Constraint& c);
 

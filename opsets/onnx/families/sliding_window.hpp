@@ -192,12 +192,20 @@ inline bool spatial_outputs(const INodeView& node, IShapeSink* out, std::uint32_
       return false;
     }
     // Where the symbolic formula holds only from some input size on, say so (expressions.md,
-    // Symbolic shape inference rules: sliding windows). Concrete sizes are computed exactly.
+    // Symbolic shape inference rules: sliding windows). Concrete sizes are computed exactly. A
+    // pool runs below that size (its output is then empty): an assumption. ONNX Runtime refuses
+    // a Conv whose window is larger than its padded input: a requirement, which narrows the
+    // input's bounds and makes an evaluation there an error (semantics.md "Bounds derived from
+    // the model").
     const Dim least = window_min_input(w, i, in);
     std::int64_t a, b;
     const bool concrete = in.get_int(&a) && least.valid() && least.get_int(&b);
     if (out != nullptr && least.valid() && !concrete && !in.provably_ge(least)) {
-      out->constraint(ConstraintKind::kLe, least.handle(), in.handle(), 0);
+      if (w.truncating) {
+        out->constraint(ConstraintKind::kLe, least.handle(), in.handle(), 0);
+      } else {
+        out->require(ConstraintKind::kLe, least, in);
+      }
     }
     dims->push_back(d);
   }
