@@ -62,6 +62,9 @@ Profile resolve_profile(const AnalysisArgs& args) {
 }
 
 std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Profile& profile) {
+  if (args.eval.empty() && args.worst_case && profile.report.evaluate.empty()) {
+    return {Assignment{}};  // no symbol given: every data-dependent size at its bound
+  }
   if (args.eval.empty()) return profile.report.evaluate;
   std::vector<Assignment> result{Assignment{}};
   for (const std::string& spec : args.eval) {
@@ -350,6 +353,9 @@ void add_analyze_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--eval", args->eval,
                   "Evaluate totals and the peak at SYM=V[,V...] (repeatable)");
+  cmd->add_flag("--worst-case", args->worst_case,
+                "Evaluate even without --eval: every data-dependent size at its upper bound "
+                "(--eval's symbols still required)");
   cmd->add_option("--bounds", args->bounds,
                   "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable)");
   cmd->add_option("--write-model", args->write_model,

@@ -19,7 +19,10 @@ struct AnalysisArgs {
   std::string model;
   std::string profile;
   std::string format = "table";
-  std::vector<std::string> eval;           ///< SYM=V[,V...]
+  std::vector<std::string> eval;  ///< SYM=V[,V...]
+  /// --worst-case: evaluate even without --eval, every data-dependent size at its upper bound
+  /// (a model whose only symbols are data-dependent sizes: NonZero, NonMaxSuppression, ...).
+  bool worst_case = false;
   std::vector<std::string> bounds;         ///< SYM=LO:HI
   std::optional<std::string> write_model;  ///< --write-model OUT.onnx
   bool quiet = false;                      ///< --quiet: no warnings on stderr

@@ -132,6 +132,29 @@ TEST(ControlFlow, IfDecidedConditionSelectsOneBranch) {
   EXPECT_EQ(count_constraints(a, Constraint::Kind::kOneOf), 0u);
 }
 
+TEST(ControlFlow, IfOnARankTestThroughNotIsDecided) {
+  // PyTorch's `if x.dim() != 3: x = x.unsqueeze(1)` (LSTMCell, silero's VAD): Not(Size(Shape(X))
+  // == 3), cast to bool. The rank is known, so the condition is, through Not, And, Or and Xor.
+  ModelBuilder m(16);
+  m.input("A", kFloat, {"N", 4, 2}).input("B", kFloat, {"M", 8});
+  m.initializer_ints("three", {3}, {}).initializer_ints("two", {2}, {});
+  m.node("Shape", {"A"}, {"sh"}).node("Size", {"sh"}, {"rank"});
+  m.node("Equal", {"rank", "three"}, {"is3"}).node("Equal", {"rank", "two"}, {"is2"});
+  m.node("Not", {"is3"}, {"not3"}).node("Cast", {"not3"}, {"cond"}, {attr("to", 9)});
+  m.node("And", {"is3", "not3"}, {"and"}).node("Or", {"is2", "is3"}, {"or"});
+  m.node("Xor", {"is3", "is2"}, {"xor"});
+  m.node("If", {"cond"}, {"Y"},
+         {attr("then_branch", identity_branch("A", "t")),
+          attr("else_branch", identity_branch("B", "e"))});
+  auto a = analyze_shapes(m);
+  ASSERT_EQ(a.value("cond"), (Dims{"0"})) << a.warnings();
+  EXPECT_EQ(a.value("and"), (Dims{"0"}));
+  EXPECT_EQ(a.value("or"), (Dims{"1"}));
+  EXPECT_EQ(a.value("xor"), (Dims{"1"}));
+  EXPECT_EQ(a.dims("Y"), (Dims{"M", "8"}));
+  EXPECT_EQ(count_constraints(a, Constraint::Kind::kOneOf), 0u);
+}
+
 TEST(ControlFlow, IfMergeOptionFreshUsesAFreshSymbol) {
   auto a = analyze_shapes(if_model({"N", 4}, {"M", 4}), [](Profile& p) {
     p.tags.enabled = false;

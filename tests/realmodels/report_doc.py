@@ -23,6 +23,15 @@ def _point_cells(p: dict) -> Dict[str, str]:
             "dd": str(p["data_dependent"]), "unres": str(len(p["unresolved"])), "note": ""}
 
 
+def numeric_peak(row: dict) -> bool:
+    """Whether `cctx analyze --eval` gives the model a number: at every assignment where it can
+    run (symbolic models), or with --worst-case (fixed-shape ones)."""
+    if "numeric_peak" in row:
+        return row["numeric_peak"]
+    peaks = [p["self"]["peak"] for p in row["points"] if "self" in p]
+    return all(isinstance(pk.get("symbolic"), int) or pk["verdict"] == "invalid" for pk in peaks)
+
+
 def _self_cell(p: dict) -> str:
     if "self" in p:
         s = p["self"]
@@ -59,7 +68,8 @@ def markdown(rows: List[dict], expected: dict) -> str:
         "",
     ]
     totals = {"models": 0, "points": 0, "values": 0, "equal": 0, "differ": 0, "dd": 0, "unres": 0,
-              "self_nodes": 0, "self_equal": 0, "peak_diff": 0, "peak_unres": 0, "self_unres": 0, "ort_fail": 0, "cctx_s": 0.0, "skipped": 0}
+              "self_nodes": 0, "self_equal": 0, "peak_diff": 0, "peak_unres": 0, "self_unres": 0, "ort_fail": 0, "cctx_s": 0.0, "skipped": 0,
+              "numeric": 0, "run": 0, "invalid": 0, "slowest": 0.0, "slowest_name": ""}
     by_source: Dict[str, List[dict]] = {}
     for r in rows:
         by_source.setdefault(r["source"].split(" ")[0], []).append(r)
@@ -70,6 +80,11 @@ def markdown(rows: List[dict], expected: dict) -> str:
                 "|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---:|---|"]
         for r in group:
             totals["models"] += 1
+            if "error" not in r and "skipped" not in r:
+                totals["run"] += 1
+                totals["numeric"] += numeric_peak(r)
+                if r["cctx_seconds"] > totals["slowest"]:
+                    totals["slowest"], totals["slowest_name"] = r["cctx_seconds"], r["name"]
             if "error" in r:
                 out.append(f"| {r['name']} | {r['source']} | {r['task']} | - | - | - | - | - | - | - "
                            f"| - | - | {r['error'][:80]} |")
@@ -92,6 +107,8 @@ def markdown(rows: List[dict], expected: dict) -> str:
                     totals["unres"] += len(p["unresolved"])
                 if "ort_error" in p:
                     totals["ort_fail"] += 1
+                if "self" in p and "invalid" in p["self"]:
+                    totals["invalid"] += 1
                 if "self" in p:
                     totals["self_nodes"] += p["self"]["nodes"]
                     totals["self_equal"] += p["self"]["equal"]
@@ -114,8 +131,13 @@ def markdown(rows: List[dict], expected: dict) -> str:
             f"differ, {totals['dd']} data-dependent, {totals['unres']} unresolved otherwise",
             f"- self-consistency: {totals['self_equal']}/{totals['self_nodes']} nodes equal, "
             f"{totals['self_unres']} unresolved in the symbolic analysis only; "
-            f"{totals['peak_diff']} peaks differ, {totals['peak_unres']} unresolved",
-            f"- cctx analysis time, all models: {totals['cctx_s']:.1f} s", ""]
+            f"{totals['peak_diff']} peaks differ, {totals['peak_unres']} unresolved; at "
+            f"{totals['invalid']} points the model cannot run (ONNX Runtime fails) and both the "
+            "symbolic and the fixed analysis refuse the sizes",
+            f"- `cctx analyze --eval` (fixed-shape models: `--worst-case`) gives a numeric peak for "
+            f"{totals['numeric']} of the {totals['run']} models run",
+            f"- cctx analysis time, all models: {totals['cctx_s']:.1f} s; the slowest, "
+            f"{totals['slowest_name']}: {totals['slowest']:.2f} s", ""]
     out += ["## Discrepancies", "",
             "Every value whose dims or bytes differ from ONNX Runtime's, every unresolved value that is "
             "not data-dependent, and every self-consistency difference. Keys listed in "

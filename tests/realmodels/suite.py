@@ -26,6 +26,8 @@ from typing import Dict, List, Tuple
 import onnx
 from onnx import numpy_helper
 
+from report_doc import numeric_peak
+
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 TESTDATA = pathlib.Path("/usr/share/libonnx-testdata/data")
@@ -516,13 +518,13 @@ def self_consistency(build: pathlib.Path, model_path: pathlib.Path, proto: onnx.
         x, y = filled(a, symbols, ev), filled(b, {}, ev_fixed)
         if x == y:
             return "equal"
-        # The symbolic amount needs a symbol the fixed analysis does not have at all (a Shape of
-        # a value whose rank depends on which branch of an If runs, where the fixed analysis has
-        # decided the If): the symbolic analysis knows less there. Unresolved, as long as what
-        # it gives bounds the fixed amount from above; below it, it is a difference.
+        # The symbolic amount needs a symbol the fixed amount does without (a Shape of a value
+        # whose rank depends on which branch of an If runs, where the fixed analysis has decided
+        # the If): the symbolic analysis knows less there, and 3 is no value that symbol takes.
+        # Unresolved, not different.
         _, need = ev(a, symbols)
-        only_symbolic = [n for n in need or [] if n not in ev_fixed.name_set]
-        if only_symbolic and x is not None and y is not None and x > y:
+        _, need_fixed = ev_fixed(b, {})
+        if set(need or []) - set(need_fixed or []):
             return "unresolved"
         return f"{x} vs fixed {y} (symbols left at 3)"
 
@@ -592,6 +594,17 @@ def run_model(build: pathlib.Path, m: dict, ev: Evaluator, work: pathlib.Path) -
         # onnxruntime-node feeds tensors only: nothing to compare with, and not cctx's fault.
         row["skipped"] = f"inputs {non_tensor} are sequences or optionals: onnxruntime-node feeds tensors only"
         return row
+    # Issue 19: `cctx analyze --eval` gives a number for every model. A fixed-shape model needs
+    # no symbol; its data-dependent sizes take their bounds with --worst-case.
+    if fixed_shape:
+        row["numeric_peak"] = isinstance(report["peak"]["total_bytes"], int)
+        if not row["numeric_peak"]:
+            try:
+                worst, _ = cctx_json(build, m["path"], ["--worst-case"])
+                bytes_ = (worst["peak"].get("evaluations") or [{}])[0].get("bytes")
+                row["numeric_peak"] = isinstance(bytes_, int)
+            except RuntimeError as e:
+                row["numeric_peak_error"] = str(e)[-200:]
     for a in m["assignments"]:
         point = {"label": a["label"]}
         row["points"].append(point)
@@ -625,10 +638,13 @@ def run_model(build: pathlib.Path, m: dict, ev: Evaluator, work: pathlib.Path) -
 
 def discrepancies(row: dict) -> List[str]:
     """Keys of everything that is wrong in a row: 'model:value' for a dim/byte difference,
-    'model:self:<node or peak>' for a self-consistency difference, 'model:error'."""
+    'model:self:<node or peak>' for a self-consistency difference, 'model:error', and
+    'model:peak-not-numeric' when `--eval` gives no number."""
     out = []
     if "error" in row:
         out.append(f"{row['name']}:error")
+    if "skipped" not in row and "error" not in row and not numeric_peak(row):
+        out.append(f"{row['name']}:peak-not-numeric")
     for p in row["points"]:
         if "error" in p or "self_error" in p:
             out.append(f"{row['name']}:error")

@@ -30,6 +30,7 @@ std::string bucket_text(ExprPool& pool, const Bucket& bucket) {
 }
 
 std::string assignment_label(const Assignment& a) {
+  if (a.empty()) return "(no symbols)";  // --worst-case of a model without data-dependent sizes
   std::string out;
   for (const auto& [name, value] : a) {
     if (!out.empty()) out += ',';

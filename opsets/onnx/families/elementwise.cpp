@@ -90,6 +90,12 @@ Status unary_same(const INodeView& node, IShapeSink& out) {
     for (Dim v : values) {
       if (!v.is(1) && !v.is(-1)) return unary_fractions(node, out);  // 1/v is not an integer
     }
+  } else if (node.is_op("Not")) {
+    // A decided condition stays decided through Not (PyTorch's `if x.dim() != 3`).
+    for (Dim& v : values) {
+      if (!v.is(0) && !v.is(1)) return Status::kOk;
+      v = v.lift(v.is(0) ? 1 : 0);
+    }
   } else if (!node.is_op("Ceil") && !node.is_op("Floor") && !node.is_op("Round")) {
     return Status::kOk;
   }
@@ -329,7 +335,16 @@ Status logical(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 2);
   Shape result;
   check(broadcast_inputs(node, out, &result));
-  return set_shape(out, 0, dtype::kBool, result);
+  check(set_shape(out, 0, dtype::kBool, result));
+  // Decided conditions combine into a decided one.
+  propagate_values(node, out, result, dtype::kBool, [&node](Dim x, Dim y, Dim* r) {
+    const bool xt = x.is(1), yt = y.is(1);
+    if ((!xt && !x.is(0)) || (!yt && !y.is(0))) return false;
+    const bool v = node.is_op("And") ? xt && yt : node.is_op("Or") ? xt || yt : xt != yt;
+    *r = x.lift(v ? 1 : 0);
+    return true;
+  });
+  return Status::kOk;
 }
 
 // Bitwise and bit-shift ops keep the input type.

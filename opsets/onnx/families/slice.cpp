@@ -137,10 +137,11 @@ Status slice(const INodeView& node, IShapeSink& out) {
     if (count > rank) return fail("more starts than input axes");
     for (std::int64_t k = 0; k < count; ++k) axes.push_back(k);
   } else {
-    // Which axes are sliced is unknown: every length is data-dependent.
+    // Which axes are sliced is unknown: every length is data-dependent, and at most the
+    // input's (a slice never grows an axis): its worst case.
     std::vector<Dim> dims;
     for (std::size_t k = 0; k < in.rank(); ++k)
-      dims.push_back(fresh(node, out, 0, k, 0, upper_bound(in.dims[k])));
+      dims.push_back(fresh_upto(node, out, 0, k, in.dims[k]));
     return set_shape(out, 0, dtype, Shape::of(dims));
   }
   if (!steps.empty() && steps.size() != axes.size())
@@ -157,7 +158,7 @@ Status slice(const INodeView& node, IShapeSink& out) {
   for (std::size_t k = 0; k < axes.size(); ++k) {
     const auto a = static_cast<std::size_t>(axes[k]);
     if (!bounds_known || !step_known[k]) {
-      dims[a] = fresh(node, out, 0, a, 0, upper_bound(in.dims[a]));
+      dims[a] = fresh_upto(node, out, 0, a, in.dims[a]);  // at most the input's length
     } else {
       dims[a] = slice_length(out, in.dims[a], starts[k], ends[k], step_values[k]);
     }
