@@ -1,8 +1,9 @@
 """`pip install .`: builds the cctx Python package with CMake and installs it as one folder.
 
-The folder holds the extension (_cctx), the Python modules, the plugins (lib/cctx/plugins), the
-shipped profiles (share/cctx/profiles) and the `cctx` binary (bin/cctx, run by `python -m cctx`
-and by the `cctx` script pip creates); the extension finds the plugins and profiles relative to
+The folder holds the extension (_cctx), the Python modules, the plugins (lib/cctx/plugins),
+cctx's module of ONNX's inference (lib/cctx/libcctx_onnx_library.so), the shipped profiles
+(share/cctx/profiles) and the `cctx` binary (bin/cctx, run by `python -m cctx` and by the `cctx`
+script pip creates); the extension finds the plugins, the module and the profiles relative to
 itself. The CMake build tree is `build/` of the source folder (as `make build` makes it), or
 CCTX_BUILD_DIR: after `make build`, `pip install .` only installs. Only the targets the package
 needs are built (not the tests), with CMAKE_BUILD_PARALLEL_LEVEL jobs (default: every core).
@@ -24,7 +25,8 @@ from setuptools.command.build_py import build_py
 SOURCE = Path(__file__).resolve().parent
 BUILD_BASE = Path("build") / "pip"
 BUILD_BASE.mkdir(parents=True, exist_ok=True)
-TARGETS = ["_cctx", "cctx", "cctx_onnx", "cctx_onnx_ml", "cctx_microsoft", "cctx_onnxruntime"]
+TARGETS = ["_cctx", "cctx", "cctx_onnx", "cctx_onnx_ml", "cctx_microsoft", "cctx_onnxruntime",
+           "cctx_onnx_library"]
 
 
 def version() -> str:

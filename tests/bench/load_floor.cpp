@@ -1,7 +1,8 @@
 // `make bench` (issue 23): the floor under `cctx analyze` on a model file, the cost of reading
 // its structure, which no analysis can beat. Per file, best of --rounds:
-//   parse  the file mapped, its wire format walked with the tensor payloads left out
-//          (detail::strip_payloads) and the rest parsed by protobuf: the floor;
+//   parse  the file's wire format read and walked with the tensor payloads left out
+//          (detail::strip_file_payloads, as Model::load reads it) and the rest parsed by
+//          protobuf: the floor;
 //   load   Model::load, that parse and the model's validation (what cctx analyze starts with).
 // Prints one JSON object per file for weights_bench.py: {"file", "parse_s", "load_s"}.
 //
@@ -9,7 +10,6 @@
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,20 +40,17 @@ double timed_parse(const std::string& path) {
   if (fd < 0) throw std::runtime_error(path + ": cannot open");
   struct stat st {};
   ::fstat(fd, &st);
-  const auto size = static_cast<std::size_t>(st.st_size);
-  void* at = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (at == MAP_FAILED) throw std::runtime_error(path + ": cannot map");
   cctx::detail::TensorPayloads payloads(path);
   std::string structure;
-  const bool walked =
-      cctx::detail::strip_payloads({static_cast<const char*>(at), size}, payloads, structure);
+  int read_error = 0;
+  const bool walked = cctx::detail::strip_file_payloads(fd, static_cast<std::uint64_t>(st.st_size),
+                                                        payloads, structure, &read_error);
+  ::close(fd);
   onnx::ModelProto proto;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(structure.data()),
                                             static_cast<int>(structure.size()));
   in.SetRecursionLimit(cctx::detail::kWireRecursionLimit);
   const bool parsed = walked && proto.ParseFromCodedStream(&in);
-  ::munmap(at, size);
   if (!parsed) throw std::runtime_error(path + ": not a model");
   return seconds_since(start);
 }

@@ -14,7 +14,14 @@
 // 1M-node benchmark's later rounds (12 s apart, ONNX's inference runs between them) found their
 // pages purged and took 4.4 s instead of 2.7 s. The cost is that RSS stays at the process's peak
 // until it exits; the Python module does not link jemalloc and keeps the interpreter's malloc.
+//
+// narenas:1: every thread allocates from arena 0. By default each new thread took an arena of its
+// own (cctx analyze has three: main, the large-stack thread that runs the command, the one that
+// loads the plugins), each with its own partly used huge pages; and the extent hooks that map
+// jemalloc's memory in whole huge pages (jemalloc_extents.cpp) are installed before main on the
+// arenas that exist then, which under narenas:1 is the only one. The threads allocate little at
+// the same time (the plugins load while the model is parsed), so one arena costs no waiting.
 extern "C" {
 // NOLINTNEXTLINE: the name and type are jemalloc's interface.
-const char* malloc_conf = "thp:always,metadata_thp:always,dirty_decay_ms:-1";
+const char* malloc_conf = "thp:always,metadata_thp:always,dirty_decay_ms:-1,narenas:1";
 }

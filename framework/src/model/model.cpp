@@ -4,7 +4,6 @@
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,27 +64,6 @@ std::string read_stream(const fs::path& path, const Limits& limits) {
   return bytes;
 }
 
-/// A regular file mapped read-only for the walk of structure_parse: the pages of the skipped
-/// payloads are never touched, so they are never read from disk nor counted in the process.
-class MappedFile {
- public:
-  MappedFile(int fd, std::size_t size, const fs::path& path) : size_(size) {
-    void* at = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (at == MAP_FAILED) {
-      throw ModelError(path.string() + ": cannot map (" + std::strerror(errno) + ")");
-    }
-    data_ = static_cast<const char*>(at);
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() { ::munmap(const_cast<char*>(data_), size_); }
-  std::string_view bytes() const { return {data_, size_}; }
-
- private:
-  const char* data_ = nullptr;
-  std::size_t size_;
-};
-
 void check_nonempty(std::uintmax_t size, const std::string& source) {
   if (size == 0) throw ModelError(source + ": empty file, not an ONNX model");
 }
@@ -105,11 +83,27 @@ void parse_checked(std::string_view bytes, const std::string& source, const Limi
   detail::check_model(proto, source, limits);
 }
 
-/// The structure of `file` (structure_parse.hpp), parsed into `proto` and validated.
-void parse_structure(std::string_view file, const std::string& source, const Limits& limits,
+/// The structure (structure_parse.hpp) of the `size` bytes of the regular file `fd`, read from
+/// its start, parsed into `proto` and validated.
+void parse_file_structure(int fd, std::uint64_t size, const std::string& source,
+                          const Limits& limits, detail::TensorPayloads& payloads,
+                          onnx::ModelProto& proto) {
+  std::string structure;
+  int read_error = 0;
+  if (!detail::strip_file_payloads(fd, size, payloads, structure, &read_error)) {
+    if (read_error != 0) {
+      throw ModelError(source + ": cannot read (" + std::strerror(read_error) + ")");
+    }
+    throw ModelError(source + ": not a valid ONNX model (truncated or corrupt protobuf)");
+  }
+  parse_checked(structure, source, limits, proto);
+}
+
+/// The structure of `bytes`, a model read whole from a stream, parsed into `proto` and validated.
+void parse_structure(std::string_view bytes, const std::string& source, const Limits& limits,
                      detail::TensorPayloads& payloads, onnx::ModelProto& proto) {
   std::string structure;
-  if (!detail::strip_payloads(file, payloads, structure)) {
+  if (!detail::strip_payloads(bytes, payloads, structure)) {
     throw ModelError(source + ": not a valid ONNX model (truncated or corrupt protobuf)");
   }
   parse_checked(structure, source, limits, proto);
@@ -151,8 +145,7 @@ Model Model::load(const fs::path& path, const Limits& limits, StreamPayloads str
     const auto size = static_cast<std::uintmax_t>(payloads->file_size());
     if (size > file_limit(limits)) throw too_big(path, size, limits);
     check_nonempty(size, source);
-    const MappedFile file(fd, static_cast<std::size_t>(size), path);
-    parse_structure(file.bytes(), source, limits, *payloads, proto);
+    parse_file_structure(fd, size, source, limits, *payloads, proto);
   } else {
     std::string bytes = read_stream(path, limits);
     check_nonempty(bytes.size(), source);

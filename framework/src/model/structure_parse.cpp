@@ -1,6 +1,8 @@
 #include "model/structure_parse.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@ namespace cctx::detail {
 namespace {
 
 using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::ZeroCopyInputStream;
 using WireFormat = google::protobuf::internal::WireFormatLite;
 
 /// The element count of a TensorProto, from its dims fields as they are met (packed or not).
@@ -56,11 +59,9 @@ class ElementCount {
 
 class Stripper {
  public:
-  Stripper(std::string_view file, TensorPayloads& payloads, std::string& out)
-      : file_(file),
-        in_(reinterpret_cast<const std::uint8_t*>(file.data()), static_cast<int>(file.size())),
-        payloads_(payloads),
-        out_(out) {
+  Stripper(ZeroCopyInputStream& input, std::uint64_t size, TensorPayloads& payloads,
+           std::string& out)
+      : size_(size), in_(&input), payloads_(payloads), out_(out) {
     in_.SetRecursionLimit(kWireRecursionLimit);
   }
 
@@ -69,17 +70,15 @@ class Stripper {
     // The structure is at most about the file's size (less its payloads): room for it up front,
     // instead of a chain of doubled copies that touched twice the memory (fresh pages, each a
     // fault). Capped: a large file is mostly payloads, and its room is only reserved, not touched.
-    constexpr std::size_t kReserveCap = std::size_t{64} << 20;
-    out_.reserve(std::min(file_.size(), kReserveCap));
-    std::uint64_t end = file_.size();  // of the message being walked
+    constexpr std::uint64_t kReserveCap = std::uint64_t{64} << 20;
+    out_.reserve(static_cast<std::size_t>(std::min(size_, kReserveCap)));
+    std::uint64_t end = size_;  // of the message being walked
     for (;;) {
-      const auto start = static_cast<std::uint64_t>(in_.CurrentPosition());
+      const std::uint64_t start = position();
       const std::uint32_t tag = in_.ReadTagNoLastTag();
       if (tag == 0) {
         // The end of the message (its limit, or the file's end), unless a zero tag was read.
-        if (static_cast<std::uint64_t>(in_.CurrentPosition()) != start || start != end) {
-          return false;
-        }
+        if (position() != start || start != end) return false;
         if (stack_.empty()) return true;
         end = close_message();
         continue;
@@ -88,7 +87,12 @@ class Stripper {
       const WireFormat::WireType type = WireFormat::GetTagWireType(tag);
       if (type == WireFormat::WIRETYPE_END_GROUP) return false;
       if (kind_ == wire::Msg::kTensor && wire::is_payload(field)) {
-        if (!WireFormat::SkipField(&in_, tag)) return false;
+        // Kept aside while the tensor may still turn out small; skipped unread otherwise.
+        const bool keep = !marker_seen_ && pending_bytes_ <= kKeptPayloadBytes;
+        if (!copy_field(tag, end, keep ? &kept_ : nullptr,
+                        keep ? kKeptPayloadBytes - pending_bytes_ : 0)) {
+          return false;
+        }
         note_payload(start, field);
         continue;
       }
@@ -98,18 +102,17 @@ class Stripper {
       if (sub != wire::Msg::kOther) {
         std::uint32_t length = 0;
         if (!in_.ReadVarint32(&length)) return false;
-        const auto content = static_cast<std::uint64_t>(in_.CurrentPosition());
+        const std::uint64_t content = position();
         if (length > end - content || stack_.size() >= kWireRecursionLimit) return false;
         open_message(tag, sub, length, end);
         end = content + length;
         continue;
       }
-      if (!WireFormat::SkipField(&in_, tag)) return false;
-      const auto stop = static_cast<std::uint64_t>(in_.CurrentPosition());
-      if (stop > end) return false;
-      const std::string_view bytes = file_.substr(start, stop - start);
-      if (kind_ == wire::Msg::kTensor && field == wire::kTensorDims) elements_.add_field(bytes);
-      out_.append(bytes);
+      const std::size_t at = out_.size();
+      if (!copy_field(tag, end, &out_, kUnbounded)) return false;
+      if (kind_ == wire::Msg::kTensor && field == wire::kTensorDims) {
+        elements_.add_field(std::string_view(out_).substr(at));
+      }
     }
   }
 
@@ -117,9 +120,69 @@ class Stripper {
   struct Frame {
     wire::Msg kind;
     std::size_t length_at;  ///< where in out_ the message's padded length goes
-    std::uint64_t end;      ///< the enclosing message's end in file_
+    std::uint64_t end;      ///< the enclosing message's end in the file
     CodedInputStream::Limit limit;
   };
+
+  static constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
+
+  std::uint64_t position() const { return static_cast<std::uint64_t>(in_.CurrentPosition()); }
+
+  /// Reads the rest of the field whose `tag` was just read, within `end`, and appends the field
+  /// (tag included; varints re-encoded, which protobuf reads the same) to `to`; when `to` is
+  /// null, or a length-delimited field holds more than `room` bytes, skips it unread (a large
+  /// payload is never read from the file). False when the wire format is broken.
+  bool copy_field(std::uint32_t tag, std::uint64_t end, std::string* to, std::uint64_t room) {
+    switch (WireFormat::GetTagWireType(tag)) {
+      case WireFormat::WIRETYPE_VARINT: {
+        std::uint64_t value = 0;
+        if (!in_.ReadVarint64(&value)) return false;
+        if (to != nullptr) {
+          append_varint(*to, tag);
+          append_varint(*to, value);
+        }
+        return true;
+      }
+      case WireFormat::WIRETYPE_FIXED64:
+        return copy_raw(tag, 8, to);
+      case WireFormat::WIRETYPE_FIXED32:
+        return copy_raw(tag, 4, to);
+      case WireFormat::WIRETYPE_LENGTH_DELIMITED: {
+        std::uint32_t length = 0;
+        if (!in_.ReadVarint32(&length)) return false;
+        if (length > end - position()) return false;
+        if (to == nullptr || length > room) return in_.Skip(static_cast<int>(length));
+        append_varint(*to, tag);
+        append_varint(*to, length);
+        return copy_raw(0, length, to);
+      }
+      case WireFormat::WIRETYPE_START_GROUP: {
+        // Deprecated groups: protobuf's own walk, written out whole.
+        if (to == nullptr) return WireFormat::SkipField(&in_, tag);
+        std::string group;
+        {
+          google::protobuf::io::StringOutputStream buffer(&group);
+          google::protobuf::io::CodedOutputStream out(&buffer);
+          if (!WireFormat::SkipField(&in_, tag, &out)) return false;
+          out.Trim();
+          group.resize(static_cast<std::size_t>(out.ByteCount()));
+        }
+        to->append(group);
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /// The next `bytes` of the input, after `tag` (0: none), appended to `to` (null: skipped).
+  bool copy_raw(std::uint32_t tag, std::uint32_t bytes, std::string* to) {
+    if (to == nullptr) return in_.Skip(static_cast<int>(bytes));
+    if (tag != 0) append_varint(*to, tag);
+    const std::size_t at = to->size();
+    to->resize(at + bytes);
+    return in_.ReadRaw(to->data() + at, static_cast<int>(bytes));
+  }
 
   void open_message(std::uint32_t tag, wire::Msg sub, std::uint32_t length, std::uint64_t end) {
     append_varint(out_, tag);
@@ -129,6 +192,7 @@ class Stripper {
     if (sub == wire::Msg::kTensor) {
       pending_.clear();
       pending_bytes_ = 0;
+      kept_.clear();
       marker_seen_ = false;
       elements_.reset();
     }
@@ -139,7 +203,7 @@ class Stripper {
   std::uint64_t close_message() {
     if (kind_ == wire::Msg::kTensor && !pending_.empty()) {
       if (elements_.small() && pending_bytes_ <= kKeptPayloadBytes && !marker_seen_) {
-        for (const ByteRange& r : pending_) out_.append(file_.substr(r.offset, r.length));
+        out_.append(kept_);
       } else {
         append_varint(out_, WireFormat::MakeTag(wire::kPayloadMarker, WireFormat::WIRETYPE_VARINT));
         append_varint(out_, payloads_.add(pending_));
@@ -156,13 +220,13 @@ class Stripper {
   }
 
   void note_payload(std::uint64_t start, std::uint32_t field) {
-    const ByteRange r{start, static_cast<std::uint64_t>(in_.CurrentPosition()) - start, field};
+    const ByteRange r{start, position() - start, field};
     pending_.push_back(r);
     pending_bytes_ += r.length;
     marker_seen_ = marker_seen_ || field == wire::kPayloadMarker;
   }
 
-  std::string_view file_;
+  std::uint64_t size_;
   CodedInputStream in_;
   TensorPayloads& payloads_;
   std::string& out_;
@@ -171,15 +235,33 @@ class Stripper {
   // The tensor being walked (tensors hold no tensors).
   std::vector<ByteRange> pending_;
   std::uint64_t pending_bytes_ = 0;
+  std::string kept_;  ///< its payload fields, while they may be kept
   bool marker_seen_ = false;
   ElementCount elements_;
 };
 
 }  // namespace
 
-bool strip_payloads(std::string_view file, TensorPayloads& payloads, std::string& structure) {
-  if (file.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return false;
-  return Stripper(file, payloads, structure).run();
+bool strip_payloads(ZeroCopyInputStream& input, std::uint64_t size, TensorPayloads& payloads,
+                    std::string& structure) {
+  if (size > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) return false;
+  return Stripper(input, size, payloads, structure).run();
+}
+
+bool strip_file_payloads(int fd, std::uint64_t size, TensorPayloads& payloads,
+                         std::string& structure, int* read_error) {
+  google::protobuf::io::FileInputStream file(fd, kReadBlockBytes);
+  // Never past `size` (checked against the limits), should the file grow while it is read.
+  google::protobuf::io::LimitingInputStream bytes(&file, static_cast<std::int64_t>(size));
+  const bool walked = strip_payloads(bytes, size, payloads, structure);
+  *read_error = file.GetErrno();
+  return walked;
+}
+
+bool strip_payloads(std::string_view bytes, TensorPayloads& payloads, std::string& structure) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return false;
+  google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
+  return strip_payloads(input, bytes.size(), payloads, structure);
 }
 
 }  // namespace cctx::detail

@@ -16,9 +16,7 @@
 // free list was never given back to the allocator, so it stays allocated between its values.
 // Which ops alias or may run in place is the in-place policies' say (the onnxruntime plugin
 // declares ONNX Runtime's kernels).
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <unordered_map>
@@ -31,6 +29,7 @@
 #include "pipeline/buffer_plan.hpp"
 #include "pipeline/inplace_declarations.hpp"
 #include "pipeline/node_flags.hpp"
+#include "pipeline/onnx_library.hpp"
 #include "util/hash_mix.hpp"
 
 namespace cctx {
@@ -134,9 +133,12 @@ class FreeListPlan {
       *copy = n;
       detail::borrow_one(*copy, g.mutable_node());
     }
+    // Opened outside the try: a missing module is an error of the installation, not of ONNX's
+    // inference over this model.
+    const detail::OnnxLibrary& onnx_library = detail::onnx_library();
     try {
-      onnx::shape_inference::InferShapes(view, onnx::OpSchemaRegistry::Instance(),
-                                         onnx::ShapeInferenceOptions(false, 0, false));
+      std::string error;
+      if (!onnx_library.infer_model(view, &error)) return false;
       for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
         for (const onnx::ValueInfoProto& vi : *list) runtime_types_[vi.name()] = vi.type();
       }

@@ -1,11 +1,11 @@
 #include "pipeline/onnx_fallback.hpp"
 
-#include <onnx/defs/schema.h>
 #include <onnx/defs/shape_inference.h>
 #include <onnx/onnx_pb.h>
 
 #include <unordered_map>
 
+#include "pipeline/onnx_library.hpp"
 #include "pipeline/shape_types.hpp"
 
 namespace cctx {
@@ -94,18 +94,13 @@ class FallbackContext final : public onnx::InferenceContext {
   std::vector<onnx::TypeProto> outputs_;
 };
 
-int max_known_version(const std::string& domain) {
-  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  auto it = ranges.find(domain.empty() ? std::string(onnx::ONNX_DOMAIN) : domain);
-  return it == ranges.end() ? -1 : it->second.second;
-}
-
 }  // namespace
 
 bool onnx_schema_inference(Analysis& s, ShapeResult& shapes, NodeId n, std::string* why) {
   const NodeEntry& node = s.graph->node(n);
   const std::string domain(node.domain);
-  const int max_version = max_known_version(domain);
+  const detail::OnnxLibrary& onnx_library = detail::onnx_library();
+  const int max_version = onnx_library.max_known_version(domain);
   if (max_version < 0) {
     *why = "the linked ONNX library does not know the domain";
     return false;
@@ -116,22 +111,23 @@ bool onnx_schema_inference(Analysis& s, ShapeResult& shapes, NodeId n, std::stri
            std::to_string(max_version) + ")";
     return false;
   }
-  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
-      std::string(node.op_type), static_cast<int>(node.opset < 0 ? max_version : node.opset),
-      domain);
-  if (schema == nullptr) {
-    *why = "the linked ONNX library has no schema for it";
-    return false;
-  }
-  if (!schema->has_type_and_shape_inference_function()) {
-    *why = "its ONNX schema has no inference function";
-    return false;
+  const onnx::OpSchema* schema = nullptr;
+  switch (onnx_library.find_schema(domain, std::string(node.op_type),
+                                   static_cast<int>(node.opset < 0 ? max_version : node.opset),
+                                   &schema)) {
+    case detail::SchemaInference::kNoSchema:
+      *why = "the linked ONNX library has no schema for it";
+      return false;
+    case detail::SchemaInference::kNoFunction:
+      *why = "its ONNX schema has no inference function";
+      return false;
+    default:
+      break;
   }
   FallbackContext ctx(s, shapes, node);
-  try {
-    schema->GetTypeAndShapeInferenceFunction()(ctx);
-  } catch (const std::exception& e) {
-    *why = std::string("ONNX inference failed: ") + e.what();
+  std::string error;
+  if (onnx_library.infer_node(*schema, ctx, &error) != detail::SchemaInference::kDone) {
+    *why = "ONNX inference failed: " + error;
     return false;
   }
   for (std::size_t k = 0; k < node.outputs.size(); ++k) {

@@ -3,11 +3,11 @@
 1. `pip install --no-build-isolation .` into a temporary prefix (Debian's pip, setuptools, wheel;
    --no-index: nothing may be downloaded), reusing the CMake tree given by --build;
 2. `cmake --install` of that tree into another prefix;
-and from each: the package folder holds the plugins, profiles and binary; every ```python block
-of the README's "Python" section runs with only that prefix on sys.path (from the source folder,
-whose relative model paths the examples use), with nothing on stderr; `python -m cctx analyze`
-prints what build/bin/cctx prints; `python -m cctx plugins` loads the plugins from inside the
-package; and the package folder still works once moved elsewhere.
+and from each: the package folder holds the plugins, cctx's module of ONNX's inference, profiles
+and binary; every ```python block of the README's "Python" section runs with only that prefix on
+sys.path (from the source folder, whose relative model paths the examples use), with nothing on
+stderr; `python -m cctx analyze` prints what build/bin/cctx prints; `python -m cctx plugins` loads
+the plugins from inside the package; and the package folder still works once moved elsewhere.
 """
 import argparse
 import os
@@ -46,7 +46,8 @@ def readme_python_blocks(source: pathlib.Path):
 
 def check_package(site: pathlib.Path, source: pathlib.Path, build: pathlib.Path, label: str):
     package = site / "cctx"
-    for part in ("lib/cctx/plugins/libcctx_onnx.so", "share/cctx/profiles/default.yaml", "bin/cctx"):
+    for part in ("lib/cctx/plugins/libcctx_onnx.so", "lib/cctx/libcctx_onnx_library.so",
+                 "share/cctx/profiles/default.yaml", "bin/cctx"):
         if not (package / part).exists():
             sys.exit(f"FAIL ({label}): {package / part} is not installed")
     for i, block in enumerate(readme_python_blocks(source)):
@@ -63,6 +64,9 @@ def check_package(site: pathlib.Path, source: pathlib.Path, build: pathlib.Path,
     plugins = run([PYTHON, "-m", "cctx", "plugins"], cwd="/", env=clean_env(site)).stdout
     if str(package / "lib" / "cctx" / "plugins") not in plugins:
         sys.exit(f"FAIL ({label}): plugins not loaded from the package:\n{plugins}")
+    # ONNX's own inference, from the package's libcctx_onnx_library.so (a profile without plugins).
+    run([PYTHON, "-m", "cctx", "analyze", "tests/models/cnn.onnx", "--profile", "no-plugins", "-q"],
+        cwd=source, env=clean_env(site))
     done = subprocess.run([PYTHON, "-m", "cctx", "analyze", "/nonexistent.onnx"], cwd="/",
                           env=clean_env(site), capture_output=True, text=True)
     if done.returncode != 3 or "no such file" not in done.stderr:

@@ -1,0 +1,76 @@
+// ONNX's own inference (libonnx) lives in cctx's module libcctx_onnx_library.so, opened only when
+// an analysis needs it (pipeline/onnx_library.hpp): through the real binary, with the dynamic
+// loader's log of the files it opens (LD_DEBUG=files).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "test_env.hpp"
+
+namespace cctx {
+namespace {
+
+namespace fs = std::filesystem;
+using test::quoted;
+using test::run_cctx;
+
+std::string model(const char* name) { return quoted(test::source_dir() / "tests/models" / name); }
+
+bool opened(const test::RunResult& r, const std::string& file) {
+  return r.err.find("file=" + file) != std::string::npos;
+}
+
+TEST(OnnxLibrary, NotLoadedWhenEveryOperatorHasARule) {
+  const auto r = run_cctx("analyze " + model("cnn.onnx") + " --format json", "env LD_DEBUG=files");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(opened(r, "libonnx_proto.so")) << r.err;  // the loader's log is there
+  EXPECT_FALSE(opened(r, "libonnx.so")) << r.err;
+  EXPECT_EQ(r.err.find("libcctx_onnx_library.so"), std::string::npos) << r.err;
+}
+
+TEST(OnnxLibrary, LoadedForOnnxSchemaInference) {
+  const auto r =
+      run_cctx("analyze " + model("cnn.onnx") + " --profile no-plugins", "env LD_DEBUG=files");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(opened(r, "libonnx.so")) << r.err;
+  EXPECT_NE(r.err.find("libcctx_onnx_library.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(Conv): no cctx shape rule; used ONNX schema inference"), std::string::npos)
+      << r.err;
+}
+
+TEST(OnnxLibrary, LoadedForTheRuntimeShapesOfTheFreeListPlanner) {
+  const auto r = run_cctx("analyze " + model("cnn.onnx") + " --profile onnxruntime-cpu-no-arena",
+                          "env LD_DEBUG=files");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(opened(r, "libonnx.so")) << r.err;
+}
+
+// An installation without the module: the analysis that needs it stops with one line naming the
+// file; one that does not need it is not affected.
+TEST(OnnxLibrary, MissingModuleIsAnErrorOfTheInstallation) {
+  test::TempDir prefix;
+  fs::create_directories(prefix / "bin");
+  fs::create_directories(prefix / "lib/cctx");
+  fs::copy_file(test::cctx_binary(), prefix / "bin/cctx");
+  fs::copy(test::plugin_dir(), prefix / "lib/cctx/plugins", fs::copy_options::recursive);
+  fs::create_directories(prefix / "share/cctx");
+  fs::copy(test::profile_dir(), prefix / "share/cctx/profiles", fs::copy_options::recursive);
+  auto run = [&](const std::string& args) {
+    const std::string err = (prefix / "err").string();
+    const std::string command = quoted(prefix / "bin/cctx") + " " + args + " >/dev/null 2>" + err;
+    const int status = std::system(command.c_str());
+    return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::read_file(err)};
+  };
+  const auto [fine, fine_err] = run("analyze " + model("cnn.onnx"));
+  EXPECT_EQ(fine, 0) << fine_err;
+  const auto [code, err] = run("analyze " + model("cnn.onnx") + " --profile no-plugins");
+  EXPECT_EQ(code, 3) << err;
+  EXPECT_NE(err.find("cannot load " + (prefix / "lib/cctx/libcctx_onnx_library.so").string()),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find('\n'), err.size() - 1) << err;
+}
+
+}  // namespace
+}  // namespace cctx
