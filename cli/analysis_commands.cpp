@@ -1,6 +1,7 @@
 // `cctx analyze`, `cctx shapes` and `cctx print`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <future>
 #include <iostream>
@@ -163,6 +164,47 @@ std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
   return bounded;
 }
 
+std::optional<std::string> specialization_reason(const ComputeContext& ctx,
+                                                 const std::vector<Assignment>& assignments) {
+  // One assignment of sizes the model can run at: a sweep keeps one symbolic analysis.
+  if (assignments.size() != 1 || assignments[0].empty()) return std::nullopt;
+  const Assignment& given = assignments[0];
+  // Sizes of the main graph's inputs only: what the model would declare at those sizes. A value
+  // given to an internal symbol (bytes_Y=24) is the user's own answer for the symbolic analysis.
+  std::set<std::string> input_symbols;
+  for (ValueId v : ctx.graph().graphs()[0].inputs) {
+    for (Expr d : ctx.shape(v).dims) {
+      for (std::string& name : ctx.pool().symbols_of(d)) input_symbols.insert(std::move(name));
+    }
+  }
+  for (const auto& [name, value] : given) {
+    if (input_symbols.count(name) == 0) return std::nullopt;
+  }
+  if (ctx.failed_requirement(given)) return std::nullopt;
+  // A node choosing between bodies (an If) that the analysis could not decide holds the larger
+  // of their working memories and outputs; at fixed sizes the branch that runs may be known.
+  for (const NodeEntry& node : ctx.graph().nodes()) {
+    if (node.bodies.size() < 2) continue;
+    const bool decided = std::any_of(node.bodies.begin(), node.bodies.end(),
+                                     [&](const BodyRef& b) { return !ctx.body_runs(b.graph); });
+    if (!decided) {
+      return describe_node(ctx.graph(), static_cast<NodeId>(&node - ctx.graph().nodes().data())) +
+             " chooses a branch the symbolic analysis could not decide";
+    }
+  }
+  const std::set<std::string> needed = symbols_to_evaluate(ctx);
+  Assignment completed = given;
+  assign_upper_bounds(ctx, needed, completed);
+  for (const std::string& name : needed) {
+    // A failed rule is named by check_symbols: the sizes do not decide what it left unknown.
+    if (completed.count(name) == 0 && ctx.rule_failure_behind(name) == nullptr) {
+      return "the formulas need '" + name + "' (" + origin_of(ctx, name) +
+             "), which these sizes decide";
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // On large graphs a terminal user sees each stage finish (stderr only, never when piped).
@@ -270,24 +312,45 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   // text (161 MB at 100k nodes) only while streaming it out, below.
   std::string text, plot, stack;
   std::optional<JsonReportWriter> json;
+  // When the formulas need a size that the input sizes decide (which branch of an If runs, a
+  // rank that depends on it), one assignment is evaluated by analysing the model again with
+  // those sizes fixed (semantics.md "Evaluation at fixed sizes").
+  std::optional<ComputeContext> fixed;
+  Assignment fixed_at;
+  std::string specialized, fixed_because;
   naming_model(args.model, [&] {
     ctx.compute(model);
-    std::vector<std::vector<BoundedSymbol>> bounded = check_symbols(ctx, evaluate);
-    ReportOptions options{args.model, evaluate, std::move(bounded)};
-    if (args.format == "json") {
-      json.emplace(ctx, options);
-    } else if (args.format == "csv") {
-      text = csv_report(ctx, options);
-    } else if (args.format == "html") {
-      text = html_report(ctx, HtmlReportOptions{options, host.plugins()});
-    } else {
-      text = "Symbolic ComputeContext.memory table:\n" + memory_table(ctx) + "\n" +
-             scratch_listing(ctx);
-      if (!evaluate.empty()) text += "\n" + evaluated_totals_table(ctx, evaluate);
-      text += "\n" + peak_summary(ctx, evaluate, options.at_upper_bound);
+    const ComputeContext* report_ctx = &ctx;
+    if (const std::optional<std::string> why = specialization_reason(ctx, evaluate)) {
+      Profile at_sizes = host.profile();
+      for (const auto& [name, value] : evaluate[0]) at_sizes.fixed_sizes[name] = value;
+      fixed.emplace(host.registry(), std::move(at_sizes));
+      fixed->compute(model);
+      report_ctx = &*fixed;
+      fixed_at = evaluate[0];
+      fixed_because = *why;
+      specialized =
+          "Analysed with its inputs at " + assignment_label(fixed_at) + ": " + fixed_because + "\n";
+      // The assignment still labels the evaluation: the fixed analysis knows its symbols (the
+      // declarations named them before they were fixed), and its amounts no longer need them.
     }
-    if (plot_out) plot = total_bytes_svg(ctx, evaluate);
-    if (stack_out) stack = memory_stack_svg(ctx, evaluate.front());
+    const ComputeContext& rctx = *report_ctx;
+    std::vector<std::vector<BoundedSymbol>> bounded = check_symbols(rctx, evaluate);
+    ReportOptions options{args.model, evaluate, std::move(bounded), fixed_at, fixed_because};
+    if (args.format == "json") {
+      json.emplace(rctx, options);
+    } else if (args.format == "csv") {
+      text = csv_report(rctx, options);
+    } else if (args.format == "html") {
+      text = html_report(rctx, HtmlReportOptions{options, host.plugins()});
+    } else {
+      text = specialized + "Symbolic ComputeContext.memory table:\n" + memory_table(rctx) + "\n" +
+             scratch_listing(rctx);
+      if (!evaluate.empty()) text += "\n" + evaluated_totals_table(rctx, evaluate);
+      text += "\n" + peak_summary(rctx, evaluate, options.at_upper_bound);
+    }
+    if (plot_out) plot = total_bytes_svg(rctx, evaluate);
+    if (stack_out) stack = memory_stack_svg(rctx, evaluate.front());
   });
   if (model_out) {
     ctx.write_to_model(model);
@@ -305,7 +368,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     write_stdout(text);
   }
   flush_stdout();  // before the diagnostics: std::cerr would flush it, hiding a failure's reason
-  print_diagnostics(ctx, args);
+  print_diagnostics(fixed ? *fixed : ctx, args);  // those of the analysis reported
   end_process_after_output();
 }
 

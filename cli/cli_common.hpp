@@ -35,6 +35,15 @@ struct AnalysisArgs {
 std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
                                                       std::vector<Assignment>& assignments);
 
+/// Why one assignment of input sizes is better evaluated by analysing the model again at those
+/// sizes (semantics.md "Evaluation at fixed sizes"): a node choosing between bodies (an If) that
+/// the symbolic analysis could not decide, or a symbol the formulas need that the assignment does
+/// not give and no bound stands for (a size only the branch that runs decides). nullopt when
+/// neither, when there are several assignments, when it names a symbol that is not an input's,
+/// or when check_symbols refuses it.
+std::optional<std::string> specialization_reason(const ComputeContext& ctx,
+                                                 const std::vector<Assignment>& assignments);
+
 /// Adds --quiet to a command that analyses a model.
 void add_quiet_flag(CLI::App& cmd, AnalysisArgs& args);
 /// The analysis's warnings and notes on stderr, one line each, unless --quiet. Every format

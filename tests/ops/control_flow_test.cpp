@@ -155,6 +155,46 @@ TEST(ControlFlow, IfOnARankTestThroughNotIsDecided) {
   EXPECT_EQ(count_constraints(a, Constraint::Kind::kOneOf), 0u);
 }
 
+TEST(ControlFlow, AnIfBranchThatRefusesItsInputsIsNotTheOneThatRuns) {
+  // The condition is data (a bool input): undecided. The then branch doubles X into a [N, 8]
+  // intermediate and squeezes axis 1, of size 8: Squeeze refuses, the runtime would fail there,
+  // so the else branch runs, and the then branch's working memory is not counted.
+  GraphBuilder refuses, keeps;
+  refuses.initializer_ints("axis", {1}, {1});
+  refuses.node("Concat", {"X", "X"}, {"xx"}, {attr("axis", 1)});
+  refuses.node("Squeeze", {"xx", "axis"}, {"s"}).output("s");
+  keeps.node("Identity", {"X"}, {"k"}).output("k");
+  ModelBuilder m(16);
+  m.input("cond", kBool, {}).input("X", kFloat, {"N", 4});
+  m.node("If", {"cond"}, {"Y"},
+         {attr("then_branch", refuses.graph()), attr("else_branch", keeps.graph())});
+  auto a = analyze_shapes(m);
+  EXPECT_EQ(a.dims("Y"), (Dims{"N", "4"})) << a.warnings();
+  EXPECT_TRUE(
+      a.has_warning("the then branch cannot run here (1 node(s) refusing their inputs): "
+                    "the else branch is the one that runs"))
+      << a.warnings();
+  EXPECT_EQ(a.scratch(0), "0");
+}
+
+TEST(ControlFlow, ADecidedIfCountsOnlyTheWorkingMemoryOfTheBranchThatRuns) {
+  // cond = (Size(A) == 0) is false: the then branch, with its [N, 8] intermediate, never runs.
+  GraphBuilder big, small;
+  big.node("Concat", {"A", "A"}, {"aa"}, {attr("axis", 1)});
+  big.node("ReduceSum", {"aa"}, {"t"}, {attr("keepdims", 0)}).output("t");
+  small.node("Neg", {"A"}, {"na"}).node("ReduceSum", {"na"}, {"e"}, {attr("keepdims", 0)});
+  small.output("e");
+  ModelBuilder m(11);
+  m.input("A", kFloat, {"N", 4}).initializer_ints("zero", {0}, {});
+  m.node("Size", {"A"}, {"n"}).node("Equal", {"n", "zero"}, {"cond"});
+  m.node("If", {"cond"}, {"Y"},
+         {attr("then_branch", big.graph()), attr("else_branch", small.graph())});
+  auto a = analyze_shapes(m);
+  ASSERT_EQ(a.value("cond"), (Dims{"0"})) << a.warnings();
+  // The else branch's Neg output, 16*N bytes, not the then branch's 32*N.
+  EXPECT_EQ(a.scratch(2), "16*N") << a.warnings();
+}
+
 TEST(ControlFlow, IfMergeOptionFreshUsesAFreshSymbol) {
   auto a = analyze_shapes(if_model({"N", 4}, {"M", 4}), [](Profile& p) {
     p.tags.enabled = false;

@@ -93,20 +93,26 @@ TEST(SdkAbi, ShapeSinkMethodOrder) {
   using I = IShapeSink;
   using Constraint =
       Status (I::*)(ConstraintKind, std::uint32_t, std::uint32_t, std::uint32_t) noexcept;
-  expect_in_order("IShapeSink", {CCTX_SLOT(I, set_output), CCTX_SLOT(I, set_output_value),
-                                 CCTX_SLOT(I, fresh_dim), CCTX_SLOT_AS(I, constraint, Constraint),
-                                 CCTX_SLOT(I, warn), CCTX_SLOT(I, fail), CCTX_SLOT(I, infer_body),
+  expect_in_order("IShapeSink", {CCTX_SLOT(I, set_output),
+                                 CCTX_SLOT(I, set_output_value),
+                                 CCTX_SLOT(I, fresh_dim),
+                                 CCTX_SLOT_AS(I, constraint, Constraint),
+                                 CCTX_SLOT(I, warn),
+                                 CCTX_SLOT(I, fail),
+                                 CCTX_SLOT(I, infer_body),
                                  CCTX_SLOT(I, set_output_elements),
-                                 CCTX_SLOT(I, set_output_length_handle),     // 1.1
-                                 CCTX_SLOT(I, bound_fresh_dim_handle),       // 1.3
-                                 CCTX_SLOT(I, set_output_fraction_handles),  // 1.3
+                                 CCTX_SLOT(I, set_output_length_handle),          // 1.1
+                                 CCTX_SLOT(I, bound_fresh_dim_handle),            // 1.3
+                                 CCTX_SLOT(I, set_output_fraction_handles),       // 1.3
                                  CCTX_SLOT(I, set_output_element_count_handle),   // 1.4
                                  CCTX_SLOT(I, body_output_element_count_handle),  // 1.4
                                  CCTX_SLOT(I, require_handles),                   // 1.4
                                  CCTX_SLOT(I, float_term_handle),                 // 1.5
                                  CCTX_SLOT(I, float_constant_handle),             // 1.5
                                  CCTX_SLOT(I, float_to_dim_handle),               // 1.5
-                                 CCTX_SLOT(I, set_output_float_handles)});        // 1.5
+                                 CCTX_SLOT(I, set_output_float_handles),          // 1.5
+                                 CCTX_SLOT(I, body_refusals),                     // 1.6
+                                 CCTX_SLOT(I, skip_body)});                       // 1.6
 }
 
 TEST(SdkAbi, ScratchSinkMethodOrder) {

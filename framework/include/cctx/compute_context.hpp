@@ -325,6 +325,9 @@ class ComputeContext {
   const std::vector<DimBound>& dim_bounds() const;
   /// The bounds the model's own constraints narrowed, in the order they were recorded.
   const std::vector<DerivedBound>& derived_bounds() const;
+  /// Whether body g runs with its node's inputs: false for an If branch decided against or
+  /// refusing its inputs (IShapeSink::skip_body), whose working memory is not counted.
+  bool body_runs(GraphId g) const;
   const std::vector<ValueId>& unknown_rank_values() const;
   const std::vector<ValueId>& unsized_values() const;
   const std::vector<DecisionEvent>& events() const;

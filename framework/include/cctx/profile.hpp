@@ -36,6 +36,10 @@ struct Profile {
   std::vector<DeclaredOp> ops;
   std::vector<std::filesystem::path> plugin_path;        ///< searched before the default folders
   std::map<std::string, Interval, std::less<>> symbols;  ///< bounds; default [1, +inf)
+  /// Sizes fixed before inference: a declared dim that is one of these symbols is that integer,
+  /// as if the model declared it so (`cctx analyze --eval` when the sizes decide which branch of an
+  /// If runs: semantics.md "Evaluation at fixed sizes"). Set by the CLI, never read from a file.
+  std::map<std::string, std::int64_t, std::less<>> fixed_sizes;
 
   struct Shapes {
     bool strict = false;

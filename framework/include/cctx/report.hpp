@@ -22,6 +22,11 @@ struct ReportOptions {
   std::vector<Assignment> evaluate;  ///< assignments evaluated per node and for the peak
   /// Per assignment (or none): the data-dependent symbols it holds at their upper bound.
   std::vector<std::vector<BoundedSymbol>> at_upper_bound;
+  /// Set when the report is of the model analysed again with its input sizes fixed (cctx
+  /// analyze --eval, semantics.md "Evaluation at fixed sizes"): those sizes (the one
+  /// assignment evaluated) and what the symbolic formulas lacked.
+  Assignment fixed_sizes = {};
+  std::string fixed_because = {};
 };
 
 /// An amount as text: the integer, or the canonical expression.

@@ -1,7 +1,8 @@
 // Working memory of control-flow bodies (semantics.md "Peak scratch memory"): what a node's If
 // branch, Loop or Scan iteration allocates for its own intermediate values while it runs. One body
 // runs at a time, so a node needs the largest of its bodies' peaks: the max over an If's branches,
-// one iteration of a Loop. Body outputs are not counted here: they become the node's outputs (If)
+// one iteration of a Loop, leaving out a branch that does not run (decided against, or refusing
+// its inputs). Body outputs are not counted here: they become the node's outputs (If)
 // or the next iteration's carried values, which the node's own outputs account for.
 #include <unordered_map>
 #include <unordered_set>
@@ -18,8 +19,11 @@ class BodyMemory {
 
   Expr bodies_of(NodeId n) {
     Expr largest = pool_.integer(0);
-    for (const BodyRef& b : s_.graph->node(n).bodies)
+    for (const BodyRef& b : s_.graph->node(n).bodies) {
+      // An If branch that does not run with these inputs (IShapeSink::skip_body) holds nothing.
+      if (shapes_.skipped_bodies.count(b.graph) != 0) continue;
       largest = pool_.max(largest, peak_of(b.graph));
+    }
     return largest;
   }
 

@@ -238,6 +238,9 @@ const std::vector<DimBound>& ComputeContext::dim_bounds() const {
 const std::vector<DerivedBound>& ComputeContext::derived_bounds() const {
   return state_->shapes.derived_bounds;
 }
+bool ComputeContext::body_runs(GraphId g) const {
+  return state_->shapes.skipped_bodies.count(g) == 0;
+}
 const std::vector<ValueId>& ComputeContext::unknown_rank_values() const {
   return state_->shapes.unknown_rank_values;
 }

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -359,6 +360,13 @@ class HostShapeSink final : public sdk::IShapeSink {
     return sdk::Status::kOk;
   }
 
+  sdk::Status body_refusals(std::uint32_t* count) noexcept override {
+    *count = body_refusals_;
+    return sdk::Status::kOk;
+  }
+
+  sdk::Status skip_body(sdk::StringRef attr) noexcept override;
+
   /// Sequence output `out` for set_output_elements/set_output_length; nullptr with `*status` set
   /// when it is out of range (an error), omitted (kOk: nothing to record) or not a sequence.
   ValueShape* sequence_output(std::uint32_t out, const char* method, sdk::Status* status) {
@@ -490,6 +498,8 @@ class HostShapeSink final : public sdk::IShapeSink {
   std::vector<std::uint32_t> fresh_made_;  ///< what fresh_dim returned during this call
   /// Per output of the body infer_body inferred last: its element count, for an unknown rank.
   std::vector<std::optional<Expr>> body_counts_;
+  /// Nodes of the body infer_body inferred last whose shape rule refused its inputs.
+  std::uint32_t body_refusals_ = 0;
   std::unordered_map<ValueId, FractionValue> pending_fractions_;
   std::unordered_map<ValueId, std::vector<FloatTerm>> pending_terms_;
   std::string error_;
@@ -533,7 +543,8 @@ class ShapeStage {
   /// that has one (ValueDesc cannot carry it: IShapeSink::body_output_element_count_handle does).
   sdk::Status infer_body(NodeId n, const std::string& attr, std::uint32_t count,
                          const sdk::ValueDesc* inputs, sdk::IBodyOutputs& outputs,
-                         std::vector<std::optional<Expr>>* element_counts) {
+                         std::vector<std::optional<Expr>>* element_counts,
+                         std::uint32_t* refusals) {
     const NodeEntry& node = s_.graph->node(n);
     GraphId body = kInvalidId;
     for (const BodyRef& b : node.bodies) {
@@ -579,7 +590,12 @@ class ShapeStage {
       }
       out_.values[v] = std::move(shape);
     }
+    // Inferred again (a Loop's fixpoint, an If inside one): whether it runs is decided anew.
+    out_.skipped_bodies.erase(body);
+    const std::uint32_t refused_before = refusals_;
     infer_graph(body);
+    *refusals = refusals_ - refused_before;
+    refusals_of_[body] = *refusals;
     element_counts->assign(ge.outputs.size(), std::nullopt);
     std::vector<std::uint32_t> dims, values;
     for (std::size_t k = 0; k < ge.outputs.size(); ++k) {
@@ -609,9 +625,21 @@ class ShapeStage {
  private:
   ValueShape declared_shape(ValueId v, const onnx::ValueInfoProto& decl) {
     if (!decl.has_type()) return ValueShape{};
-    return from_type_proto(
+    ValueShape shape = from_type_proto(
         *s_.pool, decl.type(), [&](std::size_t axis) { return fresh_declared_dim(s_, v, axis); },
         false);
+    if (!s_.options.fixed_sizes.empty()) fix_sizes(shape);
+    return shape;
+  }
+
+  /// Profile::fixed_sizes: the declared symbols given a size become that integer.
+  void fix_sizes(ValueShape& shape) {
+    if (fixed_.empty()) {
+      for (const auto& [name, value] : s_.options.fixed_sizes) {
+        fixed_.emplace(name, s_.pool->integer(value));
+      }
+    }
+    for (Expr& d : shape.dims) d = s_.pool->substitute(d, fixed_);
   }
 
   void seed_initializer(ValueId v) {
@@ -683,6 +711,7 @@ class ShapeStage {
         if (s_.options.shapes.strict) {
           throw AnalysisError(identify(n) + ": " + rule_error + (invalid ? by : std::string()));
         }
+        if (status == sdk::Status::kInvalidArgument && !invalid) ++refusals_;
         s_.rule_failed(RuleFailure::Kind::kShape, n, origin, rule_error);
         s_.warn(n, describe_node(*s_.graph, n) + ": " + rule_error + by + "; using the fallbacks");
       }
@@ -891,6 +920,12 @@ class ShapeStage {
   ShapeResult& out_;
   ExprBridge bridge_;
   std::optional<AnalysisError> parked_;
+  /// Shape rules that refused their node's inputs so far, but in bodies that do not run
+  /// (IShapeSink::body_refusals), and per body the count of its last inference.
+  std::uint32_t refusals_ = 0;
+  std::unordered_map<GraphId, std::uint32_t> refusals_of_;
+  /// Profile::fixed_sizes as expressions, made on first use.
+  std::map<std::string, Expr, std::less<>> fixed_;
   /// The symbols of the main graph's declared inputs, gathered on first use.
   std::optional<std::unordered_set<std::uint32_t>> input_symbols_;
 
@@ -898,7 +933,26 @@ class ShapeStage {
   void park(const AnalysisError& e) {
     if (!parked_) parked_ = e;
   }
+  /// Body g does not run: its working memory is not counted, and its refusals do not make the
+  /// body around it one that cannot run.
+  void skip_body(GraphId g) {
+    if (!out_.skipped_bodies.insert(g).second) return;
+    auto it = refusals_of_.find(g);
+    if (it != refusals_of_.end()) refusals_ -= it->second;
+  }
 };
+
+sdk::Status HostShapeSink::skip_body(sdk::StringRef attr) noexcept {
+  const std::string name = text(attr);
+  for (const BodyRef& b : node_.bodies) {
+    if (b.attribute == name) {
+      stage_.skip_body(b.graph);
+      return sdk::Status::kOk;
+    }
+  }
+  message_ = "skip_body: the node has no graph attribute '" + name + "'";
+  return fail(sdk::Status::kInvalidArgument, sdk::StringRef(message_.data(), message_.size()));
+}
 
 sdk::Status HostShapeSink::infer_body(sdk::StringRef attr, std::uint32_t input_count,
                                       const sdk::ValueDesc* inputs,
@@ -913,7 +967,8 @@ sdk::Status HostShapeSink::infer_body(sdk::StringRef attr, std::uint32_t input_c
     }
   }
   try {
-    sdk::Status st = stage_.infer_body(n_, text(attr), input_count, inputs, outputs, &body_counts_);
+    sdk::Status st = stage_.infer_body(n_, text(attr), input_count, inputs, outputs, &body_counts_,
+                                       &body_refusals_);
     if (st != sdk::Status::kOk) {
       std::string m = "node has no graph attribute '" + text(attr) + "'";
       return fail(st, sdk::StringRef(m.data(), m.size()));

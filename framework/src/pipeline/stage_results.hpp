@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cctx/compute_context.hpp"
@@ -41,6 +42,9 @@ struct ShapeResult {
   std::vector<ValueId> unknown_rank_values;
   /// Producer-named fresh dims by name, so that re-inferring a body reuses them.
   std::unordered_map<std::string, Expr> fresh_dims;
+  /// Bodies that do not run with their node's inputs (IShapeSink::skip_body): an If's branch
+  /// decided against or refusing its inputs. Their working memory is not counted.
+  std::unordered_set<GraphId> skipped_bodies;
 };
 
 /// The tag stage: the tag of every value and node.

@@ -161,11 +161,16 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
   for (std::size_t k = 0; k < options.evaluate.size(); ++k) {
     const Assignment& a = options.evaluate[k];
     PeakEvaluation e = ctx.evaluate_peak(a);
+    const bool fixed = !options.fixed_sizes.empty();
     evaluations.push_back({{"assignment", assignment_json(a)},
                            {"bytes", e.bytes},
                            {"node", e.node},
                            {"run_bytes", e.run_bytes},
                            {"session_bytes", e.session_bytes}});
+    if (fixed) {
+      evaluations.back()["at_fixed_sizes"] = true;
+      evaluations.back()["fixed_because"] = options.fixed_because;
+    }
     // Only when some data-dependent size was taken at its bound (the assignment holds it too).
     if (k < options.at_upper_bound.size() && !options.at_upper_bound[k].empty()) {
       Json bounds = Json::array();

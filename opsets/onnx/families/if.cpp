@@ -1,5 +1,6 @@
-// If (the control-flow family): both branches are inferred, a decided condition selects one, and
-// otherwise each output merges the branches' kinds, types, values and dims, a dim that differs
+// If (the control-flow family): both branches are inferred, a decided condition selects one (so
+// does a branch whose nodes refuse their inputs: the other one runs), and otherwise each output
+// merges the branches' kinds, types, values and dims, a dim that differs
 // becoming their max or a fresh symbol (plugin option `if_merge`, read by register_control_flow).
 #include <algorithm>
 #include <cstdint>
@@ -107,14 +108,31 @@ Status if_op(const INodeView& node, IShapeSink& out, IfMerge mode) {
   require_inputs(node, 1);
   // Both branches are inferred even when the condition is decided: their nodes need shapes too.
   std::vector<BodyValue> then_out, else_out;
+  std::uint32_t then_refusals = 0, else_refusals = 0;
   check(infer_body(node, out, "then_branch", {}, &then_out));
+  check(out.body_refusals(&then_refusals));
   check(infer_body(node, out, "else_branch", {}, &else_out));
+  check(out.body_refusals(&else_refusals));
   if (then_out.size() != else_out.size() || then_out.size() < node.output_count()) {
     return fail("the branches have " + std::to_string(then_out.size()) + " and " +
                 std::to_string(else_out.size()) + " outputs for " +
                 std::to_string(node.output_count()) + " node outputs");
   }
-  const int branch = decided_branch(node);
+  int branch = decided_branch(node);
+  if (branch < 0 && (then_refusals == 0) != (else_refusals == 0)) {
+    // One branch breaks an operator's contract with these inputs (silero's 8 kHz branch at a
+    // 16 kHz chunk size): the runtime would fail there, so the other one is what runs.
+    branch = then_refusals == 0 ? 1 : 0;
+    const std::string message = std::string("the ") + (branch == 1 ? "else" : "then") +
+                                " branch cannot run here (" +
+                                std::to_string(branch == 1 ? else_refusals : then_refusals) +
+                                " node(s) refusing their inputs): the " +
+                                (branch == 1 ? "then" : "else") + " branch is the one that runs";
+    out.warn(StringRef(message.data(), message.size()));
+  }
+  // The branch that does not run holds no memory.
+  if (branch >= 0)
+    check(out.skip_body(StringRef::from_c_str(branch == 1 ? "else_branch" : "then_branch")));
   for (std::uint32_t o = 0; o < node.output_count(); ++o) {
     if (!node.has_output(o)) continue;
     BodyValue result;

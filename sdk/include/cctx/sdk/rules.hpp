@@ -200,6 +200,19 @@ class CCTX_SDK_VISIBLE IShapeSink {
   /// @since 1.5
   virtual Status set_output_float_handles(std::uint32_t out, std::uint32_t count,
                                           const std::uint32_t* terms) noexcept = 0;
+  /// After infer_body: `*count` is the number of the nodes of the body it inferred last in this
+  /// call (nested bodies included) whose shape rule refused its inputs (kInvalidArgument: the
+  /// operator's contract is broken there, a rank or size it cannot take). Such a body cannot run
+  /// with the inputs it was given: an If branch that refuses while the other does not is not the
+  /// one that runs.
+  /// @since 1.6
+  virtual Status body_refusals(std::uint32_t* count) noexcept = 0;
+  /// Body `attr` of this node does not run with the node's inputs (an If branch whose condition
+  /// is decided the other way, or whose nodes refuse their inputs): the host leaves its working
+  /// memory out of the node's scratch. Its values keep their shapes (the report lists them).
+  /// kInvalidArgument when the node has no such graph attribute.
+  /// @since 1.6
+  virtual Status skip_body(StringRef attr) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   /// The length of sequence output `out`, symbolic or concrete (`node.constant(3)`).
