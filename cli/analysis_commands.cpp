@@ -205,6 +205,20 @@ std::optional<std::string> specialization_reason(const ComputeContext& ctx,
   return std::nullopt;
 }
 
+std::unique_ptr<ComputeContext> analyse_at_fixed_sizes(const Host& host, const Model& model,
+                                                       const ComputeContext& ctx,
+                                                       const std::vector<Assignment>& evaluate,
+                                                       std::string* because) {
+  const std::optional<std::string> why = specialization_reason(ctx, evaluate);
+  if (!why) return nullptr;
+  Profile at_sizes = host.profile();
+  for (const auto& [name, value] : evaluate[0]) at_sizes.fixed_sizes[name] = value;
+  auto fixed = std::make_unique<ComputeContext>(host.registry(), std::move(at_sizes));
+  fixed->compute(model);
+  *because = *why;
+  return fixed;
+}
+
 namespace {
 
 // On large graphs a terminal user sees each stage finish (stderr only, never when piped).
@@ -315,20 +329,16 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   // When the formulas need a size that the input sizes decide (which branch of an If runs, a
   // rank that depends on it), one assignment is evaluated by analysing the model again with
   // those sizes fixed (semantics.md "Evaluation at fixed sizes").
-  std::optional<ComputeContext> fixed;
+  std::unique_ptr<ComputeContext> fixed;
   Assignment fixed_at;
   std::string specialized, fixed_because;
   naming_model(args.model, [&] {
     ctx.compute(model);
     const ComputeContext* report_ctx = &ctx;
-    if (const std::optional<std::string> why = specialization_reason(ctx, evaluate)) {
-      Profile at_sizes = host.profile();
-      for (const auto& [name, value] : evaluate[0]) at_sizes.fixed_sizes[name] = value;
-      fixed.emplace(host.registry(), std::move(at_sizes));
-      fixed->compute(model);
-      report_ctx = &*fixed;
+    fixed = analyse_at_fixed_sizes(host, model, ctx, evaluate, &fixed_because);
+    if (fixed) {
+      report_ctx = fixed.get();
       fixed_at = evaluate[0];
-      fixed_because = *why;
       specialized =
           "Analysed with its inputs at " + assignment_label(fixed_at) + ": " + fixed_because + "\n";
       // The assignment still labels the evaluation: the fixed analysis knows its symbols (the

@@ -44,6 +44,13 @@ std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
 std::optional<std::string> specialization_reason(const ComputeContext& ctx,
                                                  const std::vector<Assignment>& assignments);
 
+/// The model analysed again with its inputs at `evaluate[0]`, when specialization_reason gives a
+/// reason (set in `*because`); nullptr otherwise. The one assignment still evaluates it.
+std::unique_ptr<ComputeContext> analyse_at_fixed_sizes(const Host& host, const Model& model,
+                                                       const ComputeContext& ctx,
+                                                       const std::vector<Assignment>& evaluate,
+                                                       std::string* because);
+
 /// Adds --quiet to a command that analyses a model.
 void add_quiet_flag(CLI::App& cmd, AnalysisArgs& args);
 /// The analysis's warnings and notes on stderr, one line each, unless --quiet. Every format

@@ -61,8 +61,13 @@ void run_explain(const ExplainArgs& args) {
   std::vector<Assignment> evaluate = resolve_assignments(args.analysis, profile);
   Model model = Model::load(args.analysis.model);
   Host host(profile);
-  ComputeContext ctx(host);
-  ctx.compute(model);
+  ComputeContext symbolic(host);
+  symbolic.compute(model);
+  // As analyze does: one assignment an undecided If depends on is explained at those sizes.
+  std::string because;
+  const std::unique_ptr<ComputeContext> fixed =
+      analyse_at_fixed_sizes(host, model, symbolic, evaluate, &because);
+  const ComputeContext& ctx = fixed ? *fixed : symbolic;
   check_symbols(ctx, evaluate);
   const NodeId node = find_node(ctx, args.node);
   nlohmann::ordered_json doc;
@@ -72,7 +77,13 @@ void run_explain(const ExplainArgs& args) {
     throw Error(std::string("--eval: ") + e.what() + "; assign every symbol with --eval SYM=V",
                 ExitCode::kUsage);
   }
-  write_stdout(args.analysis.format == "json" ? safe_text::json(doc, 2) + "\n" : explain_text(doc));
+  std::string note;
+  if (fixed) {
+    doc["at_fixed_sizes"] = because;
+    note = "Analysed with its inputs at " + assignment_label(evaluate[0]) + ": " + because + "\n";
+  }
+  write_stdout(args.analysis.format == "json" ? safe_text::json(doc, 2) + "\n"
+                                              : note + explain_text(doc));
   flush_stdout();
   print_diagnostics(ctx, args.analysis);
 }
@@ -120,11 +131,16 @@ DiffSide load_side(const std::string& path, const std::string& profile_path, con
   std::vector<Assignment> evaluate = resolve_assignments(analysis, profile);
   Model model = Model::load(path);
   Host host(profile);
-  ComputeContext ctx(host);
-  ctx.compute(model);
+  ComputeContext symbolic(host);
+  symbolic.compute(model);
+  std::string because;
+  const std::unique_ptr<ComputeContext> fixed =
+      analyse_at_fixed_sizes(host, model, symbolic, evaluate, &because);
+  const ComputeContext& ctx = fixed ? *fixed : symbolic;
   std::vector<std::vector<BoundedSymbol>> bounded = check_symbols(ctx, evaluate);
-  const std::string report =
-      safe_text::json(json_report(ctx, ReportOptions{path, evaluate, std::move(bounded)}));
+  const Assignment fixed_at = fixed ? evaluate[0] : Assignment{};
+  const std::string report = safe_text::json(
+      json_report(ctx, ReportOptions{path, evaluate, std::move(bounded), fixed_at, because}));
   return DiffSide{path + " (profile " + profile.name + ")", nlohmann::json::parse(report)};
 }
 

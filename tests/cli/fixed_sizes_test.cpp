@@ -88,6 +88,21 @@ TEST(FixedSizes, AnIfTheSizesDecideIsEvaluatedAtThoseSizes) {
       << table.out;
 }
 
+TEST(FixedSizes, ExplainAndDiffEvaluateAtThoseSizesToo) {
+  test::TempDir dir;
+  const std::string symbolic = save(squeeze_then_read_back({"B", "N"}), dir, "symbolic.onnx");
+  const test::RunResult explain =
+      run_cctx("explain " + symbolic + " 3 --format json --quiet --eval B=3 --eval N=5");
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  const nlohmann::json doc = nlohmann::json::parse(explain.out);
+  EXPECT_EQ(doc["at_fixed_sizes"],
+            "node 3 (If) chooses a branch the symbolic analysis could not decide");
+  // diff of the model with itself under the default profile: no change, figures evaluated.
+  const test::RunResult diff =
+      run_cctx("diff " + symbolic + " " + symbolic + " --eval B=3 --eval N=5 --format json");
+  EXPECT_EQ(diff.exit_code, 0) << diff.err;
+}
+
 TEST(FixedSizes, ASweepKeepsTheSymbolicAnalysisAndNamesWhatItLacks) {
   // Several assignments are one symbolic analysis evaluated several times: the size the branch
   // decides has no value there, and the error says so (evaluate them one at a time).
