@@ -289,7 +289,7 @@ class Parser {
 
   std::uint32_t call(std::string_view name, std::size_t at) {
     if (floats_) {
-      if (const std::optional<std::pair<AstOp, std::uint32_t>> f = float_function(name)) {
+      if (const FloatFunction* f = float_function(name)) {
         enter(pos_);
         ++pos_;  // '('
         const std::uint32_t arg = expr();
@@ -300,7 +300,7 @@ class Parser {
         }
         ++pos_;
         --depth_;
-        return emit(f->first, arg, f->second);
+        return emit(f->op, arg, f->arg);
       }
     }
     AstOp op = AstOp::kMax;
@@ -339,20 +339,29 @@ class Parser {
     return emit_list(op, args);
   }
 
-  static std::optional<std::pair<AstOp, std::uint32_t>> float_function(std::string_view name) {
-    auto of = [](AstOp op, auto arg) {
-      return std::optional<std::pair<AstOp, std::uint32_t>>{
-          std::pair{op, static_cast<std::uint32_t>(arg)}};
+  // The float functions of the expression language, by name. A table rather than an optional
+  // pair: GCC's sanitizer builds warn (maybe-uninitialized) on the optional's payload.
+  struct FloatFunction {
+    std::string_view name;
+    AstOp op;
+    std::uint32_t arg;
+  };
+
+  static const FloatFunction* float_function(std::string_view name) {
+    static constexpr FloatFunction kFunctions[] = {
+        {"float32", AstOp::kToFloat, static_cast<std::uint32_t>(FloatType::kFloat32)},
+        {"float64", AstOp::kToFloat, static_cast<std::uint32_t>(FloatType::kFloat64)},
+        {"floor", AstOp::kRound, static_cast<std::uint32_t>(Rounding::kFloor)},
+        {"ceil", AstOp::kRound, static_cast<std::uint32_t>(Rounding::kCeil)},
+        {"trunc", AstOp::kRound, static_cast<std::uint32_t>(Rounding::kTrunc)},
+        {"round", AstOp::kRound, static_cast<std::uint32_t>(Rounding::kHalfEven)},
+        {"abs", AstOp::kFloatFn, 0},
+        {"sqrt", AstOp::kFloatFn, 1},
     };
-    if (name == "float32") return of(AstOp::kToFloat, FloatType::kFloat32);
-    if (name == "float64") return of(AstOp::kToFloat, FloatType::kFloat64);
-    if (name == "floor") return of(AstOp::kRound, Rounding::kFloor);
-    if (name == "ceil") return of(AstOp::kRound, Rounding::kCeil);
-    if (name == "trunc") return of(AstOp::kRound, Rounding::kTrunc);
-    if (name == "round") return of(AstOp::kRound, Rounding::kHalfEven);
-    if (name == "abs") return of(AstOp::kFloatFn, 0);
-    if (name == "sqrt") return of(AstOp::kFloatFn, 1);
-    return std::nullopt;
+    for (const FloatFunction& f : kFunctions) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
   }
 
   std::string_view text_;
