@@ -137,10 +137,7 @@ class Stripper {
       case WireFormat::WIRETYPE_VARINT: {
         std::uint64_t value = 0;
         if (!in_.ReadVarint64(&value)) return false;
-        if (to != nullptr) {
-          append_varint(*to, tag);
-          append_varint(*to, value);
-        }
+        if (to != nullptr) append_header(*to, tag, value);
         return true;
       }
       case WireFormat::WIRETYPE_FIXED64:
@@ -152,9 +149,8 @@ class Stripper {
         if (!in_.ReadVarint32(&length)) return false;
         if (length > end - position()) return false;
         if (to == nullptr || length > room) return in_.Skip(static_cast<int>(length));
-        append_varint(*to, tag);
-        append_varint(*to, length);
-        return copy_raw(0, length, to);
+        append_header(*to, tag, length);
+        return append_raw(length, *to);
       }
       case WireFormat::WIRETYPE_START_GROUP: {
         // Deprecated groups: protobuf's own walk, written out whole.
@@ -175,13 +171,43 @@ class Stripper {
     }
   }
 
-  /// The next `bytes` of the input, after `tag` (0: none), appended to `to` (null: skipped).
+  /// The next `bytes` of the input, after `tag`, appended to `to` (null: skipped).
   bool copy_raw(std::uint32_t tag, std::uint32_t bytes, std::string* to) {
     if (to == nullptr) return in_.Skip(static_cast<int>(bytes));
-    if (tag != 0) append_varint(*to, tag);
-    const std::size_t at = to->size();
-    to->resize(at + bytes);
-    return in_.ReadRaw(to->data() + at, static_cast<int>(bytes));
+    append_varint(*to, tag);
+    return append_raw(bytes, *to);
+  }
+
+  /// A field's tag and its value (or length), appended as one piece: most fields of a graph are
+  /// short strings (names), whose copy is mostly this.
+  static void append_header(std::string& to, std::uint32_t tag, std::uint64_t value) {
+    char bytes[15];
+    std::size_t n = 0;
+    const auto put = [&](std::uint64_t v) {
+      while (v >= 0x80) {
+        bytes[n++] = static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+      }
+      bytes[n++] = static_cast<char>(v);
+    };
+    put(tag);
+    put(value);
+    to.append(bytes, n);
+  }
+
+  /// The next `bytes` of the input appended to `to`, straight from the input's buffer (not
+  /// zero-filled first, then read into).
+  bool append_raw(std::uint32_t bytes, std::string& to) {
+    while (bytes > 0) {
+      const void* data = nullptr;
+      int available = 0;
+      if (!in_.GetDirectBufferPointer(&data, &available) || available <= 0) return false;
+      const auto piece = std::min(bytes, static_cast<std::uint32_t>(available));
+      to.append(static_cast<const char*>(data), piece);
+      in_.Skip(static_cast<int>(piece));
+      bytes -= piece;
+    }
+    return true;
   }
 
   void open_message(std::uint32_t tag, wire::Msg sub, std::uint32_t length, std::uint64_t end) {

@@ -23,7 +23,6 @@
 #include <unordered_set>
 
 #include "cctx/dtypes.hpp"
-#include "model/borrowed_fields.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/buffer_ledger.hpp"
 #include "pipeline/buffer_plan.hpp"
@@ -95,54 +94,25 @@ class FreeListPlan {
   /// data propagation (ONNX Runtime resolves its graph this way; it does no arithmetic on dim
   /// names and computes no shape tensors). False when the inference fails as a whole.
   bool infer_runtime_shapes() {
-    // ONNX's inference writes types into the model it is given: into value_info, the inputs and
-    // outputs, and the bodies of nodes with subgraphs. Those parts are copied into a model of
-    // its own; the other nodes and the initializers, which it only reads, are the analysed
-    // model's, borrowed (not a copy of the model).
-    const onnx::ModelProto& model = s_.model->proto();
-    const onnx::GraphProto& from = model.graph();
-    onnx::ModelProto view;
-    view.set_ir_version(model.ir_version());
-    *view.mutable_opset_import() = model.opset_import();
-    *view.mutable_functions() = model.functions();
-    onnx::GraphProto& g = *view.mutable_graph();
-    *g.mutable_input() = from.input();
-    *g.mutable_output() = from.output();
-    *g.mutable_value_info() = from.value_info();
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> with_bodies;
-    struct HandBack {
-      onnx::GraphProto& g;
-      ~HandBack() {
-        detail::hand_back(g.mutable_node());
-        detail::hand_back(g.mutable_initializer());
-        detail::hand_back(g.mutable_sparse_initializer());
-      }
-    } hand_back{g};
-    detail::borrow(from.initializer(), g.mutable_initializer());
-    detail::borrow(from.sparse_initializer(), g.mutable_sparse_initializer());
-    g.mutable_node()->Reserve(from.node_size());
-    for (const onnx::NodeProto& n : from.node()) {
-      const bool bodies =
-          std::any_of(n.attribute().begin(), n.attribute().end(),
-                      [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
-      if (!bodies) {
-        detail::borrow_one(n, g.mutable_node());
-        continue;
-      }
-      onnx::NodeProto* copy = with_bodies.Add();
-      *copy = n;
-      detail::borrow_one(*copy, g.mutable_node());
-    }
+    // ONNX's inference runs in cctx's module of libonnx, whose protobuf messages are its own
+    // (onnx_library.hpp): the model crosses serialized (its structure: the tensor payloads skipped
+    // at load are not in it) and the inferred model comes back the same way.
     // Opened outside the try: a missing module is an error of the installation, not of ONNX's
     // inference over this model.
     const detail::OnnxLibrary& onnx_library = detail::onnx_library();
     try {
+      std::string model;
+      if (!s_.model->proto().SerializeToString(&model)) return false;
+      std::string serialized;
       std::string error;
-      if (!onnx_library.infer_model(view, &error)) return false;
+      if (!onnx_library.infer_model(model, &serialized, &error)) return false;
+      onnx::ModelProto inferred;
+      if (!inferred.ParseFromString(serialized)) return false;
+      const onnx::GraphProto& g = inferred.graph();
       for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
         for (const onnx::ValueInfoProto& vi : *list) runtime_types_[vi.name()] = vi.type();
       }
-      for (const onnx::TensorProto& init : g.initializer()) {
+      for (const onnx::TensorProto& init : s_.model->proto().graph().initializer()) {
         onnx::TypeProto type;
         type.mutable_tensor_type()->set_elem_type(init.data_type());
         for (const std::int64_t d : init.dims()) {

@@ -1,9 +1,8 @@
 #include "pipeline/onnx_fallback.hpp"
 
-#include <onnx/defs/shape_inference.h>
 #include <onnx/onnx_pb.h>
 
-#include <unordered_map>
+#include <vector>
 
 #include "pipeline/onnx_library.hpp"
 #include "pipeline/shape_types.hpp"
@@ -14,85 +13,57 @@ namespace {
 
 constexpr std::size_t kMaxDataElements = 64;
 
-class FallbackContext final : public onnx::InferenceContext {
- public:
-  FallbackContext(const Analysis& s, const ShapeResult& shapes, const NodeEntry& node)
-      : node_(node) {
-    for (const onnx::AttributeProto& a : node.proto->attribute()) attributes_.emplace(a.name(), &a);
-    input_types_.resize(node.inputs.size());
-    input_data_.resize(node.inputs.size());
-    symbolic_.resize(node.inputs.size());
-    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-      ValueId v = node.inputs[i];
-      if (v == kNoValue) continue;
-      const ValueShape& shape = shapes.values[v];
-      if (shape.kind == ValueKind::kUnknown && shape.dtype == 0) continue;
-      input_types_[i] = std::make_unique<onnx::TypeProto>(to_type_proto(*s.pool, shape));
-      if (!shape.has_value) continue;
-      // Concrete values become input data; symbolic ones go through getSymbolicInput.
-      auto data = std::make_unique<onnx::TensorProto>();
-      auto sym = std::make_unique<onnx::TensorShapeProto>();
-      bool concrete = true;
-      data->set_data_type(shape.dtype == 0 ? onnx::TensorProto::INT64 : shape.dtype);
-      if (shape.known_rank && !shape.dims.empty())
-        data->add_dims(static_cast<std::int64_t>(shape.value.size()));
-      for (Expr e : shape.value) {
-        auto dim = sym->add_dim();
-        if (auto k = s.pool->as_int(e)) {
-          dim->set_dim_value(*k);
-          if (data->data_type() == onnx::TensorProto::INT64) {
-            data->add_int64_data(*k);
-          } else {
-            data->add_int32_data(static_cast<std::int32_t>(*k));
-          }
+/// The node as a request to ONNX's module: its attributes, the inputs' types, their values
+/// (concrete ones as data, up to kMaxDataElements; symbolic ones as a shape of named dims, which
+/// inference functions read through getSymbolicInput).
+detail::NodeInferenceRequest node_request(const Analysis& s, const ShapeResult& shapes,
+                                          const NodeEntry& node, int opset) {
+  detail::NodeInferenceRequest request;
+  request.domain = std::string(node.domain);
+  request.op_type = std::string(node.op_type);
+  request.opset = opset;
+  request.node = node.proto->SerializeAsString();
+  request.output_count = node.outputs.size();
+  const std::size_t inputs = node.inputs.size();
+  request.input_types.resize(inputs);
+  request.input_data.resize(inputs);
+  request.symbolic_inputs.resize(inputs);
+  for (std::size_t i = 0; i < inputs; ++i) {
+    ValueId v = node.inputs[i];
+    if (v == kNoValue) continue;
+    const ValueShape& shape = shapes.values[v];
+    if (shape.kind == ValueKind::kUnknown && shape.dtype == 0) continue;
+    request.input_types[i] = to_type_proto(*s.pool, shape).SerializeAsString();
+    if (!shape.has_value) continue;
+    onnx::TensorProto data;
+    onnx::TensorShapeProto symbolic;
+    bool concrete = true;
+    data.set_data_type(shape.dtype == 0 ? onnx::TensorProto::INT64 : shape.dtype);
+    if (shape.known_rank && !shape.dims.empty())
+      data.add_dims(static_cast<std::int64_t>(shape.value.size()));
+    for (Expr e : shape.value) {
+      auto dim = symbolic.add_dim();
+      if (auto k = s.pool->as_int(e)) {
+        dim->set_dim_value(*k);
+        if (data.data_type() == onnx::TensorProto::INT64) {
+          data.add_int64_data(*k);
         } else {
-          concrete = false;
-          dim->set_dim_param(s.pool->print(e));
+          data.add_int32_data(static_cast<std::int32_t>(*k));
         }
+      } else {
+        concrete = false;
+        dim->set_dim_param(s.pool->print(e));
       }
-      if (concrete && shape.value.size() <= kMaxDataElements &&
-          (data->data_type() == onnx::TensorProto::INT64 ||
-           data->data_type() == onnx::TensorProto::INT32)) {
-        input_data_[i] = std::move(data);
-      }
-      symbolic_[i] = std::move(sym);
     }
-    outputs_.resize(node.outputs.size());
+    if (concrete && shape.value.size() <= kMaxDataElements &&
+        (data.data_type() == onnx::TensorProto::INT64 ||
+         data.data_type() == onnx::TensorProto::INT32)) {
+      request.input_data[i] = data.SerializeAsString();
+    }
+    request.symbolic_inputs[i] = symbolic.SerializeAsString();
   }
-
-  const onnx::AttributeProto* getAttribute(const std::string& name) const override {
-    auto it = attributes_.find(name);
-    return it == attributes_.end() ? nullptr : it->second;
-  }
-  size_t getNumInputs() const override { return input_types_.size(); }
-  const onnx::TypeProto* getInputType(size_t i) const override {
-    return i < input_types_.size() ? input_types_[i].get() : nullptr;
-  }
-  const onnx::TensorProto* getInputData(size_t i) const override {
-    return i < input_data_.size() ? input_data_[i].get() : nullptr;
-  }
-  size_t getNumOutputs() const override { return outputs_.size(); }
-  onnx::TypeProto* getOutputType(size_t i) override {
-    return i < outputs_.size() ? &outputs_[i] : nullptr;
-  }
-  onnx::GraphInferencer* getGraphAttributeInferencer(const std::string&) override {
-    return nullptr;
-  }
-  const onnx::SparseTensorProto* getInputSparseData(size_t) const override { return nullptr; }
-  const onnx::TensorShapeProto* getSymbolicInput(size_t i) const override {
-    return i < symbolic_.size() ? symbolic_[i].get() : nullptr;
-  }
-
-  const std::vector<onnx::TypeProto>& outputs() const { return outputs_; }
-
- private:
-  const NodeEntry& node_;
-  std::unordered_map<std::string, const onnx::AttributeProto*> attributes_;
-  std::vector<std::unique_ptr<onnx::TypeProto>> input_types_;
-  std::vector<std::unique_ptr<onnx::TensorProto>> input_data_;
-  std::vector<std::unique_ptr<onnx::TensorShapeProto>> symbolic_;
-  std::vector<onnx::TypeProto> outputs_;
-};
+  return request;
+}
 
 }  // namespace
 
@@ -111,30 +82,28 @@ bool onnx_schema_inference(Analysis& s, ShapeResult& shapes, NodeId n, std::stri
            std::to_string(max_version) + ")";
     return false;
   }
-  const onnx::OpSchema* schema = nullptr;
-  switch (onnx_library.find_schema(domain, std::string(node.op_type),
-                                   static_cast<int>(node.opset < 0 ? max_version : node.opset),
-                                   &schema)) {
+  const int opset = static_cast<int>(node.opset < 0 ? max_version : node.opset);
+  std::vector<std::string> output_types;
+  std::string error;
+  switch (onnx_library.infer_node(node_request(s, shapes, node, opset), &output_types, &error)) {
     case detail::SchemaInference::kNoSchema:
       *why = "the linked ONNX library has no schema for it";
       return false;
     case detail::SchemaInference::kNoFunction:
       *why = "its ONNX schema has no inference function";
       return false;
-    default:
+    case detail::SchemaInference::kFailed:
+      *why = "ONNX inference failed: " + error;
+      return false;
+    case detail::SchemaInference::kDone:
       break;
-  }
-  FallbackContext ctx(s, shapes, node);
-  std::string error;
-  if (onnx_library.infer_node(*schema, ctx, &error) != detail::SchemaInference::kDone) {
-    *why = "ONNX inference failed: " + error;
-    return false;
   }
   for (std::size_t k = 0; k < node.outputs.size(); ++k) {
     ValueId v = node.outputs[k];
     if (v == kNoValue) continue;
-    const onnx::TypeProto& type = ctx.outputs()[k];
-    if (type.value_case() == onnx::TypeProto::VALUE_NOT_SET) {
+    onnx::TypeProto type;
+    if (k >= output_types.size() || !type.ParseFromString(output_types[k]) ||
+        type.value_case() == onnx::TypeProto::VALUE_NOT_SET) {
       *why = "ONNX inference gave no type for output " + std::to_string(k);
       return false;
     }
