@@ -13,6 +13,8 @@
 
 namespace {
 
+constexpr const char* kProtoName = "onnx/onnx-ml.proto";
+
 void add_with_dependencies(const google::protobuf::FileDescriptor* file,
                            std::set<std::string>& added, google::protobuf::FileDescriptorSet& set) {
   if (!added.insert(file->name()).second) return;
@@ -25,11 +27,17 @@ void add_with_dependencies(const google::protobuf::FileDescriptor* file,
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: " << argv[0] << " OUTPUT.pb PROTO_NAME_OUTPUT\n";
+  if (argc != 2) {
+    std::cerr << "usage: " << argv[0] << " OUTPUT.pb\n";
     return 2;
   }
   const google::protobuf::FileDescriptor* file = onnx::ModelProto::descriptor()->file();
+  // The name framework/CMakeLists.txt asks protoc to generate, and Debian's onnx-ml.pb.h is of.
+  if (file->name() != kProtoName) {
+    std::cerr << argv[0] << ": ONNX's messages come from " << file->name() << ", not " << kProtoName
+              << "\n";
+    return 1;
+  }
   google::protobuf::FileDescriptorSet set;
   std::set<std::string> added;
   add_with_dependencies(file, added, set);
@@ -38,8 +46,5 @@ int main(int argc, char** argv) {
     std::cerr << argv[0] << ": cannot write " << argv[1] << "\n";
     return 1;
   }
-  // The file's name inside the set (onnx/onnx-ml.proto), which protoc is asked to generate.
-  std::ofstream name(argv[2]);
-  name << file->name();
-  return name ? 0 : 1;
+  return 0;
 }

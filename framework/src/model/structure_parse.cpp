@@ -181,18 +181,9 @@ class Stripper {
   /// A field's tag and its value (or length), appended as one piece: most fields of a graph are
   /// short strings (names), whose copy is mostly this.
   static void append_header(std::string& to, std::uint32_t tag, std::uint64_t value) {
-    char bytes[15];
-    std::size_t n = 0;
-    const auto put = [&](std::uint64_t v) {
-      while (v >= 0x80) {
-        bytes[n++] = static_cast<char>((v & 0x7f) | 0x80);
-        v >>= 7;
-      }
-      bytes[n++] = static_cast<char>(v);
-    };
-    put(tag);
-    put(value);
-    to.append(bytes, n);
+    char bytes[2 * kMaxVarintBytes];
+    const std::size_t n = write_varint(bytes, tag);
+    to.append(bytes, n + write_varint(bytes + n, value));
   }
 
   /// The next `bytes` of the input appended to `to`, straight from the input's buffer (not

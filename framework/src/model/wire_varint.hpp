@@ -7,15 +7,23 @@
 
 namespace cctx::detail {
 
-inline void append_varint(std::string& out, std::uint64_t v) {
-  char bytes[10];
+/// The most bytes a varint takes (a 64-bit value).
+inline constexpr std::size_t kMaxVarintBytes = 10;
+
+/// Writes `v` as a varint at `at` (room for kMaxVarintBytes); returns the bytes written.
+inline std::size_t write_varint(char* at, std::uint64_t v) {
   std::size_t n = 0;
   while (v >= 0x80) {
-    bytes[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    at[n++] = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  bytes[n++] = static_cast<char>(v);
-  out.append(bytes, n);
+  at[n++] = static_cast<char>(v);
+  return n;
+}
+
+inline void append_varint(std::string& out, std::uint64_t v) {
+  char bytes[kMaxVarintBytes];
+  out.append(bytes, write_varint(bytes, v));
 }
 
 inline std::size_t varint_size(std::uint64_t v) {
