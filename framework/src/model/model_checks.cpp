@@ -6,7 +6,11 @@
 
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
+#include <span>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "cctx/dtypes.hpp"
@@ -99,10 +103,8 @@ class Checker {
 
   // A rule asking for `perm` as ints would read a float `perm` as absent and silently use the
   // default: ONNX's own schemas say which type each attribute must have.
-  void check_attribute_types(const onnx::NodeProto& n, const std::string& domain) const {
-    const std::int64_t opset = opset_of(domain);
-    const auto declared = onnx_schema_attributes(
-        n.op_type(), std::min<std::int64_t>(opset, std::numeric_limits<int>::max()), domain);
+  void check_attribute_types(const onnx::NodeProto& n, const std::string& domain) {
+    const auto declared = schema_attributes(n.op_type(), domain);
     if (!declared) return;  // a custom op, or one ONNX does not know: its plugin checks
     for (const onnx::AttributeProto& a : n.attribute()) {
       if (a.type() == onnx::AttributeProto::UNDEFINED || !a.ref_attr_name().empty()) continue;
@@ -113,6 +115,24 @@ class Checker {
            onnx::AttributeProto::AttributeType_Name(
                static_cast<onnx::AttributeProto::AttributeType>(want->type)));
     }
+  }
+
+  /// onnx_schema_attributes for an operator of `domain` at the model's opset, looked up once per
+  /// operator: a graph repeats a few dozen operators thousands of times, and each search of the
+  /// schema table compared strings a dozen times (a tenth of the load of a 10k-node export).
+  std::optional<std::span<const OnnxAttribute>> schema_attributes(const std::string& op_type,
+                                                                  const std::string& domain) {
+    schema_key_.assign(domain);
+    schema_key_ += '\0';
+    schema_key_ += op_type;
+    if (const auto it = schemas_.find(std::string_view(schema_key_)); it != schemas_.end()) {
+      return it->second;
+    }
+    const std::int64_t opset = opset_of(domain);
+    const auto declared = onnx_schema_attributes(
+        op_type, std::min<std::int64_t>(opset, std::numeric_limits<int>::max()), domain);
+    schemas_.emplace(schema_key_, declared);
+    return declared;
   }
 
   std::int64_t opset_of(const std::string& domain) const {
@@ -233,6 +253,15 @@ class Checker {
   const std::string& source_;
   const Limits& limits_;
   std::set<std::string> domains_;
+  /// Keyed by domain, '\0', operator: how transparent lookups find a string_view.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
+  std::unordered_map<std::string, std::optional<std::span<const OnnxAttribute>>, KeyHash,
+                     std::equal_to<>>
+      schemas_;
+  std::string schema_key_;  ///< the key being looked up, its buffer reused
   std::int64_t nodes_ = 0;
 };
 

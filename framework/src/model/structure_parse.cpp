@@ -74,6 +74,7 @@ class Stripper {
     out_.reserve(static_cast<std::size_t>(std::min(size_, kReserveCap)));
     std::uint64_t end = size_;  // of the message being walked
     for (;;) {
+      if (kind_ != wire::Msg::kTensor) copy_plain_fields();
       const std::uint64_t start = position();
       const std::uint32_t tag = in_.ReadTagNoLastTag();
       if (tag == 0) {
@@ -127,6 +128,51 @@ class Stripper {
   static constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
 
   std::uint64_t position() const { return static_cast<std::uint64_t>(in_.CurrentPosition()); }
+
+  /// Copies, as one piece, the fields next in the input that the walk keeps unchanged (neither
+  /// a message it walks into nor a tensor's) and that lie wholly in the input's current buffer:
+  /// most of a graph is names, each of which, appended as a field of its own, cost a tag read,
+  /// a header written and a copy (half of the walk's instructions on a 10k-node GPT export).
+  /// The bytes go over as they are: a varint not in its shortest form, which the field-by-field
+  /// walk writes anew, stays so, and protobuf reads it the same.
+  void copy_plain_fields() {
+    const void* data = nullptr;
+    int available = 0;
+    if (!in_.GetDirectBufferPointer(&data, &available) || available <= 0) return;
+    const auto* const begin = static_cast<const std::uint8_t*>(data);
+    const std::uint8_t* const limit = begin + available;
+    const std::uint8_t* at = begin;
+    while (const std::uint8_t* next = past_plain_field(at, limit)) at = next;
+    if (at == begin) return;
+    out_.append(reinterpret_cast<const char*>(begin), static_cast<std::size_t>(at - begin));
+    in_.Skip(static_cast<int>(at - begin));
+  }
+
+  /// The end of the field at `at` when it lies wholly before `limit`, is copied unchanged, and
+  /// its tag and length are as the field-by-field walk reads them; else null.
+  const std::uint8_t* past_plain_field(const std::uint8_t* at, const std::uint8_t* limit) const {
+    constexpr std::size_t kVarint32Bytes = 5;
+    constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
+    std::uint64_t tag = 0;
+    if (!read_varint(at, limit, kVarint32Bytes, tag) || tag > kMax32) return nullptr;
+    const auto field = WireFormat::GetTagFieldNumber(static_cast<std::uint32_t>(tag));
+    if (field == 0) return nullptr;
+    std::uint64_t value = 0;
+    switch (WireFormat::GetTagWireType(static_cast<std::uint32_t>(tag))) {
+      case WireFormat::WIRETYPE_VARINT:
+        return read_varint(at, limit, kMaxVarintBytes, value) ? at : nullptr;
+      case WireFormat::WIRETYPE_FIXED64:
+        return limit - at >= 8 ? at + 8 : nullptr;
+      case WireFormat::WIRETYPE_FIXED32:
+        return limit - at >= 4 ? at + 4 : nullptr;
+      case WireFormat::WIRETYPE_LENGTH_DELIMITED:
+        if (wire::child(kind_, field) != wire::Msg::kOther) return nullptr;
+        if (!read_varint(at, limit, kVarint32Bytes, value) || value > kMax32) return nullptr;
+        return value <= static_cast<std::uint64_t>(limit - at) ? at + value : nullptr;
+      default:
+        return nullptr;
+    }
+  }
 
   /// Reads the rest of the field whose `tag` was just read, within `end`, and appends the field
   /// (tag included; varints re-encoded, which protobuf reads the same) to `to`; when `to` is
