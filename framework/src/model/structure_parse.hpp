@@ -2,7 +2,8 @@
 //
 // cctx needs every tensor's dims and type, and the values of small tensors (shape arithmetic reads
 // at most 64 elements), never the weights. This walks the file's wire format along the paths that
-// lead to TensorProtos (wire_schema.hpp), copies everything else (varints re-encoded, which
+// lead to TensorProtos (wire_schema.hpp), copies everything else (runs of fields it passes by
+// as they are, in one piece; the headers of fields it handles one at a time re-encoded, which
 // protobuf reads the same), and leaves out each large tensor's data fields, noting where they
 // are; protobuf then parses the much smaller result. The walk reads the file as a stream
 // (Model::load: 64 KiB at a time), and a payload larger than what is buffered is skipped with a
