@@ -2,8 +2,6 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
-#include <array>
-#include <cassert>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -322,9 +320,9 @@ bool plain_json(std::string_view s) {
 
 /// The report's text as it is written, handed to the sink in pieces: each append is one bounds
 /// check and one copy (std::string's appends, each with its own checks, length and terminator,
-/// were most of the time of writing a report). The appends here and PrettyWriter's brackets and
-/// keys are always inlined: GCC at -O2 kept them out of line, a call per line, key and bracket,
-/// which was a tenth of the writer's instructions (67M -> 60M on a 10k-node report).
+/// were most of the time of writing a report). The appends are always inlined: GCC at -O2 kept
+/// them out of line, a call per piece, which was a tenth of the writer's instructions (67M ->
+/// 60M on a 10k-node report).
 class TextBuffer {
  public:
   explicit TextBuffer(std::size_t capacity)
@@ -371,17 +369,6 @@ class TextBuffer {
     *at_++ = '"';
   }
   void json_string(std::string_view s) { quoted(s, plain_json(s)); }
-  /// `"k": ` for a literal `k` that needs no escaping.
-  template <std::size_t N>
-  [[gnu::always_inline]] void literal_key(const char (&k)[N]) {
-    room(N + 3);
-    *at_++ = '"';
-    std::memcpy(at_, k, N - 1);
-    at_ += N - 1;
-    std::memcpy(at_, "\": ", 3);
-    at_ += 3;
-  }
-
   std::size_t size() const { return static_cast<std::size_t>(at_ - data_.get()); }
   std::string_view text() const { return {data_.get(), size()}; }
   void clear() { at_ = data_.get(); }
@@ -419,57 +406,18 @@ class TextBuffer {
   char* end_;
 };
 
-/// Writes JSON text laid out exactly as nlohmann's dump(2) lays out the same tree, without
-/// building the tree: the values and nodes of a large graph are most of a report, and making and
+/// The values of the report's members, each where the text written before leaves off: the
+/// members of values and nodes, whose layout (write_value, write_node) is spelled out as the
+/// fixed text between them, laid out exactly as nlohmann's dump(2) lays out the same tree, which
+/// is never built: the values and nodes of a large graph are most of a report, and making and
 /// freeing their trees took most of the time of writing it. JsonReport tests hold the two to the
 /// same bytes.
-class PrettyWriter {
+class ValueWriter {
  public:
-  /// `depth`: nesting level of the value written (its closing bracket's indentation).
-  PrettyWriter(TextBuffer& out, std::size_t depth) : out_(out), indent_(2 * depth) {}
+  explicit ValueWriter(TextBuffer& out) : out_(out) {}
 
-  [[gnu::always_inline]] void begin_object() { open('{'); }
-  [[gnu::always_inline]] void end_object() { close('}'); }
-  [[gnu::always_inline]] void begin_array() { open('['); }
-  [[gnu::always_inline]] void end_array() { close(']'); }
+  TextBuffer& text() { return out_; }
 
-  /// `k` is one of the report's own keys (a literal or a tag name), never model text: written
-  /// as it is, without the check for characters to escape.
-  void key(std::string_view k) {
-    assert(plain_json(k));
-    next_line();
-    out_.quoted(k, true);
-    out_.put(": ");
-    after_key_ = true;
-  }
-  /// A literal key: its length is known where it is written.
-  template <std::size_t N>
-  [[gnu::always_inline]] void key(const char (&k)[N]) {
-    next_line();
-    out_.literal_key(k);
-    after_key_ = true;
-  }
-  void string(std::string_view s) {
-    before_value();
-    out_.json_string(s);
-  }
-  /// One of the report's own words ("initializer", a tag name): written without the check.
-  void word(std::string_view s) {
-    assert(plain_json(s));
-    before_value();
-    out_.quoted(s, true);
-  }
-  /// The name of value `v`.
-  void name(const GraphView& g, ValueId v) {
-    before_value();
-    out_.quoted(g.value(v).name, plain_name(g, v));
-  }
-  /// `text`, a node's input or output, which names value `v` (kNoValue: none, or omitted).
-  void name(const GraphView& g, ValueId v, std::string_view text) {
-    if (v == kNoValue || g.value(v).name != text) return string(text);
-    before_value();
-    out_.quoted(text, plain_name(g, v));
-  }
   /// Whether value `v`'s name needs no escaping: decided once per value, whose name a report
   /// repeats up to six times (its key, the nodes that read it, the release lists).
   bool plain_name(const GraphView& g, ValueId v) {
@@ -479,89 +427,31 @@ class PrettyWriter {
     return plain == kPlain;
   }
   void integer(std::int64_t v) {
-    before_value();
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
     out_.put(std::string_view(digits, static_cast<std::size_t>(end - digits)));
   }
-  void null() {
-    before_value();
-    out_.put("null");
-  }
   /// An amount (semantics.md): an integer when concrete, else its canonical expression.
   void amount(ExprPool& pool, Expr e) {
-    if (auto v = pool.as_int(e)) {
-      integer(*v);
-      return;
-    }
+    if (auto v = pool.as_int(e)) return integer(*v);
     // Reports repeat the same expressions many times (a node's total is often the next node's
     // already-allocated amount): each expression's text (stable for the pool's life) is looked
     // up, and whether it needs escaping decided, once.
     if (e.id >= texts_.size()) texts_.resize(std::max<std::size_t>(2 * e.id + 1, 1024));
     ExprText& t = texts_[e.id];
     if (t.text == nullptr) t = {&pool.print(e), plain_json(pool.print(e))};
-    before_value();
     out_.quoted(*t.text, t.plain);
   }
-
-  template <typename Key>
-  void member(const Key& k, std::string_view s) {
-    key(k);
-    string(s);
-  }
-  template <typename Key>
-  void member_amount(const Key& k, ExprPool& pool, Expr e) {
-    key(k);
-    amount(pool, e);
-  }
-  template <std::size_t N>
-  void names(const char (&k)[N], const GraphView& g, ValueIds values) {
-    key(k);
-    begin_array();
-    for (ValueId v : values) name(g, v);
-    end_array();
-  }
-  template <std::size_t N>
-  void bucket(const char (&k)[N], ExprPool& pool, const Bucket& bucket) {
-    key(k);
-    begin_object();
-    for (const auto& [tag, amount] : bucket)
-      member_amount(std::string_view(tag_name(tag)), pool, amount);
-    end_object();
+  /// The name of value `v`.
+  void name(const GraphView& g, ValueId v) { out_.quoted(g.value(v).name, plain_name(g, v)); }
+  /// `text`, a node's input or output, which names value `v` (kNoValue: none, or omitted).
+  void name(const GraphView& g, ValueId v, std::string_view text) {
+    if (v == kNoValue || g.value(v).name != text) return out_.json_string(text);
+    out_.quoted(text, plain_name(g, v));
   }
 
  private:
-  [[gnu::always_inline]] void open(char bracket) {
-    before_value();
-    out_.put(bracket);
-    assert(open_ + 1 < kMaxOpen);
-    written_[++open_] = false;
-    indent_ += 2;
-  }
-  [[gnu::always_inline]] void close(char bracket) {
-    indent_ -= 2;
-    if (written_[open_--]) out_.line(false, indent_);
-    out_.put(bracket);
-  }
-  [[gnu::always_inline]] void next_line() {
-    const bool comma = written_[open_];
-    written_[open_] = true;
-    out_.line(comma, indent_);
-  }
-  [[gnu::always_inline]] void before_value() {
-    if (after_key_) {
-      after_key_ = false;
-    } else if (open_ != 0) {
-      next_line();
-    }
-  }
-  /// Brackets a value and a node nest (node, memory, bucket): the rest is append_nested's.
-  static constexpr std::size_t kMaxOpen = 8;
   TextBuffer& out_;
-  std::size_t open_ = 0;                  ///< brackets open; written_[0] stands for none
-  std::size_t indent_;                    ///< of the lines inside the innermost open bracket
-  std::array<bool, kMaxOpen> written_{};  ///< per open bracket: a member or item is written
-  bool after_key_ = false;
   struct ExprText {
     const std::string* text = nullptr;  ///< null until first written
     bool plain = false;
@@ -571,101 +461,157 @@ class PrettyWriter {
   std::vector<std::uint8_t> plain_names_;  ///< per value
 };
 
+// The layout of the report's values and nodes: each is a member or item of the document's
+// "values" or "nodes" (its brackets at indent 4, its members at 6, theirs at 8 and 10), so the
+// line breaks, indents and keys between its values are fixed text, each copied in one piece.
+// A general writer's bookkeeping of brackets, commas and indents, a call per line, was most of
+// the instructions of writing a report (60M -> 44M on a 10k-node GPT export).
+
+/// Amounts as an array at indent 6, after `head` (its key and bracket): a shape or a value.
+template <std::size_t N>
+void write_amounts(ValueWriter& w, const char (&head)[N], ExprPool& pool,
+                   std::span<const Expr> amounts) {
+  TextBuffer& out = w.text();
+  out.put(head);
+  for (std::size_t k = 0; k < amounts.size(); ++k) {
+    out.line(k != 0, 8);
+    w.amount(pool, amounts[k]);
+  }
+  if (!amounts.empty()) out.line(false, 6);
+  out.put(']');
+}
+
 /// value_json(ctx, v), written.
-void write_value(PrettyWriter& w, const ComputeContext& ctx, ValueId v) {
+void write_value(ValueWriter& w, const ComputeContext& ctx, ValueId v) {
   ExprPool& pool = ctx.pool();
   const ValueShape& s = ctx.shape(v);
-  w.begin_object();
-  w.key("kind");
-  w.word(value_kind(ctx.graph().value(v)));
-  w.member("dtype", dtype_name(s.dtype, &ctx.registry()));
-  w.key("shape");
+  TextBuffer& out = w.text();
+  out.put("{\n      \"kind\": \"");
+  out.put(std::string_view(value_kind(ctx.graph().value(v))));
+  out.put("\",\n      \"dtype\": ");
+  out.json_string(dtype_name(s.dtype, &ctx.registry()));
   if (s.known_rank) {
-    w.begin_array();
-    for (Expr d : s.dims) w.amount(pool, d);
-    w.end_array();
+    write_amounts(w, ",\n      \"shape\": [", pool, s.dims);
   } else {
-    w.null();
+    out.put(",\n      \"shape\": null");
     if (s.element_count) {
-      w.key("elements");
+      out.put(",\n      \"elements\": ");
       w.amount(pool, *s.element_count);
     }
   }
-  if (s.has_value) {
-    w.key("value");
-    w.begin_array();
-    for (Expr x : s.value) w.amount(pool, x);
-    w.end_array();
-  }
-  w.key("tag");
-  w.word(tag_name(ctx.value_tag(v)));
-  w.key("bytes");
+  if (s.has_value) write_amounts(w, ",\n      \"value\": [", pool, s.value);
+  out.put(",\n      \"tag\": \"");
+  out.put(std::string_view(tag_name(ctx.value_tag(v))));
+  out.put("\",\n      \"bytes\": ");
   if (auto bytes = ctx.value_bytes(v)) {
     w.amount(pool, *bytes);
   } else {
-    w.null();
+    out.put("null");
   }
-  w.end_object();
+  out.put("\n    }");
+}
+
+/// The names of `values` as an array at indent 6, after `head` (its key and bracket).
+template <std::size_t N>
+void write_names(ValueWriter& w, const char (&head)[N], const GraphView& g, ValueIds values) {
+  TextBuffer& out = w.text();
+  out.put(head);
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    out.line(k != 0, 8);
+    w.name(g, values[k]);
+  }
+  if (!values.empty()) out.line(false, 6);
+  out.put(']');
+}
+
+/// A node's input or output names (`texts`, the names the node gives; `values`, what they name).
+template <std::size_t N, class Texts>
+void write_io(ValueWriter& w, const char (&head)[N], const GraphView& g, const Texts& texts,
+              std::span<const ValueId> values) {
+  TextBuffer& out = w.text();
+  out.put(head);
+  const int count = texts.size();
+  for (int k = 0; k < count; ++k) {
+    const auto at = static_cast<std::size_t>(k);
+    out.line(k != 0, 8);
+    w.name(g, at < values.size() ? values[at] : kNoValue, texts.Get(k));
+  }
+  if (count != 0) out.line(false, 6);
+  out.put(']');
+}
+
+/// A bucket of tag -> amount as an object at indent 8, after `head` (its key and bracket).
+template <std::size_t N>
+void write_bucket(ValueWriter& w, const char (&head)[N], ExprPool& pool, const Bucket& bucket) {
+  TextBuffer& out = w.text();
+  out.put(head);
+  bool first = true;
+  for (const auto& [tag, amount] : bucket) {
+    out.line(!first, 10);
+    first = false;
+    out.put('"');
+    out.put(std::string_view(tag_name(tag)));
+    out.put("\": ");
+    w.amount(pool, amount);
+  }
+  if (!first) out.line(false, 8);
+  out.put('}');
 }
 
 /// node_json(ctx, n), written.
-void write_node(PrettyWriter& w, const ComputeContext& ctx, NodeId n) {
+void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
   ExprPool& pool = ctx.pool();
   const GraphView& g = ctx.graph();
   const NodeEntry& node = g.node(n);
-  w.begin_object();
-  w.key("index");
+  TextBuffer& out = w.text();
+  out.put("{\n      \"index\": ");
   w.integer(n);
-  w.member("name", node.proto->name());
-  w.member("op_type", node.op_type);
-  w.member("domain", node.domain);
-  w.key("inputs");
-  w.begin_array();
-  for (int k = 0; k < node.proto->input_size(); ++k) {
-    const auto at = static_cast<std::size_t>(k);
-    w.name(g, at < node.inputs.size() ? node.inputs[at] : kNoValue, node.proto->input(k));
-  }
-  w.end_array();
-  w.key("outputs");
-  w.begin_array();
-  for (int k = 0; k < node.proto->output_size(); ++k) {
-    const auto at = static_cast<std::size_t>(k);
-    w.name(g, at < node.outputs.size() ? node.outputs[at] : kNoValue, node.proto->output(k));
-  }
-  w.end_array();
-  w.key("tag");
-  w.word(tag_name(ctx.node_tag(n)));
-  w.key("inplace");
-  w.begin_array();
-  for (const InplaceDecision& d : ctx.inplace(n)) {
-    w.begin_object();
-    w.key("output");
+  out.put(",\n      \"name\": ");
+  out.json_string(node.proto->name());
+  out.put(",\n      \"op_type\": ");
+  out.json_string(node.op_type);
+  out.put(",\n      \"domain\": ");
+  out.json_string(node.domain);
+  write_io(w, ",\n      \"inputs\": [", g, node.proto->input(), node.inputs);
+  write_io(w, ",\n      \"outputs\": [", g, node.proto->output(), node.outputs);
+  out.put(",\n      \"tag\": \"");
+  out.put(std::string_view(tag_name(ctx.node_tag(n))));
+  out.put("\",\n      \"inplace\": [");
+  const auto inplace = ctx.inplace(n);
+  for (std::size_t k = 0; k < inplace.size(); ++k) {
+    const InplaceDecision& d = inplace[k];
+    out.line(k != 0, 8);
+    out.put("{\n          \"output\": ");
     w.integer(d.output);
-    w.key("input");
+    out.put(",\n          \"input\": ");
     w.integer(d.input);
-    w.key("kind");
-    w.word(reuse_kind_name(d.kind));
-    w.key("mode");
-    w.word(d.mode == ReuseMode::kAlias ? "alias" : "may_reuse");
-    w.end_object();
+    out.put(",\n          \"kind\": \"");
+    out.put(std::string_view(reuse_kind_name(d.kind)));
+    if (d.mode == ReuseMode::kAlias) {
+      out.put("\",\n          \"mode\": \"alias\"\n        }");
+    } else {
+      out.put("\",\n          \"mode\": \"may_reuse\"\n        }");
+    }
   }
-  w.end_array();
-  w.names("release_after", g, ctx.release_after(n));
-  w.names("not_used_after", g, ctx.not_used_after(n));
-  w.names("release_after_shape_tag", g, ctx.release_after_shape_tag(n));
+  if (!inplace.empty()) out.line(false, 6);
+  out.put(']');
+  write_names(w, ",\n      \"release_after\": [", g, ctx.release_after(n));
+  write_names(w, ",\n      \"not_used_after\": [", g, ctx.not_used_after(n));
+  write_names(w, ",\n      \"release_after_shape_tag\": [", g, ctx.release_after_shape_tag(n));
   const MemoryProfile& p = ctx.memory(n);
-  w.key("memory");
-  w.begin_object();
-  w.member_amount("already_allocated_bytes", pool, p.already_allocated);
-  w.member_amount("output_allocation_bytes", pool, p.output_allocation);
-  w.bucket("inputs", pool, p.inputs);
-  w.bucket("initializers", pool, p.initializers);
-  w.bucket("intermediates", pool, p.intermediates);
-  w.bucket("outputs", pool, p.outputs);
-  w.member_amount("total_bytes", pool, p.total);
-  w.end_object();
-  w.member_amount("peak_scratch_bytes", pool, ctx.node_peak_memory(n));
-  w.end_object();
+  out.put(",\n      \"memory\": {\n        \"already_allocated_bytes\": ");
+  w.amount(pool, p.already_allocated);
+  out.put(",\n        \"output_allocation_bytes\": ");
+  w.amount(pool, p.output_allocation);
+  write_bucket(w, ",\n        \"inputs\": {", pool, p.inputs);
+  write_bucket(w, ",\n        \"initializers\": {", pool, p.initializers);
+  write_bucket(w, ",\n        \"intermediates\": {", pool, p.intermediates);
+  write_bucket(w, ",\n        \"outputs\": {", pool, p.outputs);
+  out.put(",\n        \"total_bytes\": ");
+  w.amount(pool, p.total);
+  out.put("\n      },\n      \"peak_scratch_bytes\": ");
+  w.amount(pool, ctx.node_peak_memory(n));
+  out.put("\n    }");
 }
 
 /// `value.dump(2)` as it reads nested `levels` deep in a dump(2) document: every line after the
@@ -717,7 +663,7 @@ void JsonReportWriter::write(const std::function<void(std::string_view)>& sink) 
   out.put(",\n  \"values\": {");
   // One writer for every value and node: each is a complete value, after which the writer is
   // back at its starting state, and its per-expression cache carries over.
-  PrettyWriter w(out, 2);
+  ValueWriter w(out);
   bool first = true;
   for (ValueId v = 0; v < g.values().size(); ++v) {
     if (g.value(v).graph != 0) continue;
