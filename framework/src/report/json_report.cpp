@@ -442,6 +442,27 @@ class ValueWriter {
     if (t.text == nullptr) t = {&pool.print(e), plain_json(pool.print(e))};
     out_.quoted(*t.text, t.plain);
   }
+  /// A node's operator and domain, as JSON strings: whether they need escaping is decided once
+  /// per kind of node (NodeEntry::kind), which a graph of 10k nodes has a few dozen of.
+  void op_type_and_domain(const GraphView& g, const NodeEntry& node, std::string_view between) {
+    if (kinds_.empty()) kinds_.resize(g.op_kind_count(), kUnknown);
+    std::uint8_t& plain = kinds_[node.kind];
+    if (plain == kUnknown) {
+      plain = plain_json(node.op_type) && plain_json(node.domain) ? kPlain : kEscaped;
+    }
+    out_.quoted(node.op_type, plain == kPlain);
+    out_.put(between);
+    out_.quoted(node.domain, plain == kPlain);
+  }
+  /// The name of a dtype, as a JSON string: looked up once per dtype.
+  void dtype(std::int32_t code, const RuleRegistry& registry) {
+    auto [it, added] = dtypes_.try_emplace(code);
+    if (added) {
+      it->second.first = dtype_name(code, &registry);
+      it->second.second = plain_json(it->second.first);
+    }
+    out_.quoted(it->second.first, it->second.second);
+  }
   /// The name of value `v`.
   void name(const GraphView& g, ValueId v) { out_.quoted(g.value(v).name, plain_name(g, v)); }
   /// `text`, a node's input or output, which names value `v` (kNoValue: none, or omitted).
@@ -459,6 +480,8 @@ class ValueWriter {
   std::vector<ExprText> texts_;  ///< per expression handle
   enum : std::uint8_t { kUnknown, kPlain, kEscaped };
   std::vector<std::uint8_t> plain_names_;  ///< per value
+  std::vector<std::uint8_t> kinds_;        ///< per kind of node: op_type and domain plain
+  std::unordered_map<std::int32_t, std::pair<std::string, bool>> dtypes_;  ///< name, plain
 };
 
 // The layout of the report's values and nodes: each is a member or item of the document's
@@ -489,7 +512,7 @@ void write_value(ValueWriter& w, const ComputeContext& ctx, ValueId v) {
   out.put("{\n      \"kind\": \"");
   out.put(std::string_view(value_kind(ctx.graph().value(v))));
   out.put("\",\n      \"dtype\": ");
-  out.json_string(dtype_name(s.dtype, &ctx.registry()));
+  w.dtype(s.dtype, ctx.registry());
   if (s.known_rank) {
     write_amounts(w, ",\n      \"shape\": [", pool, s.dims);
   } else {
@@ -569,9 +592,7 @@ void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
   out.put(",\n      \"name\": ");
   out.json_string(node.proto->name());
   out.put(",\n      \"op_type\": ");
-  out.json_string(node.op_type);
-  out.put(",\n      \"domain\": ");
-  out.json_string(node.domain);
+  w.op_type_and_domain(g, node, ",\n      \"domain\": ");
   write_io(w, ",\n      \"inputs\": [", g, node.proto->input(), node.inputs);
   write_io(w, ",\n      \"outputs\": [", g, node.proto->output(), node.outputs);
   out.put(",\n      \"tag\": \"");
