@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
+#include <string>
 
 #include "test_env.hpp"
 
@@ -44,6 +46,32 @@ TEST(OnnxLibrary, LoadedForOnnxSchemaInference) {
   EXPECT_NE(r.err.find("(Conv): no cctx shape rule; used ONNX schema inference"), std::string::npos)
       << r.err;
 }
+
+#ifdef CCTX_EXECUTABLE_MALLOC
+// Strings and vectors cross between the executable and libonnx's module (onnx_library.hpp), and
+// the executable links its own libstdc++ while the libraries it loads bring the shared one
+// (cli/CMakeLists.txt): every copy must allocate from the executable's malloc, or memory freed
+// on one side would come from another heap.
+TEST(OnnxLibrary, LoadedLibrariesAllocateFromTheExecutablesMalloc) {
+  const auto r =
+      run_cctx("analyze " + model("cnn.onnx") + " --profile no-plugins", "env LD_DEBUG=bindings");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int from_shared_libstdcxx = 0;
+  std::istringstream log(r.err);
+  for (std::string line; std::getline(log, line);) {
+    if (line.find("normal symbol `malloc'") == std::string::npos &&
+        line.find("normal symbol `free'") == std::string::npos) {
+      continue;
+    }
+    const std::size_t to = line.find(" to ");
+    ASSERT_NE(to, std::string::npos) << line;
+    // "binding file LIB [0] to OBJECT [0]: ...": OBJECT must be the executable, never libc.
+    EXPECT_EQ(line.find("libc.so", to), std::string::npos) << line;
+    if (line.find("libstdc++.so") < to) ++from_shared_libstdcxx;
+  }
+  EXPECT_GT(from_shared_libstdcxx, 0) << "libstdc++.so's malloc was never bound:\n" << r.err;
+}
+#endif
 
 TEST(OnnxLibrary, LoadedForTheRuntimeShapesOfTheFreeListPlanner) {
   const auto r = run_cctx("analyze " + model("cnn.onnx") + " --profile onnxruntime-cpu-no-arena",
