@@ -490,18 +490,24 @@ class ValueWriter {
 // A general writer's bookkeeping of brackets, commas and indents, a call per line, was most of
 // the instructions of writing a report (60M -> 44M on a 10k-node GPT export).
 
-/// Amounts as an array at indent 6, after `head` (its key and bracket): a shape or a value.
+/// An array at indent 6, after `head` (its key and bracket), of `count` items, item `k` written
+/// by `item(k)` where its line begins.
+template <std::size_t N, class Item>
+void write_array(TextBuffer& out, const char (&head)[N], std::size_t count, Item&& item) {
+  out.put(head);
+  for (std::size_t k = 0; k < count; ++k) {
+    out.line(k != 0, 8);
+    item(k);
+  }
+  if (count != 0) out.line(false, 6);
+  out.put(']');
+}
+
+/// Amounts as an array at indent 6, after `head`: a shape or a value.
 template <std::size_t N>
 void write_amounts(ValueWriter& w, const char (&head)[N], ExprPool& pool,
                    std::span<const Expr> amounts) {
-  TextBuffer& out = w.text();
-  out.put(head);
-  for (std::size_t k = 0; k < amounts.size(); ++k) {
-    out.line(k != 0, 8);
-    w.amount(pool, amounts[k]);
-  }
-  if (!amounts.empty()) out.line(false, 6);
-  out.put(']');
+  write_array(w.text(), head, amounts.size(), [&](std::size_t k) { w.amount(pool, amounts[k]); });
 }
 
 /// value_json(ctx, v), written.
@@ -534,33 +540,19 @@ void write_value(ValueWriter& w, const ComputeContext& ctx, ValueId v) {
   out.put("\n    }");
 }
 
-/// The names of `values` as an array at indent 6, after `head` (its key and bracket).
+/// The names of `values` as an array at indent 6, after `head`.
 template <std::size_t N>
 void write_names(ValueWriter& w, const char (&head)[N], const GraphView& g, ValueIds values) {
-  TextBuffer& out = w.text();
-  out.put(head);
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    out.line(k != 0, 8);
-    w.name(g, values[k]);
-  }
-  if (!values.empty()) out.line(false, 6);
-  out.put(']');
+  write_array(w.text(), head, values.size(), [&](std::size_t k) { w.name(g, values[k]); });
 }
 
 /// A node's input or output names (`texts`, the names the node gives; `values`, what they name).
 template <std::size_t N, class Texts>
 void write_io(ValueWriter& w, const char (&head)[N], const GraphView& g, const Texts& texts,
               std::span<const ValueId> values) {
-  TextBuffer& out = w.text();
-  out.put(head);
-  const int count = texts.size();
-  for (int k = 0; k < count; ++k) {
-    const auto at = static_cast<std::size_t>(k);
-    out.line(k != 0, 8);
-    w.name(g, at < values.size() ? values[at] : kNoValue, texts.Get(k));
-  }
-  if (count != 0) out.line(false, 6);
-  out.put(']');
+  write_array(w.text(), head, static_cast<std::size_t>(texts.size()), [&](std::size_t k) {
+    w.name(g, k < values.size() ? values[k] : kNoValue, texts.Get(static_cast<int>(k)));
+  });
 }
 
 /// A bucket of tag -> amount as an object at indent 8, after `head` (its key and bracket).
@@ -597,11 +589,9 @@ void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
   write_io(w, ",\n      \"outputs\": [", g, node.proto->output(), node.outputs);
   out.put(",\n      \"tag\": \"");
   out.put(std::string_view(tag_name(ctx.node_tag(n))));
-  out.put("\",\n      \"inplace\": [");
   const auto inplace = ctx.inplace(n);
-  for (std::size_t k = 0; k < inplace.size(); ++k) {
+  write_array(out, "\",\n      \"inplace\": [", inplace.size(), [&](std::size_t k) {
     const InplaceDecision& d = inplace[k];
-    out.line(k != 0, 8);
     out.put("{\n          \"output\": ");
     w.integer(d.output);
     out.put(",\n          \"input\": ");
@@ -613,9 +603,7 @@ void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
     } else {
       out.put("\",\n          \"mode\": \"may_reuse\"\n        }");
     }
-  }
-  if (!inplace.empty()) out.line(false, 6);
-  out.put(']');
+  });
   write_names(w, ",\n      \"release_after\": [", g, ctx.release_after(n));
   write_names(w, ",\n      \"not_used_after\": [", g, ctx.not_used_after(n));
   write_names(w, ",\n      \"release_after_shape_tag\": [", g, ctx.release_after_shape_tag(n));
