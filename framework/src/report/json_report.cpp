@@ -406,9 +406,9 @@ class TextBuffer {
   char* end_;
 };
 
-/// The values of the report's members, each where the text written before leaves off: the
-/// members of values and nodes, whose layout (write_value, write_node) is spelled out as the
-/// fixed text between them, laid out exactly as nlohmann's dump(2) lays out the same tree, which
+/// Writes the values inside a report's values and nodes (amounts, names, dtypes), each where the
+/// text before it leaves off; write_value and write_node put the fixed text between them.
+/// Together they lay the report out exactly as nlohmann's dump(2) lays out the same tree, which
 /// is never built: the values and nodes of a large graph are most of a report, and making and
 /// freeing their trees took most of the time of writing it. JsonReport tests hold the two to the
 /// same bytes.
