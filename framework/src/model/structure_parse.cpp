@@ -139,38 +139,41 @@ class Stripper {
     const void* data = nullptr;
     int available = 0;
     if (!in_.GetDirectBufferPointer(&data, &available) || available <= 0) return;
-    const auto* const begin = static_cast<const std::uint8_t*>(data);
-    const std::uint8_t* const limit = begin + available;
-    const std::uint8_t* at = begin;
-    while (const std::uint8_t* next = past_plain_field(at, limit)) at = next;
-    if (at == begin) return;
-    out_.append(reinterpret_cast<const char*>(begin), static_cast<std::size_t>(at - begin));
-    in_.Skip(static_cast<int>(at - begin));
+    // protobuf's own reader over the buffered bytes alone: a field that runs past them fails to
+    // read there and is left to the field-by-field walk.
+    CodedInputStream buffered(static_cast<const std::uint8_t*>(data), available);
+    int plain = 0;  // bytes of whole plain fields read
+    while (skip_plain_field(buffered)) plain = buffered.CurrentPosition();
+    if (plain == 0) return;
+    out_.append(static_cast<const char*>(data), static_cast<std::size_t>(plain));
+    in_.Skip(plain);
   }
 
-  /// The end of the field at `at` when it lies wholly before `limit`, is copied unchanged, and
-  /// its tag and length are as the field-by-field walk reads them; else null.
-  const std::uint8_t* past_plain_field(const std::uint8_t* at, const std::uint8_t* limit) const {
-    constexpr std::size_t kVarint32Bytes = 5;
-    constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
-    std::uint64_t tag = 0;
-    if (!read_varint(at, limit, kVarint32Bytes, tag) || tag > kMax32) return nullptr;
-    const auto field = WireFormat::GetTagFieldNumber(static_cast<std::uint32_t>(tag));
-    if (field == 0) return nullptr;
-    std::uint64_t value = 0;
-    switch (WireFormat::GetTagWireType(static_cast<std::uint32_t>(tag))) {
-      case WireFormat::WIRETYPE_VARINT:
-        return read_varint(at, limit, kMaxVarintBytes, value) ? at : nullptr;
+  /// Reads past the next field of `in` when it is one the walk copies unchanged (neither a
+  /// message it walks into nor a group); false otherwise, or when it does not end within `in`.
+  bool skip_plain_field(CodedInputStream& in) const {
+    const std::uint32_t tag = in.ReadTagNoLastTag();
+    if (tag == 0) return false;
+    switch (WireFormat::GetTagWireType(tag)) {
+      case WireFormat::WIRETYPE_VARINT: {
+        std::uint64_t value = 0;
+        return in.ReadVarint64(&value);
+      }
       case WireFormat::WIRETYPE_FIXED64:
-        return limit - at >= 8 ? at + 8 : nullptr;
+        return in.Skip(8);
       case WireFormat::WIRETYPE_FIXED32:
-        return limit - at >= 4 ? at + 4 : nullptr;
-      case WireFormat::WIRETYPE_LENGTH_DELIMITED:
-        if (wire::child(kind_, field) != wire::Msg::kOther) return nullptr;
-        if (!read_varint(at, limit, kVarint32Bytes, value) || value > kMax32) return nullptr;
-        return value <= static_cast<std::uint64_t>(limit - at) ? at + value : nullptr;
+        return in.Skip(4);
+      case WireFormat::WIRETYPE_LENGTH_DELIMITED: {
+        if (wire::child(kind_, WireFormat::GetTagFieldNumber(tag)) != wire::Msg::kOther) {
+          return false;
+        }
+        std::uint32_t length = 0;
+        return in.ReadVarint32(&length) &&
+               length <= static_cast<std::uint32_t>(std::numeric_limits<int>::max()) &&
+               in.Skip(static_cast<int>(length));
+      }
       default:
-        return nullptr;
+        return false;
     }
   }
 

@@ -26,26 +26,6 @@ inline void append_varint(std::string& out, std::uint64_t v) {
   out.append(bytes, write_varint(bytes, v));
 }
 
-/// Reads a varint of at most `max_bytes` bytes (at most kMaxVarintBytes) from [at, end) into
-/// `value`, moving `at` past it; false, `at` unmoved, when none ends within those bytes.
-inline bool read_varint(const std::uint8_t*& at, const std::uint8_t* end, std::size_t max_bytes,
-                        std::uint64_t& value) {
-  if (at < end && *at < 0x80) {  // most tags and lengths of a graph: one byte
-    value = *at++;
-    return true;
-  }
-  std::uint64_t v = 0;
-  for (std::size_t k = 0; k < max_bytes && at + k < end; ++k) {
-    v |= static_cast<std::uint64_t>(at[k] & 0x7f) << (7 * k);
-    if (at[k] < 0x80) {
-      at += k + 1;
-      value = v;
-      return true;
-    }
-  }
-  return false;
-}
-
 inline std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
   while (v >= 0x80) {
