@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 #include "cctx/compute_context.hpp"
 #include "cctx/errors.hpp"
@@ -55,25 +56,51 @@ std::pair<std::string, Interval> parse_bounds(const std::string& text) {
 Profile resolve_profile(const AnalysisArgs& args) {
   Profile profile = args.profile.empty() ? Host::default_profile()
                                          : load_profile(Host::profile_path(args.profile));
+  std::set<std::string> given;
   for (const std::string& b : args.bounds) {
     auto [name, interval] = parse_bounds(b);
+    if (!given.insert(name).second) {
+      throw Error("--bounds '" + b + "': '" + name + "' is given twice", ExitCode::kUsage);
+    }
     profile.symbols[name] = interval;
   }
   return profile;
 }
 
 std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Profile& profile) {
+  const std::int64_t limit = profile.limits.assignments;
+  auto too_many = [&](const std::string& what) {
+    return Error(what + " more than " + std::to_string(limit) +
+                     " assignments (limits.assignments; a profile raises it: "
+                     "limits: {assignments: N})",
+                 ExitCode::kUsage);
+  };
   if (args.eval.empty() && args.worst_case && profile.report.evaluate.empty()) {
     return {Assignment{}};  // no symbol given: every data-dependent size at its bound
   }
-  if (args.eval.empty()) return profile.report.evaluate;
-  std::vector<Assignment> result{Assignment{}};
+  if (args.eval.empty()) {
+    if (static_cast<std::int64_t>(profile.report.evaluate.size()) > limit) {
+      throw too_many("the profile's report.evaluate lists " +
+                     std::to_string(profile.report.evaluate.size()) + ",");
+    }
+    return profile.report.evaluate;
+  }
+  // Every list parsed and the product counted before any assignment is made.
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> lists;
+  std::int64_t count = 1;
   for (const std::string& spec : args.eval) {
     const std::size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
       throw Error("--eval '" + spec + "': expected SYM=V[,V...]", ExitCode::kUsage);
     }
     const std::string name = spec.substr(0, eq);
+    for (const auto& [earlier, values] : lists) {
+      if (earlier == name) {
+        throw Error("--eval '" + spec + "': '" + name +
+                        "' is given twice (list every value once: --eval " + name + "=V1,V2)",
+                    ExitCode::kUsage);
+      }
+    }
     std::vector<std::int64_t> values;
     std::size_t start = eq + 1;
     while (start <= spec.size()) {
@@ -87,7 +114,21 @@ std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Prof
       values.push_back(*v);
       start = end + 1;
     }
+    const auto n = static_cast<std::int64_t>(values.size());
+    count = count > limit / n ? limit + 1 : count * n;
+    lists.emplace_back(name, std::move(values));
+  }
+  if (count > limit) {
+    std::string sizes;
+    for (const auto& [name, values] : lists) {
+      sizes += (sizes.empty() ? "" : " x ") + std::to_string(values.size());
+    }
+    throw too_many("--eval: " + sizes + " values make");
+  }
+  std::vector<Assignment> result{Assignment{}};
+  for (const auto& [name, values] : lists) {
     std::vector<Assignment> next;
+    next.reserve(result.size() * values.size());
     for (const Assignment& base : result) {
       for (std::int64_t v : values) {
         Assignment a = base;
@@ -119,6 +160,38 @@ std::string origin_of(const ComputeContext& ctx, const std::string& name) {
 }
 
 }  // namespace
+
+void check_bounded_symbols(const ComputeContext& ctx, const std::vector<std::string>& bounds) {
+  if (bounds.empty()) return;
+  std::set<std::string> mentioned;
+  std::unordered_set<std::uint32_t> seen;  // a dim shared by many values is read once
+  const GraphView& g = ctx.graph();
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    for (const Expr d : ctx.shape(v).dims) {
+      if (!seen.insert(d.id).second) continue;
+      for (std::string& name : ctx.pool().symbols_of(d)) mentioned.insert(std::move(name));
+    }
+  }
+  for (const std::string& b : bounds) {
+    const std::string name = parse_bounds(b).first;
+    if (mentioned.count(name) != 0) continue;
+    std::string listed;
+    std::size_t shown = 0;
+    for (const std::string& m : mentioned) {
+      const SymbolInfo* info = ctx.pool().find_symbol(m);
+      if (info == nullptr || info->kind != SymbolKind::kDeclared) continue;
+      if (++shown > 12) {
+        listed += ", ...";
+        break;
+      }
+      listed += (listed.empty() ? "" : ", ") + m;
+    }
+    throw Error(
+        "--bounds '" + b + "': the model has no symbol '" + name + "'" +
+            (listed.empty() ? " (it has no symbolic dims)" : " (its symbols: " + listed + ")"),
+        ExitCode::kUsage);
+  }
+}
 
 // Every assigned name must be a symbol of the model, and every symbol the totals mention must be
 // assigned (a data-dependent size such as NonZero_3_o0_d1 too): say so before evaluating.
@@ -281,6 +354,8 @@ void naming_model(const std::string& model, Work&& work) {
     work();
   } catch (const ExprError& e) {
     throw ModelError(model + ": " + e.what() + bounds_hint(e));
+  } catch (const std::bad_alloc&) {
+    throw ModelError(model + ": out of memory while analysing it");
   }
 }
 
@@ -334,6 +409,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   std::string specialized, fixed_because;
   naming_model(args.model, [&] {
     ctx.compute(model);
+    check_bounded_symbols(ctx, args.bounds);
     const ComputeContext* report_ctx = &ctx;
     fixed = analyse_at_fixed_sizes(host, model, ctx, evaluate, &fixed_because);
     if (fixed) {
@@ -392,6 +468,7 @@ void run_shapes(const AnalysisArgs& args) {
   const std::unique_ptr<Host> host = host_loading.get();
   ComputeContext ctx(*host);
   naming_model(args.model, [&] { ctx.compute(model); });
+  check_bounded_symbols(ctx, args.bounds);
   if (args.format == "json") {
     write_stdout(safe_text::json(shapes_json(ctx, ReportOptions{args.model, {}, {}}), 2) + "\n");
   } else {

@@ -35,6 +35,11 @@ struct AnalysisArgs {
 std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
                                                       std::vector<Assignment>& assignments);
 
+/// Every `--bounds` symbol is one the model's shapes mention: a bound on a name the model does not
+/// have (a typo) would otherwise be accepted and change nothing. A usage error listing the model's
+/// symbols otherwise.
+void check_bounded_symbols(const ComputeContext& ctx, const std::vector<std::string>& bounds);
+
 /// Why one assignment of input sizes is better evaluated by analysing the model again at those
 /// sizes (semantics.md "Evaluation at fixed sizes"): a node choosing between bodies (an If) that
 /// the symbolic analysis could not decide, or a symbol the formulas need that the assignment does

@@ -68,6 +68,17 @@ void run_eval(const EvalArgs& args) {
     }
     throw Error(std::string(err.what()), ExitCode::kBadInput);
   }
+  if (!numbers.empty()) {
+    // Every symbol assigned: the exact value. Substituting first would print the symbol of a
+    // size cap (expressions.md "Size cap") that a large product was interned as, where eval()
+    // expands its definition.
+    try {
+      std::cout << pool.eval(e, numbers) << "\n";
+      return;
+    } catch (const ExprError&) {
+      // A symbol left unassigned, or a value the substitution below reports in its own words.
+    }
+  }
   try {
     Expr result = values.empty() ? e : pool.substitute(e, values);
     std::cout << safe_text::terminal(pool.print(result)) << "\n";

@@ -63,6 +63,7 @@ void run_explain(const ExplainArgs& args) {
   Host host(profile);
   ComputeContext symbolic(host);
   symbolic.compute(model);
+  check_bounded_symbols(symbolic, args.analysis.bounds);
   // As analyze does: one assignment an undecided If depends on is explained at those sizes.
   std::string because;
   const std::unique_ptr<ComputeContext> fixed =
@@ -133,6 +134,7 @@ DiffSide load_side(const std::string& path, const std::string& profile_path, con
   Host host(profile);
   ComputeContext symbolic(host);
   symbolic.compute(model);
+  check_bounded_symbols(symbolic, args.bounds);
   std::string because;
   const std::unique_ptr<ComputeContext> fixed =
       analyse_at_fixed_sizes(host, model, symbolic, evaluate, &because);
@@ -158,7 +160,13 @@ std::vector<Assignment> diff_assignments(const DiffArgs& args, const DiffSide& b
   for (const auto& e : evaluations) {
     const nlohmann::json assignment = e.value("assignment", nlohmann::json::object());
     Assignment a;
-    for (const auto& [name, value] : assignment.items()) a[name] = value.get<std::int64_t>();
+    for (const auto& [name, value] : assignment.items()) {
+      if (!value.is_number_integer()) {
+        throw Error(before.label + ": not a cctx.analysis/1 report: the evaluation's value of '" +
+                    name + "' is " + value.dump() + " (an integer expected)");
+      }
+      a[name] = value.get<std::int64_t>();
+    }
     out.push_back(std::move(a));
   }
   return out;

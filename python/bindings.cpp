@@ -33,110 +33,137 @@ py::dict bucket(ExprPool& pool, const Bucket& b) {
   return d;
 }
 
-Assignment to_assignment(const py::dict& d) {
+/// {symbol: int} from Python, checked: a wrong type is a TypeError that names the entry, not
+/// pybind11's "Unable to cast" RuntimeError.
+Assignment to_assignment(const py::handle& given, const char* what = "assignment") {
+  if (!py::isinstance<py::dict>(given)) {
+    throw py::type_error(std::string(what) + " must be a dict {symbol: int}, not " +
+                         py::str(py::type::handle_of(given).attr("__name__")).cast<std::string>());
+  }
   Assignment a;
-  for (auto [key, value] : d) a[py::cast<std::string>(key)] = py::cast<std::int64_t>(value);
+  for (auto [key, value] : py::reinterpret_borrow<py::dict>(given)) {
+    if (!py::isinstance<py::str>(key)) {
+      throw py::type_error(std::string(what) + ": symbol names must be str, not " +
+                           py::str(py::type::handle_of(key).attr("__name__")).cast<std::string>());
+    }
+    const std::string name = py::cast<std::string>(key);
+    // bool is an int in Python; True as a size is a mistake, not 1.
+    if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value)) {
+      throw py::type_error(
+          std::string(what) + ": the value of '" + name + "' must be an int, not " +
+          py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
+    }
+    try {
+      a[name] = py::cast<std::int64_t>(value);
+    } catch (const py::cast_error&) {
+      throw Error(std::string(what) + ": the value of '" + name + "' does not fit a 64-bit integer",
+                  ExitCode::kUsage);
+    }
+  }
   return a;
 }
 
+/// One finished analysis: the model and the context whose results view it. Immutable once made
+/// and shared: a getter holds its own reference for as long as it reads, so a compute() that
+/// replaces it from another thread (compute releases the GIL while it runs) cannot free what the
+/// getter is reading.
+struct Analysed {
+  std::unique_ptr<Model> model;  // declared first: destroyed after the context
+  std::unique_ptr<ComputeContext> ctx;
+};
+
 class PyComputeContext {
  public:
-  explicit PyComputeContext(const py::object& profile) {
-    host_ = host_for(profile);
-    ctx_ = std::make_unique<ComputeContext>(*host_);
-  }
+  explicit PyComputeContext(const py::object& profile) : host_(host_for(profile)) {}
 
   void compute(const py::object& model) {
-    auto parsed = std::make_unique<Model>(to_model(model));
+    auto next = std::make_shared<Analysed>();
+    next->model = std::make_unique<Model>(to_model(model));
+    next->ctx = std::make_unique<ComputeContext>(*host_);
     {
       py::gil_scoped_release release;
       // Nested bodies recurse: analyse on a stack of known size, not the interpreter's thread's.
-      run_with_large_stack(kAnalysisStackBytes, [&] { ctx_->compute(*parsed); });
+      run_with_large_stack(kAnalysisStackBytes, [&] { next->ctx->compute(*next->model); });
     }
-    model_ = std::move(parsed);
+    // Only a finished analysis replaces the current one (under the GIL, which every reader
+    // holds): a compute that raised leaves the context as it was.
+    current_ = std::move(next);
   }
 
   void write_to_model(py::object model) {
-    require_computed();
-    ctx_->write_to_model(*model_);
-    const std::string bytes = model_->serialize();
+    const std::shared_ptr<Analysed> a = computed();
+    a->ctx->write_to_model(*a->model);
+    const std::string bytes = a->model->serialize();
     if (py::hasattr(model, "ParseFromString")) {
       model.attr("ParseFromString")(py::bytes(bytes));  // clears, then parses: in place
     } else if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
-      model_->save(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
+      a->model->save(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
     } else {
       throw Error("write_to_model expects an onnx.ModelProto or a path", ExitCode::kUsage);
     }
   }
 
   py::list memory() const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
     py::list out;
-    for (NodeId n = 0; n < ctx_->node_count(); ++n) out.append(node_memory(n));
+    for (NodeId n = 0; n < a->ctx->node_count(); ++n) out.append(node_memory_of(*a->ctx, n));
     return out;
   }
 
   py::dict node_memory(std::size_t n) const {
-    require_node(n);
-    ExprPool& pool = ctx_->pool();
-    const MemoryProfile& p = ctx_->memory(static_cast<NodeId>(n));
-    py::dict d;  // the seven keys in sorted order, as the seed's dicts
-    d["already_allocated_bytes"] = amount(pool, p.already_allocated);
-    d["initializers"] = bucket(pool, p.initializers);
-    d["inputs"] = bucket(pool, p.inputs);
-    d["intermediates"] = bucket(pool, p.intermediates);
-    d["output_allocation_bytes"] = amount(pool, p.output_allocation);
-    d["outputs"] = bucket(pool, p.outputs);
-    d["total_bytes"] = amount(pool, p.total);
-    return d;
+    const std::shared_ptr<Analysed> a = computed();
+    require_node(*a->ctx, n);
+    return node_memory_of(*a->ctx, static_cast<NodeId>(n));
   }
 
   py::object node_peak_memory(std::size_t n) const {
-    require_node(n);
-    return amount(ctx_->pool(), ctx_->node_peak_memory(static_cast<NodeId>(n)));
+    const std::shared_ptr<Analysed> a = computed();
+    require_node(*a->ctx, n);
+    return amount(a->ctx->pool(), a->ctx->node_peak_memory(static_cast<NodeId>(n)));
   }
 
   py::dict shapes() const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
+    const ComputeContext& ctx = *a->ctx;
     py::dict d;
-    const GraphView& g = ctx_->graph();
+    const GraphView& g = ctx.graph();
     for (ValueId v = 0; v < g.values().size(); ++v) {
       if (g.value(v).graph != 0) continue;
-      const ValueShape& s = ctx_->shape(v);
+      const ValueShape& s = ctx.shape(v);
       if (!s.known_rank) {
         d[py_text(g.value(v).name)] = py::none();
         continue;
       }
       py::list dims;
-      for (Expr e : s.dims) dims.append(amount(ctx_->pool(), e));
+      for (Expr e : s.dims) dims.append(amount(ctx.pool(), e));
       d[py_text(g.value(v).name)] = dims;
     }
     return d;
   }
 
   py::dict value_tags() const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
     py::dict d;
-    const GraphView& g = ctx_->graph();
+    const GraphView& g = a->ctx->graph();
     for (ValueId v = 0; v < g.values().size(); ++v) {
-      if (g.value(v).graph == 0) d[py_text(g.value(v).name)] = tag_name(ctx_->value_tag(v));
+      if (g.value(v).graph == 0) d[py_text(g.value(v).name)] = tag_name(a->ctx->value_tag(v));
     }
     return d;
   }
 
   py::list node_tags() const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
     py::list out;
-    for (NodeId n = 0; n < ctx_->node_count(); ++n) out.append(tag_name(ctx_->node_tag(n)));
+    for (NodeId n = 0; n < a->ctx->node_count(); ++n) out.append(tag_name(a->ctx->node_tag(n)));
     return out;
   }
 
   py::list reuse() const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
     py::list out;
-    for (NodeId n = 0; n < ctx_->node_count(); ++n) {
+    for (NodeId n = 0; n < a->ctx->node_count(); ++n) {
       py::list decisions;
-      for (const InplaceDecision& d : ctx_->inplace(n)) {
+      for (const InplaceDecision& d : a->ctx->inplace(n)) {
         py::dict e;
         e["output"] = d.output;
         e["input"] = d.input;
@@ -150,21 +177,22 @@ class PyComputeContext {
   }
 
   py::list names_per_node(ValueIds (ComputeContext::*list)(NodeId) const) const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
+    const ComputeContext& ctx = *a->ctx;
     py::list out;
-    for (NodeId n = 0; n < ctx_->node_count(); ++n) {
+    for (NodeId n = 0; n < ctx.node_count(); ++n) {
       py::list names;
-      for (ValueId v : (ctx_.get()->*list)(n)) names.append(py_text(ctx_->graph().value(v).name));
+      for (ValueId v : (ctx.*list)(n)) names.append(py_text(ctx.graph().value(v).name));
       out.append(names);
     }
     return out;
   }
 
   py::dict peak() const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
     py::dict d;
-    d["total_bytes"] = amount(ctx_->pool(), ctx_->peak_total_bytes());
-    if (auto n = ctx_->peak_node()) {
+    d["total_bytes"] = amount(a->ctx->pool(), a->ctx->peak_total_bytes());
+    if (auto n = a->ctx->peak_node()) {
       d["node"] = *n;
     } else {
       d["node"] = py::none();
@@ -172,17 +200,17 @@ class PyComputeContext {
     return d;
   }
 
-  py::tuple evaluate_peak(const py::dict& assignment) const {
-    require_computed();
+  py::tuple evaluate_peak(const py::object& assignment) const {
+    const std::shared_ptr<Analysed> a = computed();
     std::vector<BoundedSymbol> bounded;
-    PeakEvaluation e = ctx_->evaluate_peak(complete(assignment, &bounded));
+    PeakEvaluation e = a->ctx->evaluate_peak(complete(*a->ctx, assignment, &bounded));
     return py::make_tuple(e.bytes, e.node);
   }
 
-  py::dict evaluate_runtime(const py::dict& assignment) const {
-    require_computed();
+  py::dict evaluate_runtime(const py::object& assignment) const {
+    const std::shared_ptr<Analysed> a = computed();
     std::vector<BoundedSymbol> bounded;
-    PeakEvaluation e = ctx_->evaluate_peak(complete(assignment, &bounded));
+    PeakEvaluation e = a->ctx->evaluate_peak(complete(*a->ctx, assignment, &bounded));
     py::dict out;
     out["bytes"] = e.bytes;
     out["node"] = e.node;
@@ -196,73 +224,116 @@ class PyComputeContext {
   }
 
   py::list warnings() const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
     py::list out;
-    for (const Diagnostic& d : ctx_->diagnostics()) out.append(py_text(d.message));
+    for (const Diagnostic& d : a->ctx->diagnostics()) out.append(py_text(d.message));
     return out;
   }
 
   std::string to_json(const py::object& evaluate) const {
-    require_computed();
+    const std::shared_ptr<Analysed> a = computed();
+    const ComputeContext& ctx = *a->ctx;
     ReportOptions options;
-    options.model_path = model_->source();
+    options.model_path = a->model->source();
     if (!evaluate.is_none()) {
+      if (!py::isinstance<py::iterable>(evaluate) || py::isinstance<py::dict>(evaluate)) {
+        throw py::type_error("to_json: evaluate must be a list of {symbol: int} dicts");
+      }
       const std::set<std::string> needed =
-          ctx_->dim_bounds().empty() ? std::set<std::string>{} : symbols_to_evaluate(*ctx_);
-      for (const py::handle a : evaluate) {
+          ctx.dim_bounds().empty() ? std::set<std::string>{} : symbols_to_evaluate(ctx);
+      for (const py::handle item : evaluate) {
         options.at_upper_bound.emplace_back();
-        options.evaluate.push_back(
-            complete(py::cast<py::dict>(a), &options.at_upper_bound.back(), &needed));
+        options.evaluate.push_back(complete(ctx, py::reinterpret_borrow<py::object>(item),
+                                            &options.at_upper_bound.back(), &needed));
       }
     }
     std::string text;
-    append_json_report(text, *ctx_, options);
+    append_json_report(text, ctx, options);
     return text;
   }
 
  private:
+  static py::dict node_memory_of(const ComputeContext& ctx, NodeId n) {
+    ExprPool& pool = ctx.pool();
+    const MemoryProfile& p = ctx.memory(n);
+    py::dict d;  // the seven keys in sorted order, as the seed's dicts
+    d["already_allocated_bytes"] = amount(pool, p.already_allocated);
+    d["initializers"] = bucket(pool, p.initializers);
+    d["inputs"] = bucket(pool, p.inputs);
+    d["intermediates"] = bucket(pool, p.intermediates);
+    d["output_allocation_bytes"] = amount(pool, p.output_allocation);
+    d["outputs"] = bucket(pool, p.outputs);
+    d["total_bytes"] = amount(pool, p.total);
+    return d;
+  }
+
   /// The assignment with every data-dependent size it needs and lacks at its upper bound (the
   /// CLI's worst case), those listed in `*bounded`.
   /// (`needed`: symbols_to_evaluate, when the caller completes several assignments.)
-  Assignment complete(const py::dict& given, std::vector<BoundedSymbol>* bounded,
-                      const std::set<std::string>* needed = nullptr) const {
+  static Assignment complete(const ComputeContext& ctx, const py::object& given,
+                             std::vector<BoundedSymbol>* bounded,
+                             const std::set<std::string>* needed = nullptr) {
     Assignment a = to_assignment(given);
-    if (ctx_->dim_bounds().empty()) return a;  // no walk over the graph when nothing is bounded
-    *bounded = needed != nullptr ? assign_upper_bounds(*ctx_, *needed, a)
-                                 : assign_upper_bounds(*ctx_, symbols_to_evaluate(*ctx_), a);
+    // As the command line: where the model cannot run (a requirement fails, a size would be
+    // negative) there are no figures to give.
+    if (const std::optional<std::string> failed = ctx.failed_requirement(a)) {
+      throw Error("the model cannot run at " + assignment_label(a) + ": " + *failed,
+                  ExitCode::kUsage);
+    }
+    if (ctx.dim_bounds().empty()) return a;  // no walk over the graph when nothing is bounded
+    *bounded = needed != nullptr ? assign_upper_bounds(ctx, *needed, a)
+                                 : assign_upper_bounds(ctx, symbols_to_evaluate(ctx), a);
     return a;
   }
 
-  void require_computed() const {
-    if (!model_) throw Error("ComputeContext: call compute(model) first", ExitCode::kUsage);
+  /// The current analysis, held by the caller for as long as it reads it.
+  std::shared_ptr<Analysed> computed() const {
+    if (!current_) throw Error("ComputeContext: call compute(model) first", ExitCode::kUsage);
+    return current_;
   }
-  void require_node(std::size_t n) const {
-    require_computed();
-    if (n >= ctx_->node_count()) {
+  static void require_node(const ComputeContext& ctx, std::size_t n) {
+    if (n >= ctx.node_count()) {
       throw py::index_error("node index " + std::to_string(n) + " out of range (" +
-                            std::to_string(ctx_->node_count()) + " nodes)");
+                            std::to_string(ctx.node_count()) + " nodes)");
     }
   }
 
-  std::shared_ptr<Host> host_;  // declared first: destroyed after the context (teardown order)
-  std::unique_ptr<ComputeContext> ctx_;
-  std::unique_ptr<Model> model_;
+  std::shared_ptr<Host> host_;
+  std::shared_ptr<Analysed> current_;  ///< replaced whole by a compute() that succeeds
 };
 
-py::object evaluate(const py::object& expr, const py::dict& assignment) {
+py::object evaluate(const py::object& expr, const py::object& assignment) {
   if (py::isinstance<py::int_>(expr)) return expr;
+  if (!py::isinstance<py::str>(expr)) {
+    throw py::type_error("evaluate_expression: expr must be a str or an int");
+  }
   return py::int_(evaluate_expression(py::cast<std::string>(expr), to_assignment(assignment)));
 }
 
 py::object simplify(const py::object& expr, const py::object& bounds) {
   if (py::isinstance<py::int_>(expr)) return expr;
+  if (!py::isinstance<py::str>(expr)) {
+    throw py::type_error("simplify_expression: expr must be a str or an int");
+  }
   ExprPool pool;
   if (!bounds.is_none()) {
-    for (auto [name, range] : py::cast<py::dict>(bounds)) {
-      auto pair = py::cast<py::tuple>(range);
-      if (pair.size() != 2) throw Error("bounds must map a symbol to (lo, hi)", ExitCode::kUsage);
-      Interval i{py::cast<std::int64_t>(pair[0]),
-                 pair[1].is_none() ? kPosInf : py::cast<std::int64_t>(pair[1])};
+    if (!py::isinstance<py::dict>(bounds)) {
+      throw py::type_error("simplify_expression: bounds must be a dict {symbol: (lo, hi)}");
+    }
+    auto integer = [](const py::handle& v) {
+      if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v)) {
+        throw py::type_error("simplify_expression: bounds must map a symbol to (lo, hi) ints");
+      }
+      return py::cast<std::int64_t>(v);
+    };
+    for (auto [name, range] : py::reinterpret_borrow<py::dict>(bounds)) {
+      if (!py::isinstance<py::str>(name) || !py::isinstance<py::tuple>(range) ||
+          py::len(range) != 2) {
+        throw py::type_error("simplify_expression: bounds must map a symbol to (lo, hi)");
+      }
+      auto pair = py::reinterpret_borrow<py::tuple>(range);
+      Interval i{integer(pair[0]), pair[1].is_none() ? kPosInf : integer(pair[1])};
+      if (i.lo > i.hi) throw Error("simplify_expression: bounds with lo > hi", ExitCode::kUsage);
       pool.declare_symbol(py::cast<std::string>(name), i);
     }
   }
@@ -294,6 +365,8 @@ PYBIND11_MODULE(_cctx, m) {
       raise(e.what(), e.exit_code());
     } catch (const ExprError& e) {
       raise(e.what(), ExitCode::kBadInput);
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "cctx: out of memory");
     }
   });
 

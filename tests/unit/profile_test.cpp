@@ -200,7 +200,7 @@ TEST_F(ProfileTest, LimitsOutsideTheirRangeAreErrors) {
             "1:26: 'limits.subgraph_depth' must be an integer between 0 and 2000, got '2001'");
   EXPECT_EQ(error_in("limits: {depth: 3}\n"),
             "1:10: unknown key 'depth' in 'limits'; allowed: file_bytes, nodes, rank, "
-            "subgraph_depth, expression_chars");
+            "subgraph_depth, expression_chars, assignments");
 }
 
 // ---- unknown keys -------------------------------------------------------------------------------

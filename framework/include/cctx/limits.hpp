@@ -19,6 +19,10 @@ struct Limits {
   std::int64_t subgraph_depth = 64;
   /// Characters of one expression text (a dim_param, `cctx eval`'s argument).
   std::int64_t expression_chars = 4096;
+  /// Assignments one command evaluates (the product of the `--eval` lists, or the profile's
+  /// `report.evaluate`): each one is a column of the tables and a curve of the figures, and 10^8
+  /// of them filled 24 GB before anything was printed.
+  std::int64_t assignments = 10'000;
 };
 
 /// Ceilings of the limits a profile may set.

@@ -49,11 +49,17 @@ class OutputFile {
   std::string shown_;   ///< the path as given, for messages
   std::string target_;  ///< the file replaced on commit (symbolic links resolved)
   std::string temp_;    ///< the temporary file; empty when written through
+  int temp_slot_ = -1;  ///< its slot for the signal cleanup (output_file.cpp), -1 for none
   int fd_ = -1;
   int stream_ = -1;  ///< the descriptor a path like /dev/stdout names, written through
   bool replaces_existing_ = false;
   unsigned existing_mode_ = 0;
   unsigned existing_uid_ = 0, existing_gid_ = 0;
 };
+
+/// Removes the temporary files that OutputFiles are writing (async-signal-safe: for a handler of
+/// a signal that ends the process). OutputFile installs it for SIGINT, SIGTERM, SIGHUP, SIGQUIT
+/// and SIGPIPE where their disposition is the default; the crash reporter calls it too.
+void remove_temporary_files_from_signal();
 
 }  // namespace cctx

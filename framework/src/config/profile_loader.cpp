@@ -4,13 +4,15 @@
 // values when the file `extends:` another one. That one mechanism gives the override rules:
 // scalars replace, sections (shapes, inplace, ...) replace key by key, `symbols` merge per symbol,
 // `plugins` are appended after the parent's and `ops` merge per (domain, op_type, since_version).
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <span>
 #include <string_view>
@@ -58,8 +60,8 @@ constexpr std::string_view kBufferPlans[] = {"seed",
 constexpr std::string_view kReportKeys[] = {"evaluate"};
 constexpr std::string_view kExpressionKeys[] = {"max_weight", "max_terms", "max_degree",
                                                 "max_args"};
-constexpr std::string_view kLimitKeys[] = {"file_bytes", "nodes", "rank", "subgraph_depth",
-                                           "expression_chars"};
+constexpr std::string_view kLimitKeys[] = {
+    "file_bytes", "nodes", "rank", "subgraph_depth", "expression_chars", "assignments"};
 // Spellings of an unbounded upper end besides null: YAML 1.2's .inf family and plain "inf".
 constexpr std::string_view kInfWords[] = {"inf",  "Inf",  "INF",  "+inf",  "+Inf",  "+INF",
                                           ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"};
@@ -89,24 +91,49 @@ fs::path absolute_of(const fs::path& path) {
 }
 
 // Reads a whole file. Returns the problem ("no such file", ...) or an empty string on success.
+// A FIFO is read too (`--profile <(...)`, `/dev/stdin` from a pipe), but never waited on for
+// long: a named pipe that nothing writes to is refused after kPipeWaitMs instead of blocking.
 std::string read_text(const fs::path& path, std::string& text) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (!fs::exists(st)) return "no such file";
   if (ec) return "cannot access (" + ec.message() + ")";
   if (fs::is_directory(st)) return "is a directory, not a profile file";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::string("cannot open (") + std::strerror(errno) + ")";
+  if (fs::is_socket(st)) return "is a socket, not a profile file";
+  if (fs::is_block_file(st)) return "is a block device, not a profile file";
+  const bool pipe = fs::is_fifo(st);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (pipe ? O_NONBLOCK : 0));
+  if (fd < 0) return std::string("cannot open (") + std::strerror(errno) + ")";
+  struct Close {
+    int fd;
+    ~Close() { ::close(fd); }
+  } close_at_end{fd};
   // Bounded: `extends: /dev/zero` (or a pipe) must not read forever.
   constexpr std::size_t kMaxProfileBytes = std::size_t{16} << 20;
+  constexpr int kPipeWaitMs = 5000;
   text.clear();
   char chunk[1 << 14];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxProfileBytes) return "larger than 16 MiB, not a profile";
+  bool written = false;  // a FIFO has had a writer: its end of data is a real end
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got > 0) {
+      written = true;
+      text.append(chunk, static_cast<std::size_t>(got));
+      if (text.size() > kMaxProfileBytes) return "larger than 16 MiB, not a profile";
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && errno != EAGAIN) return std::string("read error (") + std::strerror(errno) + ")";
+    // A non-blocking FIFO reads 0 both at its end and while no writer has opened it yet.
+    if (got == 0 && (!pipe || written)) return {};
+    pollfd wait{fd, POLLIN, 0};
+    const int ready = ::poll(&wait, 1, kPipeWaitMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      return "is a FIFO that nothing wrote to in " + std::to_string(kPipeWaitMs / 1000) + " s";
+    }
+    if ((wait.revents & POLLIN) == 0) return {};  // the writer came and went without writing
   }
-  if (in.bad()) return "read error";
-  return {};
 }
 
 // Plugin names become file names (lib<name>.so); anything path-like belongs in `path`.
@@ -240,7 +267,10 @@ void ProfileReader::apply_root(const YAML::Node& root, Profile& profile) const {
   if (root.IsNull()) return;  // empty or comments only: all defaults
   if (!root.IsMap()) {
     check_.fail(root.Mark(),
-                "the top level of a profile must be a map of keys, got " + describe(root));
+                "the top level of a profile must be a map of keys, got " +
+                    // Not the text itself: a file named by mistake (`extends: /etc/shadow`)
+                    // must not have its first line echoed into a log.
+                    (root.IsScalar() ? std::string("text (is this a profile?)") : describe(root)));
   }
   const std::vector<Entry> entries = check_.entries(detail::root_field(root), "profile", kTopKeys);
   // The parent goes first wherever `extends` is written, so that every other key overrides it.
@@ -415,6 +445,8 @@ void ProfileReader::apply_limits(const Field& field, Limits& limits) const {
       limits.rank = check_.integer(e.value, 0);
     } else if (e.key == "subgraph_depth") {
       limits.subgraph_depth = check_.integer(e.value, 0, kMaxSubgraphDepth);
+    } else if (e.key == "assignments") {
+      limits.assignments = check_.integer(e.value, 1);
     } else {
       limits.expression_chars = check_.integer(e.value, 1);
     }

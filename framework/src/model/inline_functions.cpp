@@ -2,6 +2,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -106,7 +108,44 @@ class Inliner {
 
   const std::map<Key, const onnx::FunctionProto*>& functions() const { return functions_; }
 
+  /// How many nodes `g` has once every call in it (and in its bodies) is expanded, counted before
+  /// anything is copied: functions that each call the next twice double the count per level, so
+  /// a few kilobytes of model can stand for 2^40 nodes. Each function is counted once (memoised);
+  /// a count stops growing past `cap`, and a recursive call counts 1 (expansion refuses it).
+  std::int64_t expanded_nodes(const onnx::GraphProto& g, std::int64_t cap) {
+    std::int64_t total = 0;
+    for (const onnx::NodeProto& n : g.node()) {
+      total = std::min(cap, total + node_weight(n, cap));
+      if (total >= cap) break;
+    }
+    return total;
+  }
+
  private:
+  std::int64_t node_weight(const onnx::NodeProto& n, std::int64_t cap) {
+    std::int64_t weight = 1;
+    if (const onnx::FunctionProto* f = find(n)) {
+      auto [it, first] = function_nodes_.try_emplace(f, 1);  // 1 while being counted
+      if (first) {
+        std::int64_t body = 0;
+        for (const onnx::NodeProto& m : f->node()) {
+          body = std::min(cap, body + node_weight(m, cap));
+          if (body >= cap) break;
+        }
+        function_nodes_[f] = body;
+        return body;
+      }
+      return it->second;
+    }
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_g()) weight = std::min(cap, weight + expanded_nodes(a.g(), cap));
+      for (const onnx::GraphProto& sub : a.graphs()) {
+        weight = std::min(cap, weight + expanded_nodes(sub, cap));
+      }
+    }
+    return weight;
+  }
+
   const onnx::FunctionProto* find(const onnx::NodeProto& node) const {
     auto it = functions_.find(Key{std::string(normalize_domain(node.domain())), node.op_type()});
     return it == functions_.end() ? nullptr : it->second;
@@ -239,6 +278,7 @@ class Inliner {
   std::string source_;
   std::map<Key, const onnx::FunctionProto*> functions_;
   std::set<std::string> prefixes_;
+  std::unordered_map<const onnx::FunctionProto*, std::int64_t> function_nodes_;
 };
 
 }  // namespace
@@ -291,12 +331,18 @@ void InlinedModel::write_into(onnx::ModelProto& target) {
   target.clear_functions();
 }
 
-std::unique_ptr<InlinedModel> inline_local_functions(const Model& model) {
+std::unique_ptr<InlinedModel> inline_local_functions(const Model& model, std::int64_t max_nodes) {
   const onnx::ModelProto& from = model.proto();
   if (from.functions_size() == 0) return nullptr;
   Inliner inliner(from, model.source());
   const onnx::GraphProto& graph = from.graph();
   if (!inliner.calls_in(graph)) return nullptr;
+  const std::int64_t cap =
+      max_nodes < std::numeric_limits<std::int64_t>::max() ? max_nodes + 1 : max_nodes;
+  if (inliner.expanded_nodes(graph, cap) > max_nodes) {
+    throw ModelError(model.source() + ": more than " + std::to_string(max_nodes) +
+                     " nodes once its local functions are inlined (limits.nodes)");
+  }
 
   // Everything of the model but its graph and functions is small: copied.
   auto proto = std::make_unique<onnx::ModelProto>();

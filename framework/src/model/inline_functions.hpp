@@ -1,6 +1,7 @@
 // Model-local functions (ModelProto.functions, IR >= 8) expanded at their call sites.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -36,7 +37,8 @@ class InlinedModel {
   void write_into(onnx::ModelProto& target);
 
  private:
-  friend std::unique_ptr<InlinedModel> inline_local_functions(const Model& model);
+  friend std::unique_ptr<InlinedModel> inline_local_functions(const Model& model,
+                                                              std::int64_t max_nodes);
   /// Its node list owns the new nodes, which the model's graph lists by pointer like the
   /// borrowed ones.
   std::unique_ptr<onnx::GraphProto> owned_;
@@ -50,7 +52,8 @@ class InlinedModel {
 /// imports are added to the model's. Calls inside bodies and inside other functions are
 /// expanded too. Returns nullptr, having copied nothing, when no node calls a local function.
 /// Throws ModelError naming the node for a call with more inputs or outputs than the function
-/// declares, and for a function that calls itself.
-std::unique_ptr<InlinedModel> inline_local_functions(const Model& model);
+/// declares, and for a function that calls itself, and for a model with more than `max_nodes`
+/// nodes once expanded (counted before anything is copied: limits.nodes).
+std::unique_ptr<InlinedModel> inline_local_functions(const Model& model, std::int64_t max_nodes);
 
 }  // namespace cctx

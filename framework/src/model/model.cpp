@@ -212,15 +212,34 @@ void Model::check_save_target(const OutputFile& out) const {
 
 void Model::save(OutputFile& out) const {
   check_save_target(out);
+  // Protobuf (cctx, onnx.load, ONNX Runtime) reads at most 2 GiB - 1 bytes: a model that the
+  // annotations push past it would be a file nothing can read. Counted as the bytes go out, and
+  // refused before commit(), so a target (the input itself, too) keeps its old bytes.
+  constexpr std::uint64_t kMaxReadable = (std::uint64_t{1} << 31) - 1;
+  std::uint64_t written = 0;
+  auto refuse = [&](std::uint64_t bytes) {
+    throw Error(out.path() + ": the model would be " + std::to_string(bytes) +
+                    " bytes, above the 2147483647 (2 GiB - 1) that protobuf can read; "
+                    "nothing was written (keep the weights as external data to write it)",
+                ExitCode::kOutput);
+  };
   if (payloads_) {
     // The structure in memory, the weights streamed from the file they were loaded from.
     std::string structure;
     if (!proto_->SerializeToString(&structure)) {
       throw ModelError(source_ + ": cannot serialize the model");
     }
-    detail::splice_payloads(structure, *payloads_,
-                            [&out](std::string_view piece) { out.write(piece); });
+    // Known before a byte goes out: a device or a pipe cannot take a partial write back.
+    const std::uint64_t total = detail::spliced_size(structure, *payloads_);
+    if (total > kMaxReadable) refuse(total);
+    detail::splice_payloads(structure, *payloads_, [&](std::string_view piece) {
+      written += piece.size();
+      if (written > kMaxReadable) refuse(written);  // a second line of defence
+      out.write(piece);
+    });
   } else {
+    const std::size_t bytes = proto_->ByteSizeLong();
+    if (bytes > kMaxReadable) refuse(bytes);
     out.write(serialize());
   }
   out.commit();

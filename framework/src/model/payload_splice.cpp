@@ -115,8 +115,19 @@ class Sizer {
     std::int64_t growth;  ///< bytes the message gains inside
   };
   void grow(std::int64_t bytes) {
-    if (!open_.empty()) open_.back().growth += bytes;
+    if (!open_.empty()) {
+      open_.back().growth += bytes;
+    } else {
+      top_growth_ += bytes;
+    }
   }
+
+ public:
+  /// Bytes the whole model gains once its markers are replaced.
+  std::int64_t top_growth() const { return top_growth_; }
+
+ private:
+  std::int64_t top_growth_ = 0;
   const TensorPayloads& payloads_;
   std::vector<std::uint64_t> sizes_;
   std::vector<std::int64_t> markers_;
@@ -182,6 +193,17 @@ class Writer {
 };
 
 }  // namespace
+
+std::uint64_t spliced_size(std::string_view structure, const TensorPayloads& payloads) {
+  if (structure.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw ModelError(payloads.source_name() + ": cannot serialize the model");
+  }
+  Sizer sizer(payloads);
+  if (!walk(structure, sizer))
+    throw ModelError(payloads.source_name() + ": cannot serialize the model");
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(structure.size()) +
+                                    sizer.top_growth());
+}
 
 void splice_payloads(std::string_view structure, const TensorPayloads& payloads,
                      const std::function<void(std::string_view)>& sink) {

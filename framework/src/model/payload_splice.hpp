@@ -1,6 +1,7 @@
 // Putting skipped tensor payloads back: the inverse of structure_parse.hpp, for writing a model.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string_view>
 
@@ -15,5 +16,9 @@ class TensorPayloads;
 /// source that can no longer be read.
 void splice_payloads(std::string_view structure, const TensorPayloads& payloads,
                      const std::function<void(std::string_view)>& sink);
+
+/// The bytes splice_payloads hands out for the same arguments, computed from the structure and
+/// the payloads' sizes alone (nothing is read from the source).
+std::uint64_t spliced_size(std::string_view structure, const TensorPayloads& payloads);
 
 }  // namespace cctx::detail

@@ -21,6 +21,21 @@ using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::ZeroCopyInputStream;
 using WireFormat = google::protobuf::internal::WireFormatLite;
 
+/// The length of a length-delimited field, read as protobuf's parser reads it: a varint of at
+/// most five bytes whose value leaves room for the parser's 16 bytes of slop below INT_MAX.
+/// CodedInputStream::ReadVarint32 would take the low 32 bits of a longer one, so that a length of
+/// 2^63 read as 0 (an empty graph) where protobuf, and onnx.load, refuse the file.
+bool read_length(CodedInputStream& in, std::uint32_t* length) {
+  constexpr std::uint64_t kMaxLength = std::numeric_limits<int>::max() - 16;
+  const int before = in.CurrentPosition();
+  std::uint64_t value = 0;
+  if (!in.ReadVarint64(&value) || in.CurrentPosition() - before > 5 || value > kMaxLength) {
+    return false;
+  }
+  *length = static_cast<std::uint32_t>(value);
+  return true;
+}
+
 /// The element count of a TensorProto, from its dims fields as they are met (packed or not).
 class ElementCount {
  public:
@@ -34,7 +49,7 @@ class ElementCount {
       return;
     }
     std::uint32_t length = 0;
-    if (!in.ReadVarint32(&length)) return;
+    if (!read_length(in, &length)) return;
     while (in.BytesUntilLimit() != 0 && in.ReadVarint64(&dim)) multiply(dim);
   }
   bool small() const {
@@ -102,7 +117,7 @@ class Stripper {
                                 : wire::Msg::kOther;
       if (sub != wire::Msg::kOther) {
         std::uint32_t length = 0;
-        if (!in_.ReadVarint32(&length)) return false;
+        if (!read_length(in_, &length)) return false;
         const std::uint64_t content = position();
         if (length > end - content || stack_.size() >= kWireRecursionLimit) return false;
         open_message(tag, sub, length, end);
@@ -168,9 +183,7 @@ class Stripper {
           return false;
         }
         std::uint32_t length = 0;
-        return in.ReadVarint32(&length) &&
-               length <= static_cast<std::uint32_t>(std::numeric_limits<int>::max()) &&
-               in.Skip(static_cast<int>(length));
+        return read_length(in, &length) && in.Skip(static_cast<int>(length));
       }
       default:
         return false;
@@ -195,7 +208,7 @@ class Stripper {
         return copy_raw(tag, 4, to);
       case WireFormat::WIRETYPE_LENGTH_DELIMITED: {
         std::uint32_t length = 0;
-        if (!in_.ReadVarint32(&length)) return false;
+        if (!read_length(in_, &length)) return false;
         if (length > end - position()) return false;
         if (to == nullptr || length > room) return in_.Skip(static_cast<int>(length));
         append_header(*to, tag, length);

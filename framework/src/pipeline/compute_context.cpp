@@ -38,23 +38,44 @@ ComputeContext::ComputeContext(std::shared_ptr<const RuleRegistry> registry, Pro
 
 ComputeContext::~ComputeContext() = default;
 
-void ComputeContext::compute(const Model& model) {
-  State& s = *state_;
-  std::vector<DecisionEvent> events = std::move(s.events);
-  auto registry = s.registry;
-  Profile options = std::move(s.options);
-  ProgressCallback progress = s.progress;
-  void* progress_user = s.progress_user;
-  s = State{};
-  s.registry = std::move(registry);
-  s.options = std::move(options);
-  s.events = std::move(events);
-  s.progress = progress;
-  s.progress_user = progress_user;
-  s.model = &model;
-  s.pool = std::make_unique<ExprPool>(s.options.expressions);
-  for (const auto& [name, bounds] : s.options.symbols) s.pool->declare_symbol(name, bounds);
+namespace {
 
+/// The newest IR version ONNX had defined when cctx was last checked against it (ONNX 1.21).
+constexpr std::int64_t kNewestKnownIrVersion = 13;
+
+/// A model from a newer ONNX than cctx knows is analysed all the same (its operators mostly keep
+/// their meaning), but not without a word: an operator a newer opset changed is analysed with
+/// the rules of the newest version cctx has.
+void warn_about_versions(ComputeContext::State& s, const Model& model) {
+  const onnx::ModelProto& proto = model.proto();
+  if (proto.ir_version() > kNewestKnownIrVersion) {
+    s.warn(kInvalidId, model.source() + ": IR version " + std::to_string(proto.ir_version()) +
+                           " is newer than any cctx knows (" +
+                           std::to_string(kNewestKnownIrVersion) +
+                           "); analysed as the newest it knows");
+  }
+  for (const onnx::OperatorSetIdProto& op : proto.opset_import()) {
+    const std::string_view domain = normalize_domain(op.domain());
+    std::int64_t newest = -1;
+    std::string origin;
+    for (const DomainRange& range : s.registry->domains()) {
+      if (normalize_domain(range.domain) != domain || range.max_version <= newest) continue;
+      newest = range.max_version;
+      origin = range.origin;
+    }
+    if (newest >= 0 && op.version() > newest) {
+      s.warn(kInvalidId, model.source() + ": the model imports " +
+                             (domain.empty() ? std::string("ai.onnx") : std::string(domain)) +
+                             " opset " + std::to_string(op.version()) +
+                             ", newer than the newest the loaded rules know (" +
+                             std::to_string(newest) + ", " + origin +
+                             "); operators changed since then are analysed with older rules");
+    }
+  }
+}
+
+/// Every stage of the pipeline on `s`, a fresh state.
+void run_stages(ComputeContext::State& s, const Model& model) {
   using Clock = std::chrono::steady_clock;
   auto timed = [&s](const char* stage, auto&& run) {
     const Clock::time_point start = Clock::now();
@@ -67,11 +88,12 @@ void ComputeContext::compute(const Model& model) {
   };
   timed("graph", [&] {
     // Local-function calls are analysed through their bodies, inlined per call site.
-    s.inlined = inline_local_functions(model);
+    s.inlined = inline_local_functions(model, s.options.limits.nodes);
     if (s.inlined) s.model = &s.inlined->model();
     s.graph = std::make_unique<GraphView>(*s.model);
     s.rules.bind(*s.graph, *s.registry);
   });
+  warn_about_versions(s, model);
   for (const std::string& w : s.graph->warnings()) s.warn(kInvalidId, w);
   timed("shapes", [&] { s.shapes = run_shape_stage_with_derived_bounds(s); });
   timed("tags", [&] { s.tags = run_tag_stage(s, s.shapes); });
@@ -85,6 +107,31 @@ void ComputeContext::compute(const Model& model) {
   timed("scratch", [&] { s.scratch = run_scratch_stage(s, s.shapes); });
   timed("peak", [&] { s.peak = run_peak_stage(s, s.memory, s.scratch); });
   for (std::string& w : s.pool->take_warnings()) s.warn(kInvalidId, std::move(w));
+}
+
+}  // namespace
+
+void ComputeContext::compute(const Model& model) {
+  // The analysis runs on a fresh state that replaces the current one only once every stage has
+  // finished: a compute() that throws leaves the previous results (or none) as they were, so a
+  // caller that goes on reading this context never sees half of one analysis and half of another.
+  auto fresh = std::make_unique<State>();
+  State& s = *fresh;
+  s.registry = state_->registry;
+  s.options = state_->options;
+  s.progress = state_->progress;
+  s.progress_user = state_->progress_user;
+  s.model = &model;
+  s.pool = std::make_unique<ExprPool>(s.options.expressions);
+  for (const auto& [name, bounds] : s.options.symbols) s.pool->declare_symbol(name, bounds);
+  run_stages(s, model);
+  // The decision log is kept across computes (clear_events() empties it): this run's events
+  // follow the earlier ones.
+  std::vector<DecisionEvent> events = std::move(state_->events);
+  events.insert(events.end(), std::make_move_iterator(s.events.begin()),
+                std::make_move_iterator(s.events.end()));
+  s.events = std::move(events);
+  state_ = std::move(fresh);
 }
 
 const Profile& ComputeContext::options() const { return state_->options; }
@@ -141,6 +188,17 @@ std::optional<std::string> ComputeContext::failed_requirement(const Assignment& 
              " (there " + there + ")";
     } catch (const ExprError&) {
       // Not evaluable there (a symbol the assignment lacks): not known to fail.
+    }
+  }
+  // A size the model's formulas make negative there (semantics.md "Sizes are never negative").
+  for (const ShapeResult::SignedDim& d : s.shapes.signed_dims) {
+    try {
+      const std::int64_t v = pool.eval(d.dim, assignment);
+      if (v >= 0) continue;
+      return describe_node(*s.graph, d.node) + " would give '" +
+             std::string(s.graph->value(d.value).name) + "' a negative dim: " + pool.print(d.dim) +
+             " = " + std::to_string(v);
+    } catch (const ExprError&) {
     }
   }
   return std::nullopt;

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <boost/container/small_vector.hpp>
+#include <unordered_map>
 
 #include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
@@ -74,15 +75,35 @@ class InplaceStage {
     if (!plan_.bytes[out] || !plan_.bytes[in]) return false;
     const std::uint32_t b = plan_.buffer_of[in];
     if (b == kInvalidId) return false;
-    int reads_of_buffer = 0;
-    for (ValueId v : node.inputs) {
-      if (v != kNoValue && plan_.buffer_of[v] == b) ++reads_of_buffer;
-    }
-    if (reads_of_buffer != 1) return false;
+    if (reads_of_buffer(n, b) != 1) return false;
     for (ValueId v : node.captures) {
       if (plan_.buffer_of[v] == b) return false;
     }
     return !buffers_.is_protected(b) && buffers_.last(b) <= n;
+  }
+
+  /// How many inputs of node n read buffer b. A node with few inputs is scanned; a wide one (a
+  /// Sum of 100k inputs, each a candidate) counts its inputs' buffers once, or each candidate
+  /// would rescan every input. The inputs' buffers do not change while their node is planned.
+  int reads_of_buffer(NodeId n, std::uint32_t b) const {
+    const NodeEntry& node = s_.graph->node(n);
+    constexpr std::size_t kScanned = 16;
+    if (node.inputs.size() <= kScanned) {
+      int reads = 0;
+      for (ValueId v : node.inputs) {
+        if (v != kNoValue && plan_.buffer_of[v] == b) ++reads;
+      }
+      return reads;
+    }
+    if (reads_node_ != n) {
+      reads_.clear();
+      for (ValueId v : node.inputs) {
+        if (v != kNoValue && plan_.buffer_of[v] != kInvalidId) ++reads_[plan_.buffer_of[v]];
+      }
+      reads_node_ = n;
+    }
+    const auto it = reads_.find(b);
+    return it == reads_.end() ? 0 : it->second;
   }
 
   std::optional<ReuseKind> size_class(NodeId n, std::uint32_t o, std::uint32_t k,
@@ -111,6 +132,7 @@ class InplaceStage {
     const NodeEntry& node = s_.graph->node(n);
     std::optional<std::uint32_t> output;
     boost::container::small_vector<std::uint32_t, 4> inputs;
+    NodeFlags picked(node.inputs.size());  // a set of inputs: a Sum may offer 100k of them
     for (auto [o, k] : d.may_reuse) {
       // An overwritten graph input changes what later nodes hold (7.6): not a local difference.
       if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k] ||
@@ -121,7 +143,10 @@ class InplaceStage {
       const Expr in_bytes = *plan_.bytes[node.inputs[k]], out_bytes = *plan_.bytes[node.outputs[o]];
       if (s_.pool->prove_gt(out_bytes, in_bytes)) continue;  // never fits
       output = o;
-      if (std::find(inputs.begin(), inputs.end(), k) == inputs.end()) inputs.push_back(k);
+      if (!picked[k]) {
+        picked.set(k);
+        inputs.push_back(k);
+      }
     }
     if (!output) return;
     if (inputs.size() > 1) {
@@ -228,6 +253,8 @@ class InplaceStage {
   std::vector<InplaceDecision> decisions_;  // plan()'s, sorted then stored
   InplaceDeclarations declarations_;        // plan()'s, of the current node
   std::vector<DecisionEvent> pending_;
+  mutable NodeId reads_node_ = kInvalidId;  // reads_of_buffer's node, whose counts reads_ holds
+  mutable std::unordered_map<std::uint32_t, int> reads_;
 };
 
 }  // namespace

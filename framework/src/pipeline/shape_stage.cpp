@@ -3,10 +3,12 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
@@ -687,11 +689,7 @@ class ShapeStage {
       // enclosing call's apart while a body runs).
       const InvalidHandle invalid =
           bridge_.has_invalid() ? bridge_.take_invalid() : InvalidHandle{};
-      if (parked_) {
-        AnalysisError e = *parked_;
-        parked_.reset();
-        throw e;
-      }
+      if (parked_) std::rethrow_exception(std::exchange(parked_, nullptr));
       for (const std::string& e : bridge_.take_errors()) {
         s_.warn(n, describe_node(*s_.graph, n) + ": expression error: " + e);
       }
@@ -718,6 +716,67 @@ class ShapeStage {
     }
     if (!all_done(node, done)) fall_back(n, rule_failed, done);
     apply_declarations(n);
+    check_dims(n);
+  }
+
+  /// semantics.md "Sizes are never negative": every dim of node n's outputs, and of the graph
+  /// inputs it is the first to read (their dim_params), is checked once the node's shapes are
+  /// final. A dim that is negative wherever it is defined (a Split size of -2, a dim_param `-1`
+  /// or `0-N`) is an error: the model cannot run and a negative byte count would lower its own
+  /// peak. A dim that may be negative (`N-10`) is a requirement of the node, `0 <= N-10`: it
+  /// narrows the symbol's bounds when it mentions one symbol (semantics.md "Bounds derived from
+  /// the model"), and an evaluation where it fails is refused naming it.
+  void check_dims(NodeId n) {
+    const NodeEntry& node = s_.graph->node(n);
+    for (ValueId v : node.inputs) {
+      if (v == kNoValue || !s_.graph->value(v).is_input()) continue;
+      if (inputs_checked_.empty()) inputs_checked_.assign(out_.values.size(), false);
+      if (inputs_checked_[v]) continue;
+      inputs_checked_[v] = true;
+      check_value_dims(n, v, "has");
+    }
+    for (ValueId v : node.outputs) {
+      if (v != kNoValue) check_value_dims(n, v, "would get");
+    }
+  }
+
+  void check_value_dims(NodeId n, ValueId v, const char* verb) {
+    const ValueShape& shape = out_.values[v];
+    if (shape.kind == ValueKind::kUnknown) return;
+    for (const Expr d : shape.dims) check_dim(n, v, d, verb);
+    if (shape.elements) {
+      for (const ElementShape& e : *shape.elements) {
+        for (const Expr d : e.dims) check_dim(n, v, d, verb);
+      }
+    }
+  }
+
+  void check_dim(NodeId n, ValueId v, Expr d, const char* verb) {
+    ExprPool& pool = *s_.pool;
+    const Interval range = pool.interval(d);
+    if (range.lo >= 0) return;
+    const std::string name(s_.graph->value(v).name);
+    if (range.hi < 0) {
+      const bool read = std::string_view(verb) == "has";
+      throw ModelError(
+          s_.model->source() + ": " +
+          (read ? "value '" + name + "'" : describe_node(*s_.graph, n) + ": '" + name + "'") + " " +
+          verb + " a negative dim " + pool.print(d) +
+          (pool.has_symbols(d) ? " (negative for every value of its symbols)" : "") +
+          "; the model cannot run");
+    }
+    if (pool.prove_nonneg(d)) return;
+    if (std::string_view(verb) == "has") {
+      // A graph input's declared dim: the model itself says it exists, so it is a requirement.
+      out_.constraints.push_back(
+          Constraint{Constraint::Kind::kLe, pool.integer(0), d, Expr{}, n, true});
+      derive_bounds(pool, *s_.graph, out_.constraints.back(), out_.derived_bounds);
+      return;
+    }
+    // A rule's formula, valid where its assumptions hold: checked at evaluation only.
+    if (s_.graph->node(n).graph == 0 && signed_seen_.insert(d.id).second) {
+      out_.signed_dims.push_back(ShapeResult::SignedDim{n, v, d});
+    }
   }
 
   static bool all_done(const NodeEntry& node, const NodeFlags& done) {
@@ -919,19 +978,21 @@ class ShapeStage {
   Analysis& s_;
   ShapeResult& out_;
   ExprBridge bridge_;
-  std::optional<AnalysisError> parked_;
+  std::exception_ptr parked_;  ///< an error a body raised inside a rule's call (park)
   /// Shape rules that refused their node's inputs so far, but in bodies that do not run
   /// (IShapeSink::body_refusals), and per body the count of its last inference.
   std::uint32_t refusals_ = 0;
   std::unordered_map<GraphId, std::uint32_t> refusals_of_;
   /// Profile::fixed_sizes as expressions, made on first use.
   std::map<std::string, Expr, std::less<>> fixed_;
+  std::vector<bool> inputs_checked_;               ///< graph inputs whose dims check_dims has seen
+  std::unordered_set<std::uint32_t> signed_seen_;  ///< dims already in out_.signed_dims
   /// The symbols of the main graph's declared inputs, gathered on first use.
   std::optional<std::unordered_set<std::uint32_t>> input_symbols_;
 
  public:
-  void park(const AnalysisError& e) {
-    if (!parked_) parked_ = e;
+  void park(std::exception_ptr e) {
+    if (!parked_) parked_ = std::move(e);
   }
   /// Body g does not run: its working memory is not counted, and its refusals do not make the
   /// body around it one that cannot run.
@@ -974,10 +1035,10 @@ sdk::Status HostShapeSink::infer_body(sdk::StringRef attr, std::uint32_t input_c
       return fail(st, sdk::StringRef(m.data(), m.size()));
     }
     return st;
-  } catch (const AnalysisError& e) {
-    // Strict mode inside a body ends the analysis; the error cannot cross the plugin, so it is
-    // parked and rethrown once the rule has returned.
-    stage_.park(e);
+  } catch (const Error& e) {
+    // Strict mode inside a body, or a model error there (a negative dim), ends the analysis; the
+    // error cannot cross the plugin, so it is parked and rethrown once the rule has returned.
+    stage_.park(std::current_exception());
     return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
   } catch (const std::exception& e) {
     return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));

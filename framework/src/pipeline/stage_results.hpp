@@ -34,6 +34,16 @@ struct ShapeResult {
   /// per element: computations whose rounding matters (expressions.md 4.5).
   std::unordered_map<ValueId, std::vector<FloatTerm>> float_terms;
   std::vector<Constraint> constraints;
+  /// A main-graph node's output dim that the symbols may make negative (`H - 2` of a pool whose
+  /// window the rule only assumes fits): a formula valid where the rule's assumptions hold. Not a
+  /// requirement (the model may run there, with another shape), but an evaluation where it is
+  /// negative has no sizes to give: failed_requirement names it. One entry per distinct dim.
+  struct SignedDim {
+    NodeId node;
+    ValueId value;
+    Expr dim;
+  };
+  std::vector<SignedDim> signed_dims;
   std::vector<DimBound> dim_bounds;
   /// Bounds narrowed by main-graph constraints (derived_bounds.hpp), in recording order.
   std::vector<DerivedBound> derived_bounds;

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "cctx/output_file.hpp"
+
 namespace cctx {
 
 namespace {
@@ -69,6 +71,7 @@ void on_fatal_signal(int sig) {
   } else {
     write_text(" (internal error: please report it)\n");
   }
+  remove_temporary_files_from_signal();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }

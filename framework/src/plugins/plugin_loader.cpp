@@ -230,6 +230,12 @@ fs::path Host::locate(const PluginSpec& spec) const {
       throw PluginError(where + ": plugin path " + spec.path.string() +
                         " is a folder, not a shared library");
     }
+    // The loader maps a shared library from a regular file; opening a FIFO would wait forever
+    // for a writer, and a device is no library.
+    if (!fs::is_regular_file(spec.path, ec)) {
+      throw PluginError(where + ": plugin path " + spec.path.string() +
+                        " is not a regular file (a FIFO, socket or device), not a shared library");
+    }
     return spec.path;
   }
   const std::string candidates[] = {"libcctx_" + spec.name + ".so", "lib" + spec.name + ".so",

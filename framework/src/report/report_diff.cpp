@@ -26,6 +26,53 @@ void check_format(const DiffSide& side) {
   }
 }
 
+/// The amounts the diff reads, checked before any is read: an integer or an expression's text.
+/// Anything else (a float, a missing key) would otherwise read as 0 and show a change that is
+/// not there.
+void check_amounts(const DiffSide& side) {
+  const In& r = side.report;
+  auto fail = [&](const std::string& where, const In* got) {
+    throw Error(side.label + ": not a cctx.analysis/1 report: " + where + " is " +
+                (got == nullptr ? std::string("missing") : got->dump()) +
+                " (an integer or an expression's text expected)");
+  };
+  auto amount_at = [&](const In& object, const char* key, const std::string& where, bool optional) {
+    if (!object.is_object()) fail(where, &object);
+    const auto it = object.find(key);
+    if (it == object.end()) {
+      if (!optional) fail(where + "." + key, nullptr);
+      return;
+    }
+    if (!it->is_number_integer() && !it->is_string()) fail(where + "." + key, &*it);
+  };
+  const auto peak = r.find("peak");
+  if (peak == r.end()) fail("peak", nullptr);
+  amount_at(*peak, "total_bytes", "peak", false);
+  const In& nodes = r["nodes"];
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const std::string where = "nodes[" + std::to_string(k) + "]";
+    if (!nodes[k].is_object()) fail(where, &nodes[k]);
+    const auto memory = nodes[k].find("memory");
+    if (memory == nodes[k].end()) fail(where + ".memory", nullptr);
+    amount_at(*memory, "total_bytes", where + ".memory", false);
+    amount_at(nodes[k], "peak_scratch_bytes", where, true);
+  }
+  const auto symbols = r.find("symbols");
+  if (symbols == r.end()) return;
+  if (!symbols->is_array()) fail("symbols", &*symbols);
+  for (std::size_t k = 0; k < symbols->size(); ++k) {
+    const In& sym = (*symbols)[k];
+    const std::string where = "symbols[" + std::to_string(k) + "]";
+    if (!sym.is_object()) fail(where, &sym);
+    const auto bounds = sym.find("bounds");
+    if (bounds == sym.end()) continue;
+    if (!bounds->is_array() || bounds->size() != 2) fail(where + ".bounds", &*bounds);
+    for (const In& end : *bounds) {
+      if (!end.is_null() && !end.is_number_integer()) fail(where + ".bounds", &*bounds);
+    }
+  }
+}
+
 std::string op_type(const In& node) { return node.value("op_type", ""); }
 
 /// "0:0:equal:may_reuse" per decision, in the report's order.
@@ -240,6 +287,8 @@ nlohmann::ordered_json diff_reports(const DiffSide& before, const DiffSide& afte
                                     const std::vector<Assignment>& evaluate) {
   check_format(before);
   check_format(after);
+  check_amounts(before);
+  check_amounts(after);
   try {
     return Differ(before, after, evaluate).run();
   } catch (const nlohmann::json::exception& e) {

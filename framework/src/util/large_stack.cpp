@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <memory>
+#include <new>
 
 namespace cctx {
 
@@ -15,8 +16,7 @@ struct Job {
   std::exception_ptr error;
 };
 
-void* run_job(void* arg) {
-  auto* job = static_cast<Job*>(arg);
+void run_job_body(Job* job) {
   // sigaltstack is per thread: without one, a handler for an overflow of this stack has no stack.
   constexpr std::size_t kSignalStackBytes = std::size_t{1} << 16;
   // Left unwritten: its pages are touched only if a signal arrives.
@@ -32,6 +32,17 @@ void* run_job(void* arg) {
   }
   alt.ss_flags = SS_DISABLE;
   ::sigaltstack(&alt, nullptr);
+}
+
+void* run_job(void* arg) noexcept {
+  auto* job = static_cast<Job*>(arg);
+  try {
+    run_job_body(job);
+  } catch (...) {
+    // Out of memory before the work started (its signal stack): an exception must not leave a
+    // thread's start routine (std::terminate, SIGABRT).
+    job->error = std::make_exception_ptr(std::bad_alloc());
+  }
   return nullptr;
 }
 

@@ -5,11 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 
 #include "cctx/errors.hpp"
 
@@ -53,6 +56,59 @@ int descriptor_named(const std::string& path) {
   return -1;
 }
 
+// Temporary files in the making, for a signal that ends the process (Ctrl-C, kill) to remove
+// before it dies: a destructor never runs then, and a half-written `.NAME.cctx-XXXXXX` of up to
+// 2 GiB would stay behind. Fixed slots of fixed size, since a handler may only read memory and
+// call async-signal-safe functions (unlink, signal, raise).
+constexpr int kTempSlots = 8;
+char g_temp_paths[kTempSlots][PATH_MAX];
+std::atomic<int> g_temp_used[kTempSlots];
+static_assert(std::atomic<int>::is_always_lock_free);
+
+void remove_temporaries_and_die(int sig) {
+  remove_temporary_files_from_signal();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+/// Handlers for the signals that end a process by default, installed once and only where the
+/// disposition is still the default: an embedding program's own handler (Python's SIGINT, which
+/// raises KeyboardInterrupt) is left alone, and cctx's commit or destructor cleans up there.
+void install_cleanup_handlers() {
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true)) return;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
+    struct sigaction current {};
+    if (::sigaction(sig, nullptr, &current) != 0 || current.sa_handler != SIG_DFL ||
+        (current.sa_flags & SA_SIGINFO) != 0) {
+      continue;
+    }
+    struct sigaction action {};
+    action.sa_handler = &remove_temporaries_and_die;
+    ::sigemptyset(&action.sa_mask);
+    ::sigaction(sig, &action, nullptr);
+  }
+}
+
+/// A slot for a temporary file about to be made, its handlers installed, or -1 when all are taken
+/// (the file is then only removed by the destructor, as before). The slot reads 2 (skipped by the
+/// handler) until publish_temporary: the name is written into the slot by mkstemp itself, so the
+/// window between the file's creation and its cleanup being armed is a single store.
+int claim_temporary_slot() {
+  install_cleanup_handlers();
+  for (int k = 0; k < kTempSlots; ++k) {
+    int expected = 0;
+    if (g_temp_used[k].compare_exchange_strong(expected, 2)) return k;
+  }
+  return -1;
+}
+
+void publish_temporary(int slot) { g_temp_used[slot].store(1); }
+
+void forget_temporary(int slot) {
+  if (slot >= 0) g_temp_used[slot].store(0);
+}
+
 mode_t current_umask() {
   // umask can only be read by setting it; the value is put back at once.
   const mode_t mask = ::umask(0);
@@ -61,6 +117,12 @@ mode_t current_umask() {
 }
 
 }  // namespace
+
+void remove_temporary_files_from_signal() {
+  for (int k = 0; k < kTempSlots; ++k) {
+    if (g_temp_used[k].load() == 1) ::unlink(g_temp_paths[k]);
+  }
+}
 
 OutputFile::OutputFile(const std::filesystem::path& path) : shown_(path.string()) {
   if (shown_.empty()) throw Error("an output file name is empty", ExitCode::kUsage);
@@ -128,7 +190,34 @@ void OutputFile::open() {
   temp_ = (std::filesystem::path(folder()) /
            ("." + std::filesystem::path(target_).filename().string() + ".cctx-XXXXXX"))
               .string();
-  fd_ = ::mkstemp(temp_.data());
+  const int slot = temp_.size() < PATH_MAX ? claim_temporary_slot() : -1;
+  if (slot >= 0) {
+    // mkstemp's work done here so that the name is in the slot, and armed, before the file
+    // exists: a signal can then never find a file of ours that its handler does not know.
+    static constexpr char kLetters[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    std::random_device random;
+    const std::size_t suffix = temp_.size() - 6;
+    for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+      for (std::size_t k = suffix; k < temp_.size(); ++k) {
+        temp_[k] = kLetters[random() % (sizeof kLetters - 1)];
+      }
+      g_temp_used[slot].store(2);
+      std::memcpy(g_temp_paths[slot], temp_.c_str(), temp_.size() + 1);
+      publish_temporary(slot);
+      fd_ = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd_ < 0 && errno != EEXIST) break;
+    }
+    if (fd_ >= 0) {
+      temp_slot_ = slot;
+    } else {
+      const int err = errno;
+      forget_temporary(slot);
+      errno = err;
+    }
+  } else {
+    fd_ = ::mkstemp(temp_.data());
+  }
   if (fd_ < 0) {
     const int err = errno;
     temp_.clear();
@@ -139,6 +228,7 @@ void OutputFile::open() {
 OutputFile::~OutputFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!temp_.empty()) ::unlink(temp_.c_str());
+  forget_temporary(temp_slot_);
 }
 
 void OutputFile::fail_writing(int error) const {
@@ -182,6 +272,9 @@ void OutputFile::commit() {
   if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
     throw Error(shown_ + ": cannot replace the file (" + reason(errno) + ")", ExitCode::kOutput);
   }
+  // From here the name is the target's: a signal must not remove it.
+  forget_temporary(temp_slot_);
+  temp_slot_ = -1;
   temp_.clear();
 }
 

@@ -29,8 +29,8 @@ Dim loop_trip_count(const INodeView& node, IShapeSink& out, const BodyValue& bod
   const bool body_keeps_true = body_cond.has_value && body_cond.value.size() == 1 &&
                                body_cond.value[0].is_const() && !body_cond.value[0].is(0);
   const bool never_stops_early = !has_cond || (cond_known && !cond[0].is(0) && body_keeps_true);
-  if (m_known && never_stops_early) return m[0];
-  // A negative M runs no iteration, as 0 does.
+  // A negative M runs no iteration, as 0 does (ONNX Runtime's loop compares `iteration < M`).
+  if (m_known && never_stops_early) return max(m[0], m[0].lift(0));
   if (m_known) return fresh_upto(node, out, scan_output, 0, max(m[0], m[0].lift(0)));
   return fresh(node, out, scan_output, 0, 0, kPosInf);
 }
