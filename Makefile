@@ -122,7 +122,10 @@ sanitize: deps
 # Each fuzz target for FUZZ_SECONDS (clang + libFuzzer, ASan + UBSan), seeded from the test models
 # and profiles (and the ONNX backend node models of libonnx-testdata); the corpus grows in $(FUZZ_BUILD)/corpus/<target>. A crash leaves its input as
 # $(FUZZ_BUILD)/<target>-crash-*; copy it to tests/fuzz/regressions/<target>/ once fixed.
-fuzz: fuzz-deps
+# Then fuzz_python.py (random call sequences on the Python API) for FUZZ_SECONDS against the
+# ordinary build's package (the fuzz build has no Python): a failing seed goes, once fixed, into
+# tests/fuzz/regressions/fuzz_python/.
+fuzz: fuzz-deps build
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
 	  -DCCTX_BUILD_FUZZ=ON -DCCTX_SANITIZE=address,undefined,fuzzer-no-link -DCCTX_WERROR=OFF \
 	  -DCCTX_BUILD_TESTS=OFF -DCCTX_BUILD_PYTHON=OFF -DCCTX_BUILD_BENCH=OFF -DCCTX_USE_JEMALLOC=OFF $(CMAKE_ARGS)
@@ -141,7 +144,10 @@ fuzz: fuzz-deps
 	    -rss_limit_mb=4096 -artifact_prefix=$$t- -print_final_stats=1 \
 	    corpus/$$t $(CURDIR)/tests/fuzz/regressions/$$t > $$t.log 2>&1) || status=1; \
 	  grep -E "^Done|stat::number_of_executed_units|ERROR|SUMMARY" $(FUZZ_BUILD)/$$t.log || true; \
-	done; exit $$status
+	done; \
+	echo "== fuzz_python for $(FUZZ_SECONDS) s"; \
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 tests/fuzz/fuzz_python.py --seconds $(FUZZ_SECONDS) || status=1; \
+	exit $$status
 
 clean:
 	rm -rf $(BUILD)

@@ -92,14 +92,17 @@ class PyComputeContext {
 
   void write_to_model(py::object model) {
     const std::shared_ptr<Analysed> a = computed();
+    const bool proto = py::hasattr(model, "ParseFromString");
+    if (!proto && !py::isinstance<py::str>(model) && !py::hasattr(model, "__fspath__")) {
+      throw py::type_error(
+          "write_to_model expects an onnx.ModelProto or a path, not " +
+          py::str(py::type::handle_of(model).attr("__name__")).cast<std::string>());
+    }
     a->ctx->write_to_model(*a->model);
-    const std::string bytes = a->model->serialize();
-    if (py::hasattr(model, "ParseFromString")) {
-      model.attr("ParseFromString")(py::bytes(bytes));  // clears, then parses: in place
-    } else if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
-      a->model->save(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
+    if (proto) {
+      model.attr("ParseFromString")(py::bytes(a->model->serialize()));  // clears, then parses
     } else {
-      throw Error("write_to_model expects an onnx.ModelProto or a path", ExitCode::kUsage);
+      a->model->save(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
     }
   }
 
@@ -110,13 +113,13 @@ class PyComputeContext {
     return out;
   }
 
-  py::dict node_memory(std::size_t n) const {
+  py::dict node_memory(std::int64_t n) const {
     const std::shared_ptr<Analysed> a = computed();
     require_node(*a->ctx, n);
     return node_memory_of(*a->ctx, static_cast<NodeId>(n));
   }
 
-  py::object node_peak_memory(std::size_t n) const {
+  py::object node_peak_memory(std::int64_t n) const {
     const std::shared_ptr<Analysed> a = computed();
     require_node(*a->ctx, n);
     return amount(a->ctx->pool(), a->ctx->node_peak_memory(static_cast<NodeId>(n)));
@@ -291,8 +294,8 @@ class PyComputeContext {
     if (!current_) throw Error("ComputeContext: call compute(model) first", ExitCode::kUsage);
     return current_;
   }
-  static void require_node(const ComputeContext& ctx, std::size_t n) {
-    if (n >= ctx.node_count()) {
+  static void require_node(const ComputeContext& ctx, std::int64_t n) {
+    if (n < 0 || static_cast<std::size_t>(n) >= ctx.node_count()) {
       throw py::index_error("node index " + std::to_string(n) + " out of range (" +
                             std::to_string(ctx.node_count()) + " nodes)");
     }

@@ -46,7 +46,8 @@ Model to_model(const py::object& model) {
   if (py::hasattr(model, "SerializeToString")) {
     return parse_buffer(model.attr("SerializeToString")(), "<onnx.ModelProto>");
   }
-  throw Error("expected an onnx.ModelProto, serialized bytes or a path", ExitCode::kUsage);
+  throw py::type_error("expected an onnx.ModelProto, serialized bytes or a path, not " +
+                       py::str(py::type::handle_of(model).attr("__name__")).cast<std::string>());
 }
 
 std::shared_ptr<Host> default_host() {
@@ -58,6 +59,11 @@ std::shared_ptr<Host> default_host() {
 }
 
 Profile to_profile(const py::object& profile) {
+  if (!py::isinstance<py::str>(profile) && !py::hasattr(profile, "__fspath__")) {
+    throw py::type_error(
+        "profile must be None, a path, a shipped profile's name or YAML text, not " +
+        py::str(py::type::handle_of(profile).attr("__name__")).cast<std::string>());
+  }
   std::string text = fspath(profile);
   // YAML text when it looks like a document, a file path otherwise.
   if (text.find('\n') != std::string::npos || text.find(": ") != std::string::npos ||

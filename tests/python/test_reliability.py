@@ -124,7 +124,9 @@ def test_one_context_shared_by_threads():
     lambda c: c.to_json({"N": 8}),
     lambda c: c.to_json([{"N": "x"}]),
     lambda c: c.node_memory("a"),
-    lambda c: c.node_memory(-1),
+    lambda c: c.write_to_model(42),
+    lambda c: c.compute(42),
+    lambda c: cctx.ComputeContext(42),
     lambda c: cctx.evaluate_expression(3.5, {}),
     lambda c: cctx.evaluate_expression("N", {"N": None}),
     lambda c: cctx.simplify_expression("N", {"N": [1, 2]}),
@@ -149,8 +151,8 @@ def test_wrong_values_are_errors_not_crashes():
         ctx.evaluate_peak({"Q": 1})
     with pytest.raises(IndexError):
         ctx.node_memory(99)
-    with pytest.raises(cctx.Error):
-        ctx.compute(42)
+    with pytest.raises(IndexError):
+        ctx.node_memory(-1)
     with pytest.raises(cctx.Error):
         ctx.compute(b"\x08\x08\x3a\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01")
     assert ctx.evaluate_peak({"N": 8}) == (576, 1)
