@@ -17,6 +17,7 @@
 #include "cctx/output_file.hpp"
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
+#include "cctx/session.hpp"
 #include "cli_common.hpp"
 
 namespace cctx::cli {
@@ -151,16 +152,6 @@ const CLI::Validator& output_file_name() {
   return check;
 }
 
-namespace {
-
-std::string origin_of(const ComputeContext& ctx, const std::string& name) {
-  const SymbolInfo* info = ctx.pool().find_symbol(name);
-  if (info == nullptr || info->origin.empty()) return "a symbol of the model";
-  return info->origin;
-}
-
-}  // namespace
-
 void check_bounded_symbols(const ComputeContext& ctx, const std::vector<std::string>& bounds) {
   if (bounds.empty()) return;
   std::set<std::string> mentioned;
@@ -191,105 +182,6 @@ void check_bounded_symbols(const ComputeContext& ctx, const std::vector<std::str
             (listed.empty() ? " (it has no symbolic dims)" : " (its symbols: " + listed + ")"),
         ExitCode::kUsage);
   }
-}
-
-// Every assigned name must be a symbol of the model, and every symbol the totals mention must be
-// assigned (a data-dependent size such as NonZero_3_o0_d1 too): say so before evaluating.
-std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
-                                                      std::vector<Assignment>& assignments) {
-  if (assignments.empty()) return {};
-  for (const Assignment& a : assignments) {
-    for (const auto& [name, value] : a) {
-      if (ctx.pool().find_symbol(name) == nullptr) {
-        throw Error("--eval: the model has no symbol '" + name + "'", ExitCode::kUsage);
-      }
-    }
-  }
-  const std::set<std::string> needed = symbols_to_evaluate(ctx);
-  std::vector<std::vector<BoundedSymbol>> bounded;
-  for (Assignment& a : assignments) {
-    // An assignment where the model cannot run (a Conv window larger than its padded input, dims
-    // that do not broadcast) has no memory figures: refuse it, naming why.
-    if (const std::optional<std::string> failed = ctx.failed_requirement(a)) {
-      std::string label;
-      for (const auto& [name, value] : a) {
-        label += (label.empty() ? "" : ",") + name + "=" + std::to_string(value);
-      }
-      throw Error("--eval " + label + ": the model cannot run there: " + *failed, ExitCode::kUsage);
-    }
-    bounded.push_back(assign_upper_bounds(ctx, needed, a));
-    for (const std::string& name : needed) {
-      if (a.count(name) != 0) continue;
-      // A failed rule is the cause, not the symbol: lead with the rule's own message.
-      if (const RuleFailure* f = ctx.rule_failure_behind(name)) {
-        throw Error("--eval: cannot evaluate the totals: the " +
-                        std::string(rule_kind_name(f->kind)) + " rule of " + f->rule +
-                        " failed at " + describe_node(ctx.graph(), f->node) + ": " + f->message +
-                        "; the totals depend on '" + name +
-                        "', what it left unknown (fix the rule, or add --eval " + name + "=V)",
-                    ExitCode::kUsage);
-      }
-      throw Error("--eval: no value for symbol '" + name + "', which the totals depend on (" +
-                      origin_of(ctx, name) + "); add --eval " + name + "=V",
-                  ExitCode::kUsage);
-    }
-  }
-  return bounded;
-}
-
-std::optional<std::string> specialization_reason(const ComputeContext& ctx,
-                                                 const std::vector<Assignment>& assignments) {
-  // One assignment of sizes the model can run at: a sweep keeps one symbolic analysis.
-  if (assignments.size() != 1 || assignments[0].empty()) return std::nullopt;
-  const Assignment& given = assignments[0];
-  // Sizes of the main graph's inputs only: what the model would declare at those sizes. A value
-  // given to an internal symbol (bytes_Y=24) is the user's own answer for the symbolic analysis.
-  std::set<std::string> input_symbols;
-  for (ValueId v : ctx.graph().graphs()[0].inputs) {
-    for (Expr d : ctx.shape(v).dims) {
-      for (std::string& name : ctx.pool().symbols_of(d)) input_symbols.insert(std::move(name));
-    }
-  }
-  for (const auto& [name, value] : given) {
-    if (input_symbols.count(name) == 0) return std::nullopt;
-  }
-  if (ctx.failed_requirement(given)) return std::nullopt;
-  // A node choosing between bodies (an If) that the analysis could not decide holds the larger
-  // of their working memories and outputs; at fixed sizes the branch that runs may be known.
-  for (const NodeEntry& node : ctx.graph().nodes()) {
-    if (node.bodies.size() < 2) continue;
-    const bool decided = std::any_of(node.bodies.begin(), node.bodies.end(),
-                                     [&](const BodyRef& b) { return !ctx.body_runs(b.graph); });
-    if (!decided) {
-      return describe_node(ctx.graph(), static_cast<NodeId>(&node - ctx.graph().nodes().data())) +
-             " chooses a branch the symbolic analysis could not decide";
-    }
-  }
-  const std::set<std::string> needed = symbols_to_evaluate(ctx);
-  Assignment completed = given;
-  assign_upper_bounds(ctx, needed, completed);
-  for (const std::string& name : needed) {
-    // A failed rule is named by check_symbols: the sizes do not decide what it left unknown.
-    if (completed.count(name) == 0 && ctx.rule_failure_behind(name) == nullptr) {
-      return "the formulas need '" + name + "' (" + origin_of(ctx, name) +
-             "), which these sizes decide";
-    }
-  }
-  return std::nullopt;
-}
-
-std::unique_ptr<ComputeContext> analyse_at_fixed_sizes(const Host& host, const Model& model,
-                                                       const ComputeContext& ctx,
-                                                       const std::vector<Assignment>& evaluate,
-                                                       std::string* because) {
-  const std::optional<std::string> why = specialization_reason(ctx, evaluate);
-  if (!why) return nullptr;
-  Profile at_sizes = host.profile();
-  for (const auto& [name, value] : evaluate[0]) at_sizes.fixed_sizes[name] = value;
-  auto fixed = std::make_unique<ComputeContext>(host.registry(), std::move(at_sizes));
-  fixed->compute(model);
-  *because = *why;
-  return fixed;
 }
 
 namespace {
@@ -392,9 +284,9 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   }
   if (figures.plot) plot_out.emplace(*figures.plot);
   if (figures.plot_stack) stack_out.emplace(*figures.plot_stack);
-  const std::unique_ptr<Host> loaded_host = host_loading.get();
-  Host& host = *loaded_host;
-  ComputeContext ctx(host);
+  Session session(host_loading.get(), std::move(model));
+  const Host& host = session.host();
+  ComputeContext& ctx = session.symbolic();
   watch_progress(ctx);
   // Render everything before writing anything, so that an evaluation error leaves no output.
   // The JSON report is the exception that proves it: its writer evaluates here, and formats its
@@ -403,26 +295,21 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   std::optional<JsonReportWriter> json;
   // When the formulas need a size that the input sizes decide (which branch of an If runs, a
   // rank that depends on it), one assignment is evaluated by analysing the model again with
-  // those sizes fixed (semantics.md "Evaluation at fixed sizes").
-  std::unique_ptr<ComputeContext> fixed;
-  Assignment fixed_at;
-  std::string specialized, fixed_because;
+  // those sizes fixed (semantics.md "Evaluation at fixed sizes"): Session::evaluate decides.
+  const ComputeContext* report_ctx = &ctx;
   naming_model(args.model, [&] {
-    ctx.compute(model);
+    session.analyse();
     check_bounded_symbols(ctx, args.bounds);
-    const ComputeContext* report_ctx = &ctx;
-    fixed = analyse_at_fixed_sizes(host, model, ctx, evaluate, &fixed_because);
-    if (fixed) {
-      report_ctx = fixed.get();
-      fixed_at = evaluate[0];
-      specialized =
-          "Analysed with its inputs at " + assignment_label(fixed_at) + ": " + fixed_because + "\n";
-      // The assignment still labels the evaluation: the fixed analysis knows its symbols (the
-      // declarations named them before they were fixed), and its amounts no longer need them.
-    }
+    Evaluation ev = session.evaluate(evaluate);
+    report_ctx = ev.context;
+    evaluate = ev.assignments;
+    const std::string specialized = ev.fixed_sizes.empty() ? std::string()
+                                                           : "Analysed with its inputs at " +
+                                                                 assignment_label(ev.fixed_sizes) +
+                                                                 ": " + ev.fixed_because + "\n";
     const ComputeContext& rctx = *report_ctx;
-    std::vector<std::vector<BoundedSymbol>> bounded = check_symbols(rctx, evaluate);
-    ReportOptions options{args.model, evaluate, std::move(bounded), fixed_at, fixed_because};
+    ReportOptions options{args.model, evaluate, std::move(ev.at_upper_bound), ev.fixed_sizes,
+                          ev.fixed_because};
     if (args.format == "json") {
       json.emplace(rctx, options);
     } else if (args.format == "csv") {
@@ -439,8 +326,8 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     if (stack_out) stack = memory_stack_svg(rctx, evaluate.front());
   });
   if (model_out) {
-    ctx.write_to_model(model);
-    model.save(*model_out);
+    ctx.write_to_model(session.model());
+    session.model().save(*model_out);
   }
   for (auto [file, svg] : {std::pair{&plot_out, &plot}, std::pair{&stack_out, &stack}}) {
     if (!*file) continue;
@@ -454,7 +341,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     write_stdout(text);
   }
   flush_stdout();  // before the diagnostics: std::cerr would flush it, hiding a failure's reason
-  print_diagnostics(fixed ? *fixed : ctx, args);  // those of the analysis reported
+  print_diagnostics(*report_ctx, args);  // those of the analysis reported
   end_process_after_output();
 }
 

@@ -28,33 +28,10 @@ struct AnalysisArgs {
   bool quiet = false;                      ///< --quiet: no warnings on stderr
 };
 
-/// Before evaluating: every assigned name is a symbol of the model, and every symbol the totals
-/// and the peak depend on has a value; a data-dependent size nobody gave takes its producer's
-/// upper bound (the worst case; returned per assignment, and added to it). Otherwise a usage
-/// error that names the missing symbol, or the failed rule behind it.
-std::vector<std::vector<BoundedSymbol>> check_symbols(const ComputeContext& ctx,
-                                                      std::vector<Assignment>& assignments);
-
 /// Every `--bounds` symbol is one the model's shapes mention: a bound on a name the model does not
 /// have (a typo) would otherwise be accepted and change nothing. A usage error listing the model's
 /// symbols otherwise.
 void check_bounded_symbols(const ComputeContext& ctx, const std::vector<std::string>& bounds);
-
-/// Why one assignment of input sizes is better evaluated by analysing the model again at those
-/// sizes (semantics.md "Evaluation at fixed sizes"): a node choosing between bodies (an If) that
-/// the symbolic analysis could not decide, or a symbol the formulas need that the assignment does
-/// not give and no bound stands for (a size only the branch that runs decides). nullopt when
-/// neither, when there are several assignments, when it names a symbol that is not an input's,
-/// or when check_symbols refuses it.
-std::optional<std::string> specialization_reason(const ComputeContext& ctx,
-                                                 const std::vector<Assignment>& assignments);
-
-/// The model analysed again with its inputs at `evaluate[0]`, when specialization_reason gives a
-/// reason (set in `*because`); nullptr otherwise. The one assignment still evaluates it.
-std::unique_ptr<ComputeContext> analyse_at_fixed_sizes(const Host& host, const Model& model,
-                                                       const ComputeContext& ctx,
-                                                       const std::vector<Assignment>& evaluate,
-                                                       std::string* because);
 
 /// Adds --quiet to a command that analyses a model.
 void add_quiet_flag(CLI::App& cmd, AnalysisArgs& args);

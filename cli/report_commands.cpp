@@ -15,6 +15,7 @@
 #include "cctx/host.hpp"
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
+#include "cctx/session.hpp"
 #include "cli_common.hpp"
 
 namespace cctx::cli {
@@ -59,17 +60,15 @@ void run_explain(const ExplainArgs& args) {
   Profile profile = resolve_profile(args.analysis);
   profile.decision_log = true;  // the in-place events of the node are part of the explanation
   std::vector<Assignment> evaluate = resolve_assignments(args.analysis, profile);
-  Model model = Model::load(args.analysis.model);
-  Host host(profile);
-  ComputeContext symbolic(host);
-  symbolic.compute(model);
-  check_bounded_symbols(symbolic, args.analysis.bounds);
+  Session session(std::make_shared<Host>(profile), Model::load(args.analysis.model));
+  session.analyse();
+  check_bounded_symbols(session.symbolic(), args.analysis.bounds);
   // As analyze does: one assignment an undecided If depends on is explained at those sizes.
-  std::string because;
-  const std::unique_ptr<ComputeContext> fixed =
-      analyse_at_fixed_sizes(host, model, symbolic, evaluate, &because);
-  const ComputeContext& ctx = fixed ? *fixed : symbolic;
-  check_symbols(ctx, evaluate);
+  Evaluation ev = session.evaluate(std::move(evaluate));
+  evaluate = ev.assignments;
+  const ComputeContext& ctx = *ev.context;
+  const bool fixed = !ev.fixed_sizes.empty();
+  const std::string& because = ev.fixed_because;
   const NodeId node = find_node(ctx, args.node);
   nlohmann::ordered_json doc;
   try {
@@ -81,7 +80,8 @@ void run_explain(const ExplainArgs& args) {
   std::string note;
   if (fixed) {
     doc["at_fixed_sizes"] = because;
-    note = "Analysed with its inputs at " + assignment_label(evaluate[0]) + ": " + because + "\n";
+    note =
+        "Analysed with its inputs at " + assignment_label(ev.fixed_sizes) + ": " + because + "\n";
   }
   write_stdout(args.analysis.format == "json" ? safe_text::json(doc, 2) + "\n"
                                               : note + explain_text(doc));
@@ -130,19 +130,13 @@ DiffSide load_side(const std::string& path, const std::string& profile_path, con
   analysis.eval = args.eval;
   Profile profile = resolve_profile(analysis);
   std::vector<Assignment> evaluate = resolve_assignments(analysis, profile);
-  Model model = Model::load(path);
-  Host host(profile);
-  ComputeContext symbolic(host);
-  symbolic.compute(model);
-  check_bounded_symbols(symbolic, args.bounds);
-  std::string because;
-  const std::unique_ptr<ComputeContext> fixed =
-      analyse_at_fixed_sizes(host, model, symbolic, evaluate, &because);
-  const ComputeContext& ctx = fixed ? *fixed : symbolic;
-  std::vector<std::vector<BoundedSymbol>> bounded = check_symbols(ctx, evaluate);
-  const Assignment fixed_at = fixed ? evaluate[0] : Assignment{};
+  Session session(std::make_shared<Host>(profile), Model::load(path));
+  session.analyse();
+  check_bounded_symbols(session.symbolic(), args.bounds);
+  Evaluation ev = session.evaluate(std::move(evaluate));
   const std::string report = safe_text::json(
-      json_report(ctx, ReportOptions{path, evaluate, std::move(bounded), fixed_at, because}));
+      json_report(*ev.context, ReportOptions{path, ev.assignments, std::move(ev.at_upper_bound),
+                                             ev.fixed_sizes, ev.fixed_because}));
   return DiffSide{path + " (profile " + profile.name + ")", nlohmann::json::parse(report)};
 }
 

@@ -16,6 +16,7 @@
 #include "cctx/model.hpp"
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
+#include "cctx/session.hpp"
 #include "module_common.hpp"
 #include "shape_inference.hpp"
 
@@ -63,27 +64,16 @@ Assignment to_assignment(const py::handle& given, const char* what = "assignment
   return a;
 }
 
-/// One finished analysis: the model and the context whose results view it. Immutable once made
-/// and shared: a getter holds its own reference for as long as it reads, so a compute() that
-/// replaces it from another thread (compute releases the GIL while it runs) cannot free what the
-/// getter is reading.
-struct Analysed {
-  std::unique_ptr<Model> model;  // declared first: destroyed after the context
-  std::unique_ptr<ComputeContext> ctx;
-};
-
 class PyComputeContext {
  public:
   explicit PyComputeContext(const py::object& profile) : host_(host_for(profile)) {}
 
   void compute(const py::object& model) {
-    auto next = std::make_shared<Analysed>();
-    next->model = std::make_unique<Model>(to_model(model));
-    next->ctx = std::make_unique<ComputeContext>(*host_);
+    auto next = std::make_shared<Session>(host_, to_model(model));
     {
       py::gil_scoped_release release;
       // Nested bodies recurse: analyse on a stack of known size, not the interpreter's thread's.
-      run_with_large_stack(kAnalysisStackBytes, [&] { next->ctx->compute(*next->model); });
+      run_with_large_stack(kAnalysisStackBytes, [&] { next->analyse(); });
     }
     // Only a finished analysis replaces the current one (under the GIL, which every reader
     // holds): a compute that raised leaves the context as it was.
@@ -91,43 +81,44 @@ class PyComputeContext {
   }
 
   void write_to_model(py::object model) {
-    const std::shared_ptr<Analysed> a = computed();
+    const std::shared_ptr<Session> a = computed();
     const bool proto = py::hasattr(model, "ParseFromString");
     if (!proto && !py::isinstance<py::str>(model) && !py::hasattr(model, "__fspath__")) {
       throw py::type_error(
           "write_to_model expects an onnx.ModelProto or a path, not " +
           py::str(py::type::handle_of(model).attr("__name__")).cast<std::string>());
     }
-    a->ctx->write_to_model(*a->model);
+    a->symbolic().write_to_model(a->model());
     if (proto) {
-      model.attr("ParseFromString")(py::bytes(a->model->serialize()));  // clears, then parses
+      model.attr("ParseFromString")(py::bytes(a->model().serialize()));  // clears, then parses
     } else {
-      a->model->save(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
+      a->model().save(py::cast<std::string>(py::module_::import("os").attr("fspath")(model)));
     }
   }
 
   py::list memory() const {
-    const std::shared_ptr<Analysed> a = computed();
+    const std::shared_ptr<Session> a = computed();
     py::list out;
-    for (NodeId n = 0; n < a->ctx->node_count(); ++n) out.append(node_memory_of(*a->ctx, n));
+    for (NodeId n = 0; n < a->symbolic().node_count(); ++n)
+      out.append(node_memory_of(a->symbolic(), n));
     return out;
   }
 
   py::dict node_memory(std::int64_t n) const {
-    const std::shared_ptr<Analysed> a = computed();
-    require_node(*a->ctx, n);
-    return node_memory_of(*a->ctx, static_cast<NodeId>(n));
+    const std::shared_ptr<Session> a = computed();
+    require_node(a->symbolic(), n);
+    return node_memory_of(a->symbolic(), static_cast<NodeId>(n));
   }
 
   py::object node_peak_memory(std::int64_t n) const {
-    const std::shared_ptr<Analysed> a = computed();
-    require_node(*a->ctx, n);
-    return amount(a->ctx->pool(), a->ctx->node_peak_memory(static_cast<NodeId>(n)));
+    const std::shared_ptr<Session> a = computed();
+    require_node(a->symbolic(), n);
+    return amount(a->symbolic().pool(), a->symbolic().node_peak_memory(static_cast<NodeId>(n)));
   }
 
   py::dict shapes() const {
-    const std::shared_ptr<Analysed> a = computed();
-    const ComputeContext& ctx = *a->ctx;
+    const std::shared_ptr<Session> a = computed();
+    const ComputeContext& ctx = a->symbolic();
     py::dict d;
     const GraphView& g = ctx.graph();
     for (ValueId v = 0; v < g.values().size(); ++v) {
@@ -145,28 +136,29 @@ class PyComputeContext {
   }
 
   py::dict value_tags() const {
-    const std::shared_ptr<Analysed> a = computed();
+    const std::shared_ptr<Session> a = computed();
     py::dict d;
-    const GraphView& g = a->ctx->graph();
+    const GraphView& g = a->symbolic().graph();
     for (ValueId v = 0; v < g.values().size(); ++v) {
-      if (g.value(v).graph == 0) d[py_text(g.value(v).name)] = tag_name(a->ctx->value_tag(v));
+      if (g.value(v).graph == 0) d[py_text(g.value(v).name)] = tag_name(a->symbolic().value_tag(v));
     }
     return d;
   }
 
   py::list node_tags() const {
-    const std::shared_ptr<Analysed> a = computed();
+    const std::shared_ptr<Session> a = computed();
     py::list out;
-    for (NodeId n = 0; n < a->ctx->node_count(); ++n) out.append(tag_name(a->ctx->node_tag(n)));
+    for (NodeId n = 0; n < a->symbolic().node_count(); ++n)
+      out.append(tag_name(a->symbolic().node_tag(n)));
     return out;
   }
 
   py::list reuse() const {
-    const std::shared_ptr<Analysed> a = computed();
+    const std::shared_ptr<Session> a = computed();
     py::list out;
-    for (NodeId n = 0; n < a->ctx->node_count(); ++n) {
+    for (NodeId n = 0; n < a->symbolic().node_count(); ++n) {
       py::list decisions;
-      for (const InplaceDecision& d : a->ctx->inplace(n)) {
+      for (const InplaceDecision& d : a->symbolic().inplace(n)) {
         py::dict e;
         e["output"] = d.output;
         e["input"] = d.input;
@@ -180,8 +172,8 @@ class PyComputeContext {
   }
 
   py::list names_per_node(ValueIds (ComputeContext::*list)(NodeId) const) const {
-    const std::shared_ptr<Analysed> a = computed();
-    const ComputeContext& ctx = *a->ctx;
+    const std::shared_ptr<Session> a = computed();
+    const ComputeContext& ctx = a->symbolic();
     py::list out;
     for (NodeId n = 0; n < ctx.node_count(); ++n) {
       py::list names;
@@ -192,10 +184,10 @@ class PyComputeContext {
   }
 
   py::dict peak() const {
-    const std::shared_ptr<Analysed> a = computed();
+    const std::shared_ptr<Session> a = computed();
     py::dict d;
-    d["total_bytes"] = amount(a->ctx->pool(), a->ctx->peak_total_bytes());
-    if (auto n = a->ctx->peak_node()) {
+    d["total_bytes"] = amount(a->symbolic().pool(), a->symbolic().peak_total_bytes());
+    if (auto n = a->symbolic().peak_node()) {
       d["node"] = *n;
     } else {
       d["node"] = py::none();
@@ -204,16 +196,16 @@ class PyComputeContext {
   }
 
   py::tuple evaluate_peak(const py::object& assignment) const {
-    const std::shared_ptr<Analysed> a = computed();
-    std::vector<BoundedSymbol> bounded;
-    PeakEvaluation e = a->ctx->evaluate_peak(complete(*a->ctx, assignment, &bounded));
+    const std::shared_ptr<Session> a = computed();
+    const Evaluation ev = a->evaluate({to_assignment(assignment)}, "assignment");
+    const PeakEvaluation e = ev.context->evaluate_peak(ev.assignments[0]);
     return py::make_tuple(e.bytes, e.node);
   }
 
   py::dict evaluate_runtime(const py::object& assignment) const {
-    const std::shared_ptr<Analysed> a = computed();
-    std::vector<BoundedSymbol> bounded;
-    PeakEvaluation e = a->ctx->evaluate_peak(complete(*a->ctx, assignment, &bounded));
+    const std::shared_ptr<Session> a = computed();
+    const Evaluation ev = a->evaluate({to_assignment(assignment)}, "assignment");
+    const PeakEvaluation e = ev.context->evaluate_peak(ev.assignments[0]);
     py::dict out;
     out["bytes"] = e.bytes;
     out["node"] = e.node;
@@ -221,35 +213,37 @@ class PyComputeContext {
     out["run_node"] = e.run_node;
     out["session_bytes"] = e.session_bytes;
     py::dict at_bound;
-    for (const BoundedSymbol& b : bounded) at_bound[py::str(b.symbol)] = b.value;
+    for (const BoundedSymbol& b : ev.at_upper_bound[0]) at_bound[py::str(b.symbol)] = b.value;
     out["at_upper_bound"] = at_bound;
     return out;
   }
 
   py::list warnings() const {
-    const std::shared_ptr<Analysed> a = computed();
+    const std::shared_ptr<Session> a = computed();
     py::list out;
-    for (const Diagnostic& d : a->ctx->diagnostics()) out.append(py_text(d.message));
+    for (const Diagnostic& d : a->symbolic().diagnostics()) out.append(py_text(d.message));
     return out;
   }
 
   std::string to_json(const py::object& evaluate) const {
-    const std::shared_ptr<Analysed> a = computed();
-    const ComputeContext& ctx = *a->ctx;
+    const std::shared_ptr<Session> a = computed();
     ReportOptions options;
-    options.model_path = a->model->source();
+    options.model_path = a->model().source();
+    const ComputeContext* report = &a->symbolic();
     if (!evaluate.is_none()) {
       if (!py::isinstance<py::iterable>(evaluate) || py::isinstance<py::dict>(evaluate)) {
         throw py::type_error("to_json: evaluate must be a list of {symbol: int} dicts");
       }
-      const std::set<std::string> needed =
-          ctx.dim_bounds().empty() ? std::set<std::string>{} : symbols_to_evaluate(ctx);
-      for (const py::handle item : evaluate) {
-        options.at_upper_bound.emplace_back();
-        options.evaluate.push_back(complete(ctx, py::reinterpret_borrow<py::object>(item),
-                                            &options.at_upper_bound.back(), &needed));
-      }
+      std::vector<Assignment> assignments;
+      for (const py::handle item : evaluate) assignments.push_back(to_assignment(item));
+      Evaluation ev = a->evaluate(std::move(assignments), "assignment");
+      report = ev.context;
+      options.evaluate = std::move(ev.assignments);
+      options.at_upper_bound = std::move(ev.at_upper_bound);
+      options.fixed_sizes = std::move(ev.fixed_sizes);
+      options.fixed_because = std::move(ev.fixed_because);
     }
+    const ComputeContext& ctx = *report;
     std::string text;
     append_json_report(text, ctx, options);
     return text;
@@ -270,27 +264,8 @@ class PyComputeContext {
     return d;
   }
 
-  /// The assignment with every data-dependent size it needs and lacks at its upper bound (the
-  /// CLI's worst case), those listed in `*bounded`.
-  /// (`needed`: symbols_to_evaluate, when the caller completes several assignments.)
-  static Assignment complete(const ComputeContext& ctx, const py::object& given,
-                             std::vector<BoundedSymbol>* bounded,
-                             const std::set<std::string>* needed = nullptr) {
-    Assignment a = to_assignment(given);
-    // As the command line: where the model cannot run (a requirement fails, a size would be
-    // negative) there are no figures to give.
-    if (const std::optional<std::string> failed = ctx.failed_requirement(a)) {
-      throw Error("the model cannot run at " + assignment_label(a) + ": " + *failed,
-                  ExitCode::kUsage);
-    }
-    if (ctx.dim_bounds().empty()) return a;  // no walk over the graph when nothing is bounded
-    *bounded = needed != nullptr ? assign_upper_bounds(ctx, *needed, a)
-                                 : assign_upper_bounds(ctx, symbols_to_evaluate(ctx), a);
-    return a;
-  }
-
   /// The current analysis, held by the caller for as long as it reads it.
-  std::shared_ptr<Analysed> computed() const {
+  std::shared_ptr<Session> computed() const {
     if (!current_) throw Error("ComputeContext: call compute(model) first", ExitCode::kUsage);
     return current_;
   }
@@ -302,7 +277,7 @@ class PyComputeContext {
   }
 
   std::shared_ptr<Host> host_;
-  std::shared_ptr<Analysed> current_;  ///< replaced whole by a compute() that succeeds
+  std::shared_ptr<Session> current_;  ///< replaced whole by a compute() that succeeds
 };
 
 py::object evaluate(const py::object& expr, const py::object& assignment) {

@@ -1,0 +1,163 @@
+// Session: evaluation in one place (session.hpp). What was the command line's driver
+// (check_symbols, specialization_reason, analyse_at_fixed_sizes) and Python's partial copy of it.
+#include "cctx/session.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "cctx/errors.hpp"
+
+namespace cctx {
+
+namespace {
+
+std::string origin_of(const ComputeContext& ctx, const std::string& name) {
+  const SymbolInfo* info = ctx.pool().find_symbol(name);
+  if (info == nullptr || info->origin.empty()) return "a symbol of the model";
+  return info->origin;
+}
+
+std::string label_of(const Assignment& a) {
+  std::string label;
+  for (const auto& [name, value] : a) {
+    label += (label.empty() ? "" : ",") + name + "=" + std::to_string(value);
+  }
+  return label;
+}
+
+/// How a message tells the user to give a symbol a value.
+std::string give(std::string_view source, const std::string& name) {
+  return source == "--eval" ? "add --eval " + name + "=V" : "give '" + name + "' a value";
+}
+
+/// Why the one assignment of input sizes is better answered by analysing the model again at
+/// those sizes (semantics.md "Evaluation at fixed sizes"): a node choosing between bodies (an
+/// If) that the symbolic analysis could not decide, or a symbol the formulas need that the
+/// assignment does not give and no bound stands for. nullopt when neither, when there are
+/// several assignments, when one names a symbol that is not an input's, or when the model
+/// cannot run there (the checks refuse it).
+std::optional<std::string> specialization_reason(const ComputeContext& ctx,
+                                                 const std::vector<Assignment>& assignments) {
+  // One assignment of sizes the model can run at: a sweep keeps one symbolic analysis.
+  if (assignments.size() != 1 || assignments[0].empty()) return std::nullopt;
+  const Assignment& given = assignments[0];
+  // Sizes of the main graph's inputs only: what the model would declare at those sizes. A value
+  // given to an internal symbol (bytes_Y=24) is the user's own answer for the symbolic analysis.
+  std::set<std::string> input_symbols;
+  for (ValueId v : ctx.graph().graphs()[0].inputs) {
+    for (Expr d : ctx.shape(v).dims) {
+      for (std::string& name : ctx.pool().symbols_of(d)) input_symbols.insert(std::move(name));
+    }
+  }
+  for (const auto& [name, value] : given) {
+    if (input_symbols.count(name) == 0) return std::nullopt;
+  }
+  if (ctx.failed_requirement(given)) return std::nullopt;
+  // A node choosing between bodies (an If) that the analysis could not decide holds the larger
+  // of their working memories and outputs; at fixed sizes the branch that runs may be known.
+  for (const NodeEntry& node : ctx.graph().nodes()) {
+    if (node.bodies.size() < 2) continue;
+    const bool decided = std::any_of(node.bodies.begin(), node.bodies.end(),
+                                     [&](const BodyRef& b) { return !ctx.body_runs(b.graph); });
+    if (!decided) {
+      return describe_node(ctx.graph(), static_cast<NodeId>(&node - ctx.graph().nodes().data())) +
+             " chooses a branch the symbolic analysis could not decide";
+    }
+  }
+  const std::set<std::string> needed = symbols_to_evaluate(ctx);
+  Assignment completed = given;
+  assign_upper_bounds(ctx, needed, completed);
+  for (const std::string& name : needed) {
+    // A failed rule is named by the checks: the sizes do not decide what it left unknown.
+    if (completed.count(name) == 0 && ctx.rule_failure_behind(name) == nullptr) {
+      return "the formulas need '" + name + "' (" + origin_of(ctx, name) +
+             "), which these sizes decide";
+    }
+  }
+  return std::nullopt;
+}
+
+/// Every assigned name is a symbol of the model, the model can run at each assignment, and
+/// every symbol the totals depend on has a value: a data-dependent one nobody gave takes its
+/// producer's upper bound (added to the assignment, and returned per assignment).
+std::vector<std::vector<BoundedSymbol>> check_and_complete(const ComputeContext& ctx,
+                                                           std::vector<Assignment>& assignments,
+                                                           std::string_view source) {
+  if (assignments.empty()) return {};
+  const std::string from(source);
+  for (const Assignment& a : assignments) {
+    for (const auto& [name, value] : a) {
+      if (ctx.pool().find_symbol(name) == nullptr) {
+        throw Error(from + ": the model has no symbol '" + name + "'", ExitCode::kUsage);
+      }
+    }
+  }
+  const std::set<std::string> needed = symbols_to_evaluate(ctx);
+  std::vector<std::vector<BoundedSymbol>> bounded;
+  for (Assignment& a : assignments) {
+    // An assignment where the model cannot run (a Conv window larger than its padded input, dims
+    // that do not broadcast, a negative size) has no memory figures: refuse it, naming why.
+    if (const std::optional<std::string> failed = ctx.failed_requirement(a)) {
+      throw Error(from + " " + label_of(a) + ": the model cannot run there: " + *failed,
+                  ExitCode::kUsage);
+    }
+    bounded.push_back(assign_upper_bounds(ctx, needed, a));
+    for (const std::string& name : needed) {
+      if (a.count(name) != 0) continue;
+      // A failed rule is the cause, not the symbol: lead with the rule's own message.
+      if (const RuleFailure* f = ctx.rule_failure_behind(name)) {
+        throw Error(from + ": cannot evaluate the totals: the " +
+                        std::string(rule_kind_name(f->kind)) + " rule of " + f->rule +
+                        " failed at " + describe_node(ctx.graph(), f->node) + ": " + f->message +
+                        "; the totals depend on '" + name +
+                        "', what it left unknown (fix the rule, or " + give(source, name) + ")",
+                    ExitCode::kUsage);
+      }
+      throw Error(from + ": no value for symbol '" + name + "', which the totals depend on (" +
+                      origin_of(ctx, name) + "); " + give(source, name),
+                  ExitCode::kUsage);
+    }
+  }
+  return bounded;
+}
+
+}  // namespace
+
+Session::Session(std::shared_ptr<const Host> host, Model model)
+    : host_(std::move(host)),
+      model_(std::make_unique<Model>(std::move(model))),
+      symbolic_(std::make_unique<ComputeContext>(*host_)) {}
+
+Session::~Session() = default;
+
+void Session::analyse() {
+  fixed_.reset();
+  fixed_at_.clear();
+  symbolic_->compute(*model_);
+}
+
+Evaluation Session::evaluate(std::vector<Assignment> assignments, std::string_view source) const {
+  Evaluation out;
+  out.context = symbolic_.get();
+  if (const std::optional<std::string> why = specialization_reason(*symbolic_, assignments)) {
+    if (!fixed_ || fixed_at_ != assignments[0]) {
+      Profile at_sizes = host_->profile();
+      for (const auto& [name, value] : assignments[0]) at_sizes.fixed_sizes[name] = value;
+      auto fixed = std::make_unique<ComputeContext>(host_->registry(), std::move(at_sizes));
+      fixed->compute(*model_);
+      fixed_ = std::move(fixed);
+      fixed_at_ = assignments[0];
+    }
+    out.context = fixed_.get();
+    out.fixed_sizes = assignments[0];
+    out.fixed_because = *why;
+    // The assignment still labels the evaluation: the fixed analysis knows its symbols (the
+    // declarations named them before they were fixed), and its amounts no longer need them.
+  }
+  out.at_upper_bound = check_and_complete(*out.context, assignments, source);
+  out.assignments = std::move(assignments);
+  return out;
+}
+
+}  // namespace cctx
