@@ -90,34 +90,43 @@ std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Prof
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> lists;
   std::int64_t count = 1;
   for (const std::string& spec : args.eval) {
-    const std::size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
-      throw Error("--eval '" + spec + "': expected SYM=V[,V...]", ExitCode::kUsage);
+    // SYM=V[,V...][,SYM2=V[,V...]]...: an item with '=' starts a symbol, a bare value extends
+    // the last one (`--eval batch=8,seq=1,past_seq=2047` is one assignment of three symbols).
+    const std::size_t first_eq = spec.find('=');
+    if (first_eq == std::string::npos || first_eq == 0 || first_eq + 1 == spec.size()) {
+      throw Error("--eval '" + spec + "': expected SYM=V[,V...][,SYM=V...]", ExitCode::kUsage);
     }
-    const std::string name = spec.substr(0, eq);
-    for (const auto& [earlier, values] : lists) {
-      if (earlier == name) {
-        throw Error("--eval '" + spec + "': '" + name +
-                        "' is given twice (list every value once: --eval " + name + "=V1,V2)",
-                    ExitCode::kUsage);
-      }
-    }
-    std::vector<std::int64_t> values;
-    std::size_t start = eq + 1;
+    std::size_t start = 0;
     while (start <= spec.size()) {
       std::size_t end = spec.find(',', start);
       if (end == std::string::npos) end = spec.size();
       std::string item = spec.substr(start, end - start);
+      start = end + 1;
+      if (const std::size_t eq = item.find('='); eq != std::string::npos) {
+        const std::string name = item.substr(0, eq);
+        if (name.empty()) {
+          throw Error("--eval '" + spec + "': '" + item + "' names no symbol", ExitCode::kUsage);
+        }
+        for (const auto& [earlier, values] : lists) {
+          if (earlier == name) {
+            throw Error("--eval '" + spec + "': '" + name +
+                            "' is given twice (list every value once: --eval " + name + "=V1,V2)",
+                        ExitCode::kUsage);
+          }
+        }
+        lists.emplace_back(name, std::vector<std::int64_t>{});
+        item = item.substr(eq + 1);
+      }
       const std::optional<std::int64_t> v = parse_integer(item);
       if (!v) {
         throw Error("--eval '" + spec + "': '" + item + "' is not an integer", ExitCode::kUsage);
       }
-      values.push_back(*v);
-      start = end + 1;
+      lists.back().second.push_back(*v);
     }
+  }
+  for (const auto& [name, values] : lists) {
     const auto n = static_cast<std::int64_t>(values.size());
     count = count > limit / n ? limit + 1 : count * n;
-    lists.emplace_back(name, std::move(values));
   }
   if (count > limit) {
     std::string sizes;
@@ -395,13 +404,13 @@ void add_analyze_command(CLI::App& app) {
                   "onnxruntime-cpu, onnxruntime-cpu-no-arena); default: default");
   cmd->add_option("--format", args->format, "table | json | csv | html (one self-contained page)")
       ->capture_default_str();
-  cmd->add_option("--eval", args->eval,
-                  "Evaluate totals and the peak at SYM=V[,V...] (repeatable)");
+  cmd->add_option("--eval", args->eval, "Evaluate totals and the peak at SYM=V[,V...] (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_flag("--worst-case", args->worst_case,
                 "Evaluate even without --eval: every data-dependent size at its upper bound "
                 "(--eval's symbols still required)");
-  cmd->add_option("--bounds", args->bounds,
-                  "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable)");
+  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--write-model", args->write_model,
                   "Write the model with inferred shapes and annotations")
       ->check(output_file_name());
@@ -422,7 +431,7 @@ void add_shapes_command(CLI::App& app) {
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--profile", args->profile, "Analysis profile (YAML)");
   cmd->add_option("--format", args->format, "table | json")->capture_default_str();
-  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI");
+  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI")->allow_extra_args(false);
   add_quiet_flag(*cmd, *args);
   cmd->callback([args] { run_shapes(*args); });
 }

@@ -104,7 +104,8 @@ void add_eval_command(CLI::App& app) {
       "eval", "Simplify an expression, or evaluate it when every symbol is assigned");
   cmd->add_option("expression", args->expression, "Expression, e.g. '(4*N+7)//8'")->required();
   cmd->add_option("assignments", args->assignments, "SYM=V values to substitute");
-  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI (repeatable)");
+  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI (repeatable)")
+      ->allow_extra_args(false);
   cmd->callback([args] { run_eval(*args); });
 }
 

@@ -5,6 +5,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "cctx/crash_report.hpp"
 #include "cctx/errors.hpp"
@@ -17,6 +18,26 @@ namespace {
 /// A message names files, values and nodes of the model: one line, nothing a terminal acts on.
 std::string shown(const char* message) { return cctx::safe_text::terminal(message); }
 }  // namespace
+
+/// `cctx eval '-N+2*N' N=2`: an expression that begins with '-' (as cctx itself prints some) would
+/// read as an option to CLI11. eval's first positional, when it begins with '-', gets a leading
+/// space, which the expression parser skips and CLI11 does not take for an option.
+std::vector<std::string> eval_arguments(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc < 3 || args[1] != "eval") return args;
+  for (std::size_t k = 2; k < args.size(); ++k) {
+    std::string& a = args[k];
+    if (a == "--") break;  // the user separated them already
+    if (a == "--bounds") {
+      ++k;  // its value
+      continue;
+    }
+    if (a == "-h" || a == "--help" || a.rfind("--bounds=", 0) == 0) continue;
+    if (a.size() > 1 && a[0] == '-') a.insert(a.begin(), ' ');
+    break;  // the expression: the positionals after it are assignments
+  }
+  return args;
+}
 
 int main(int argc, char** argv) {
   // A plugin is native code in this process: if one crashes, say which one before dying.
@@ -36,7 +57,10 @@ int main(int argc, char** argv) {
     // Deeply nested subgraphs recurse: the whole command runs on a stack of known size.
     // Standard output is flushed on the same thread, where errno holds a failed write's reason.
     cctx::run_with_large_stack(cctx::kAnalysisStackBytes, [&] {
-      app.parse(argc, argv);
+      std::vector<std::string> args = eval_arguments(argc, argv);
+      std::vector<char*> pointers;
+      for (std::string& a : args) pointers.push_back(a.data());
+      app.parse(static_cast<int>(pointers.size()), pointers.data());
       cctx::cli::flush_stdout();
     });
     return 0;

@@ -198,8 +198,10 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("node", args->node, "The node: its index in the memory table, or its name")
       ->required();
   cmd->add_option("--profile", args->analysis.profile, "Analysis profile (YAML)");
-  cmd->add_option("--eval", args->analysis.eval, "Also evaluate the amounts at SYM=V[,V...]");
-  cmd->add_option("--bounds", args->analysis.bounds, "Symbol bounds SYM=LO:HI (repeatable)");
+  cmd->add_option("--eval", args->analysis.eval, "Also evaluate the amounts at SYM=V[,V...]")
+      ->allow_extra_args(false);
+  cmd->add_option("--bounds", args->analysis.bounds, "Symbol bounds SYM=LO:HI (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--format", args->analysis.format, "table | json")->capture_default_str();
   add_quiet_flag(*cmd, args->analysis);
   cmd->callback([args] { run_explain(*args); });
@@ -217,9 +219,12 @@ void add_diff_command(CLI::App& app) {
       ->expected(1, 2);
   cmd->add_option("--profile", args->profiles,
                   "Profile of the analysed models; with one model, the profile compared with the "
-                  "default one, or twice for before and after");
-  cmd->add_option("--eval", args->eval, "Evaluate the changes at SYM=V[,V...] (repeatable)");
-  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI for analysed models");
+                  "default one, or twice for before and after")
+      ->allow_extra_args(false);
+  cmd->add_option("--eval", args->eval, "Evaluate the changes at SYM=V[,V...] (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI for analysed models")
+      ->allow_extra_args(false);
   cmd->add_option("--format", args->format, "table | json")->capture_default_str();
   cmd->callback([args] { run_diff(*args); });
 }

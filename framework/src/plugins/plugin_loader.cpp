@@ -7,6 +7,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
+#include "config/yaml_checks.hpp"
 #include "declarative/declared_rules.hpp"
 #include "plugins/host_registrar.hpp"
 #include "plugins/plugin_handle.hpp"
@@ -169,7 +170,21 @@ fs::path Host::profile_path(const std::string& name_or_path) {
   const fs::path given(name_or_path);
   if (fs::exists(given, ec)) return given;
   const fs::path shipped = shipped_profile(name_or_path);
-  return shipped.empty() ? given : shipped;
+  if (!shipped.empty()) return shipped;
+  // A bare name (no folder, no extension) that is neither a file nor a shipped profile: say which
+  // names there are, rather than only "no such file".
+  if (!name_or_path.empty() && name_or_path.find('/') == std::string::npos &&
+      !given.has_extension()) {
+    const std::vector<std::string> names = shipped_profiles();
+    const std::vector<std::string_view> choices(names.begin(), names.end());
+    std::string listed;
+    for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
+    const std::string_view near = detail::closest(name_or_path, choices);
+    throw ConfigError(name_or_path + ": no such file, and no shipped profile of that name (" +
+                      (listed.empty() ? std::string("none are installed") : "shipped: " + listed) +
+                      ")" + (near.empty() ? "" : "; did you mean '" + std::string(near) + "'?"));
+  }
+  return given;
 }
 
 std::vector<std::string> Host::shipped_profiles() {

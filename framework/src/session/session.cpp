@@ -26,6 +26,27 @@ std::string label_of(const Assignment& a) {
   return label;
 }
 
+/// " (its symbols: B, S, past)": the symbols of the main graph's inputs, which a user assigns.
+std::string model_symbols_text(const ComputeContext& ctx) {
+  std::set<std::string> names;
+  for (ValueId v : ctx.graph().graphs()[0].inputs) {
+    for (Expr d : ctx.shape(v).dims) {
+      for (std::string& name : ctx.pool().symbols_of(d)) names.insert(std::move(name));
+    }
+  }
+  if (names.empty()) return " (its inputs have no symbolic dims)";
+  std::string listed;
+  std::size_t shown = 0;
+  for (const std::string& n : names) {
+    if (++shown > 12) {
+      listed += ", ...";
+      break;
+    }
+    listed += (listed.empty() ? "" : ", ") + n;
+  }
+  return " (its inputs' symbols: " + listed + ")";
+}
+
 /// How a message tells the user to give a symbol a value.
 std::string give(std::string_view source, const std::string& name) {
   return source == "--eval" ? "add --eval " + name + "=V" : "give '" + name + "' a value";
@@ -89,7 +110,8 @@ std::vector<std::vector<BoundedSymbol>> check_and_complete(const ComputeContext&
   for (const Assignment& a : assignments) {
     for (const auto& [name, value] : a) {
       if (ctx.pool().find_symbol(name) == nullptr) {
-        throw Error(from + ": the model has no symbol '" + name + "'", ExitCode::kUsage);
+        throw Error(from + ": the model has no symbol '" + name + "'" + model_symbols_text(ctx),
+                    ExitCode::kUsage);
       }
     }
   }
