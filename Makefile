@@ -12,6 +12,8 @@ DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotob
   nlohmann-json3-dev libfmt-dev libxml2-dev libjemalloc-dev libonnx-testdata binutils pybind11-dev python3-dev \
   python3-onnx python3-numpy python3-matplotlib python3-pytest zlib1g-dev chromium \
   python3-pip python3-setuptools python3-wheel python3-venv
+# `make format-check` (run by .ci/run) needs Debian 12's clang-format-14.
+FORMAT_PACKAGES := clang-format-14
 # Only `make fuzz` needs these: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # The runtime tests (ctest -L runtime) and `make validate` need node and npm. They are checked as
@@ -27,14 +29,16 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
-.PHONY: all deps fuzz-deps validate-deps configure build test demo bench sanitize fuzz clean format \
+.PHONY: all deps fuzz-deps validate-deps format-deps configure build test demo bench sanitize fuzz \
+  clean format format-check \
   coverage-doc validate realmodels
 
 all: build
 
-deps fuzz-deps validate-deps:
+deps fuzz-deps validate-deps format-deps:
 	@missing=""; \
-	for p in $(DEB_PACKAGES) $(if $(filter fuzz-deps,$@),$(FUZZ_PACKAGES)); do \
+	for p in $(DEB_PACKAGES) $(if $(filter fuzz-deps,$@),$(FUZZ_PACKAGES)) \
+	    $(if $(filter format-deps,$@),$(FORMAT_PACKAGES)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing $(NODE_PACKAGES)"; \
@@ -106,6 +110,11 @@ coverage-doc: build
 CLANG_FORMAT ?= clang-format-14
 format:
 	git ls-files '*.cpp' '*.hpp' | xargs $(CLANG_FORMAT) -i
+
+# The same, as a check (.ci/run): fails naming every file whose formatting drifted.
+format-check: format-deps
+	@git ls-files '*.cpp' '*.hpp' | xargs $(CLANG_FORMAT) --dry-run --Werror && \
+	  echo "format-check: every C++ file is formatted as .clang-format says"
 
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer, plugins loaded and
 # unloaded included. The Python package is left out: Debian's python3 is not built with ASan, and

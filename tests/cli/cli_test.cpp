@@ -100,8 +100,13 @@ TEST(CliAnalyze, TableNamesTheRuntimeFigures) {
 // (but for the outputs' JavaScript copies); the session is the same as without it.
 TEST(CliAnalyze, ArenaProfileCountsWholeRegions) {
   const std::string cnn = quoted(test::source_dir() / "tests/models/cnn.onnx");
-  for (const char* eval :
-       {"batch=1 --eval height=20 --eval width=28", "batch=64 --eval height=97 --eval width=131"}) {
+  // The regions, pinned: one first region of 1 MiB at the small size; at batch 64 the largest
+  // request rounded up to a power-of-two multiple of it (128 MiB). The session is the profile's
+  // overhead and the initializers.
+  const std::pair<const char*, std::int64_t> expected_run[] = {
+      {"batch=1 --eval height=20 --eval width=28", std::int64_t{1} << 20},
+      {"batch=64 --eval height=97 --eval width=131", std::int64_t{128} << 20}};
+  for (const auto& [eval, pinned] : expected_run) {
     auto arena = run_cctx("analyze " + cnn + " --format json --profile onnxruntime-cpu --eval " +
                           std::string(eval));
     auto plain = run_cctx("analyze " + cnn +
@@ -113,6 +118,8 @@ TEST(CliAnalyze, ArenaProfileCountsWholeRegions) {
     const std::int64_t mib = std::int64_t{1} << 20;
     const std::int64_t run = a["run_bytes"];
     EXPECT_EQ(run % mib, 0) << a;
+    EXPECT_EQ(run, pinned) << eval << ": " << a;
+    EXPECT_EQ(a["session_bytes"], 7631352) << a;
     // The arena also holds the outputs, not their JavaScript copies: compare without those.
     EXPECT_GE(run, std::int64_t{p["run_bytes"]} / 2) << a << p;
     EXPECT_EQ(a["session_bytes"], p["session_bytes"]);

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
@@ -215,8 +217,47 @@ TEST_F(Weights, FileChangedBeforeSavingIsRefusedAndTheTargetKept) {
 }
 
 TEST_F(Weights, ModelFromAStreamWithoutItsWeightsCannotBeSaved) {
+  // Analysed from a pipe, the weights are dropped (kDrop): the analysis is whole...
   auto r = run_cctx("analyze /dev/stdin --format json", "cat " + quoted(dir_ / "m.onnx") + " |");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["model"]["graph"], "weights");
+  // ...but the model read without them refuses to be saved rather than write a model whose
+  // tensors lost their data.
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const std::string bytes = test::read_file(dir_ / "m.onnx");
+  std::thread writer([&] {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(pipe_fds[1], bytes.data() + done, bytes.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(pipe_fds[1]);
+  });
+  const std::string stream = "/dev/fd/" + std::to_string(pipe_fds[0]);
+  Model model = Model::load(stream, {}, StreamPayloads::kDrop);
+  writer.join();
+  ::close(pipe_fds[0]);
+  test::write_file(dir_ / "target.onnx", "old");
+  EXPECT_THROW(model.save(dir_ / "target.onnx"), Error);
+  EXPECT_EQ(test::read_file(dir_ / "target.onnx"), "old");
+  // With --write-model the stream's weights are kept and written back whole.
+  auto kept = run_cctx("analyze /dev/stdin --write-model " + quoted(dir_ / "copy.onnx"),
+                       "cat " + quoted(dir_ / "m.onnx") + " |");
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  onnx::ModelProto original, copy;
+  ASSERT_TRUE(original.ParseFromString(bytes));
+  ASSERT_TRUE(copy.ParseFromString(test::read_file(dir_ / "copy.onnx")));
+  ASSERT_EQ(copy.graph().initializer_size(), original.graph().initializer_size());
+  for (int k = 0; k < original.graph().initializer_size(); ++k) {
+    const onnx::TensorProto& a = original.graph().initializer(k);
+    const onnx::TensorProto& b = copy.graph().initializer(k);
+    EXPECT_EQ(a.name(), b.name());
+    EXPECT_TRUE(a.raw_data() == b.raw_data()) << a.name();
+    EXPECT_EQ(a.float_data_size(), b.float_data_size()) << a.name();
+    EXPECT_EQ(a.int64_data_size(), b.int64_data_size()) << a.name();
+  }
 }
 
 /// The model with one more initializer of 4096 x 8192 floats, a 128 MiB file, written in pieces

@@ -181,8 +181,8 @@ TEST(ExprBounds, ProveGeThroughACommonFactor) {
   EXPECT_TRUE(pool.prove_ge(pool.parse("8*b*((h+7)//8)*((w+7)//8)"),
                             pool.parse("8*b*((h+7)//8)*((w+7)//8)*min(1,h//8)*min(1,w//8)")));
   // A constant >= 0 beside the shared factor: 8*X - 4*X*m + 37 (an if_fits allocation).
-  EXPECT_TRUE(pool.prove_ge(pool.parse("12*b*n*w+41"),
-                            pool.parse("4*b*min(1,4*b*n*w-4)*n*w+4*b*n*w+4")));
+  EXPECT_TRUE(
+      pool.prove_ge(pool.parse("12*b*n*w+41"), pool.parse("4*b*min(1,4*b*n*w-4)*n*w+4*b*n*w+4")));
   // The shared factor must be >= 0: with x of either sign nothing follows.
   pool.declare_symbol("x", {-5, 5});
   EXPECT_FALSE(pool.prove_ge(pool.parse("x"), pool.parse("x*min(1,h//8)")));

@@ -18,8 +18,8 @@ struct BoundedSymbol {
   std::int64_t value = 0;
 };
 
-/// The symbols the nodes' totals and scratch and the peak depend on, a size cap's definition expanded (a cap
-/// needs no value: evaluation expands it).
+/// The symbols the nodes' totals and scratch and the peak depend on, a size cap's definition
+/// expanded (a cap needs no value: evaluation expands it).
 std::set<std::string> symbols_to_evaluate(const ComputeContext& ctx);
 
 /// Adds to `assignment` every symbol of `needed` it lacks that has an upper bound, at the bound's
