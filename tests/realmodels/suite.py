@@ -722,6 +722,13 @@ def main() -> int:
         if absent or not compared:
             print(f"FAIL: the quick subset is incomplete (missing {absent}, {compared} values)")
             return 1
+        # Each model on its own: one that errs or compares nothing fails the check by name, even
+        # when the others compare plenty.
+        empty = [r["name"] for r in rows if r["name"] in wanted and
+                 ("error" in r or not sum(p.get("values", 0) for p in r.get("points", [])))]
+        if empty:
+            print(f"FAIL: the quick subset compared no value of {', '.join(sorted(empty))}")
+            return 1
     return 1 if new and not args.update_expected else 0
 
 

@@ -81,6 +81,8 @@ class ReportBrowser : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::exists(kChromium)) {
+      // In CI a missing dependency is a failure: ctest counts a skip as a pass.
+      if (std::getenv("CI") != nullptr) FAIL() << kChromium << " is not installed (CI=true)";
       GTEST_SKIP() << kChromium << " is not installed (make test installs Debian's chromium)";
     }
   }
