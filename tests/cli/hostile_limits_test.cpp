@@ -13,24 +13,14 @@
 namespace cctx {
 namespace {
 
+using test::contains;
+using test::expect_error;
 using test::quoted;
 using test::run_cctx;
 using test::write_file;
 
 void save(const test::ModelBuilder& b, const std::filesystem::path& path) {
   write_file(path, b.build().proto().SerializeAsString());
-}
-
-bool contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
-
-/// Exit code `code`, one line on stderr containing every needle, nothing on stdout.
-void expect_error(const test::RunResult& r, int code, std::initializer_list<std::string> needles) {
-  EXPECT_EQ(r.exit_code, code) << r.err;
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-  for (const std::string& needle : needles) EXPECT_TRUE(contains(r.err, needle)) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
 }
 
 class HostileInput : public ::testing::Test {

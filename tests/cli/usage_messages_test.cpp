@@ -11,12 +11,10 @@
 namespace cctx {
 namespace {
 
+using test::contains;
+using test::expect_error;
 using test::quoted;
 using test::run_cctx;
-
-bool contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
 
 class UsageMessages : public ::testing::Test {
  protected:

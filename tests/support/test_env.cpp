@@ -1,5 +1,6 @@
 #include "test_env.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <fstream>
@@ -36,6 +37,17 @@ RunResult run_cctx(const std::string& args, const std::string& prefix) {
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+bool contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+void expect_error(const RunResult& r, int code, std::initializer_list<std::string> needles) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  for (const std::string& needle : needles) EXPECT_TRUE(contains(r.err, needle)) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
 }
 
 }  // namespace cctx::test

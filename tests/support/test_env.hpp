@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 
 #include "cctx/compute_context.hpp"
@@ -62,5 +63,12 @@ struct RunResult {
 /// Runs build/bin/cctx with `args` (a shell-quoted string), capturing stdout and stderr.
 /// `prefix` is put before the binary (e.g. "setpriv --reuid=65534 ..." to drop root).
 RunResult run_cctx(const std::string& args, const std::string& prefix = "");
+
+/// Whether `needle` occurs in `text`.
+bool contains(const std::string& text, const std::string& needle);
+
+/// The bad-input contract of one run (README, "Bad input"): exit code `code`, one line on stderr
+/// holding every needle, nothing on stdout. Records gtest failures.
+void expect_error(const RunResult& r, int code, std::initializer_list<std::string> needles);
 
 }  // namespace cctx::test
