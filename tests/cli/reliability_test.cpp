@@ -346,6 +346,9 @@ TEST_F(Reliability, InterruptWhileWritingLeavesNoTemporaryFile) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
+      // As a user's shell starts it: whoever started this test may have left SIGINT ignored
+      // (a background job without job control), which exec would pass on.
+      ::signal(SIGINT, SIG_DFL);
       ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
