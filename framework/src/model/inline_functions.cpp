@@ -115,10 +115,15 @@ class Inliner {
   std::int64_t expanded_nodes(const onnx::GraphProto& g, std::int64_t cap) {
     std::int64_t total = 0;
     for (const onnx::NodeProto& n : g.node()) {
-      total = std::min(cap, total + node_weight(n, cap));
+      total = capped_add(total, node_weight(n, cap), cap);
       if (total >= cap) break;
     }
     return total;
+  }
+
+  /// a + b, or `cap` when that is larger (both in [0, cap]: no overflow even at INT64_MAX).
+  static std::int64_t capped_add(std::int64_t a, std::int64_t b, std::int64_t cap) {
+    return b > cap - a ? cap : a + b;
   }
 
  private:
@@ -129,7 +134,7 @@ class Inliner {
       if (first) {
         std::int64_t body = 0;
         for (const onnx::NodeProto& m : f->node()) {
-          body = std::min(cap, body + node_weight(m, cap));
+          body = capped_add(body, node_weight(m, cap), cap);
           if (body >= cap) break;
         }
         function_nodes_[f] = body;
@@ -138,9 +143,9 @@ class Inliner {
       return it->second;
     }
     for (const onnx::AttributeProto& a : n.attribute()) {
-      if (a.has_g()) weight = std::min(cap, weight + expanded_nodes(a.g(), cap));
+      if (a.has_g()) weight = capped_add(weight, expanded_nodes(a.g(), cap), cap);
       for (const onnx::GraphProto& sub : a.graphs()) {
-        weight = std::min(cap, weight + expanded_nodes(sub, cap));
+        weight = capped_add(weight, expanded_nodes(sub, cap), cap);
       }
     }
     return weight;
