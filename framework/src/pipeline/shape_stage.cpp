@@ -733,40 +733,43 @@ class ShapeStage {
       if (inputs_checked_.empty()) inputs_checked_.assign(out_.values.size(), false);
       if (inputs_checked_[v]) continue;
       inputs_checked_[v] = true;
-      check_value_dims(n, v, "has");
+      check_value_dims(n, v, DimOf::kGraphInput);
     }
     for (ValueId v : node.outputs) {
-      if (v != kNoValue) check_value_dims(n, v, "would get");
+      if (v != kNoValue) check_value_dims(n, v, DimOf::kNodeOutput);
     }
   }
 
-  void check_value_dims(NodeId n, ValueId v, const char* verb) {
+  /// Whose dim check_dim looks at: a graph input's declared one, or a node's computed one.
+  enum class DimOf : std::uint8_t { kGraphInput, kNodeOutput };
+
+  void check_value_dims(NodeId n, ValueId v, DimOf of) {
     const ValueShape& shape = out_.values[v];
     if (shape.kind == ValueKind::kUnknown) return;
-    for (const Expr d : shape.dims) check_dim(n, v, d, verb);
+    for (const Expr d : shape.dims) check_dim(n, v, d, of);
     if (shape.elements) {
       for (const ElementShape& e : *shape.elements) {
-        for (const Expr d : e.dims) check_dim(n, v, d, verb);
+        for (const Expr d : e.dims) check_dim(n, v, d, of);
       }
     }
   }
 
-  void check_dim(NodeId n, ValueId v, Expr d, const char* verb) {
+  void check_dim(NodeId n, ValueId v, Expr d, DimOf of) {
     ExprPool& pool = *s_.pool;
     const Interval range = pool.interval(d);
     if (range.lo >= 0) return;
     const std::string name(s_.graph->value(v).name);
     if (range.hi < 0) {
-      const bool read = std::string_view(verb) == "has";
+      const bool read = of == DimOf::kGraphInput;
       throw ModelError(
           s_.model->source() + ": " +
           (read ? "value '" + name + "'" : describe_node(*s_.graph, n) + ": '" + name + "'") + " " +
-          verb + " a negative dim " + pool.print(d) +
+          (read ? "has" : "would get") + " a negative dim " + pool.print(d) +
           (pool.has_symbols(d) ? " (negative for every value of its symbols)" : "") +
           "; the model cannot run");
     }
     if (pool.prove_nonneg(d)) return;
-    if (std::string_view(verb) == "has") {
+    if (of == DimOf::kGraphInput) {
       // A graph input's declared dim: the model itself says it exists, so it is a requirement.
       out_.constraints.push_back(
           Constraint{Constraint::Kind::kLe, pool.integer(0), d, Expr{}, n, true});
