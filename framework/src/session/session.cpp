@@ -26,14 +26,20 @@ std::string label_of(const Assignment& a) {
   return label;
 }
 
-/// " (its symbols: B, S, past)": the symbols of the main graph's inputs, which a user assigns.
-std::string model_symbols_text(const ComputeContext& ctx) {
+/// The symbols of the main graph's inputs' dims: the sizes a user assigns.
+std::set<std::string> input_symbols(const ComputeContext& ctx) {
   std::set<std::string> names;
   for (ValueId v : ctx.graph().graphs()[0].inputs) {
     for (Expr d : ctx.shape(v).dims) {
       for (std::string& name : ctx.pool().symbols_of(d)) names.insert(std::move(name));
     }
   }
+  return names;
+}
+
+/// " (its inputs' symbols: B, S, past)", for a message about a symbol the model lacks.
+std::string model_symbols_text(const ComputeContext& ctx) {
+  const std::set<std::string> names = input_symbols(ctx);
   if (names.empty()) return " (its inputs have no symbolic dims)";
   std::string listed;
   std::size_t shown = 0;
@@ -65,14 +71,9 @@ std::optional<std::string> specialization_reason(const ComputeContext& ctx,
   const Assignment& given = assignments[0];
   // Sizes of the main graph's inputs only: what the model would declare at those sizes. A value
   // given to an internal symbol (bytes_Y=24) is the user's own answer for the symbolic analysis.
-  std::set<std::string> input_symbols;
-  for (ValueId v : ctx.graph().graphs()[0].inputs) {
-    for (Expr d : ctx.shape(v).dims) {
-      for (std::string& name : ctx.pool().symbols_of(d)) input_symbols.insert(std::move(name));
-    }
-  }
+  const std::set<std::string> inputs = input_symbols(ctx);
   for (const auto& [name, value] : given) {
-    if (input_symbols.count(name) == 0) return std::nullopt;
+    if (inputs.count(name) == 0) return std::nullopt;
   }
   if (ctx.failed_requirement(given)) return std::nullopt;
   // A node choosing between bodies (an If) that the analysis could not decide holds the larger
