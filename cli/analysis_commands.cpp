@@ -68,6 +68,14 @@ Profile resolve_profile(const AnalysisArgs& args) {
   return profile;
 }
 
+void allow_explicit_zeros(const std::vector<Assignment>& assignments, Profile& profile) {
+  for (const Assignment& a : assignments) {
+    for (const auto& [name, value] : a) {
+      if (value == 0 && profile.symbols.count(name) == 0) profile.symbols[name] = {0, kPosInf};
+    }
+  }
+}
+
 std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Profile& profile) {
   const std::int64_t limit = profile.limits.assignments;
   auto too_many = [&](const std::string& what) {
@@ -275,6 +283,23 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   }
   Profile profile = resolve_profile(args);
   std::vector<Assignment> evaluate = resolve_assignments(args, profile);
+  std::optional<ScenarioFile> scenarios;
+  std::vector<std::string> names;
+  if (args.scenarios) {
+    if (!args.eval.empty()) {
+      throw Error(
+          "--scenarios and --eval: give the assignments one way (a scenario file lists "
+          "every symbol's value)",
+          ExitCode::kUsage);
+    }
+    scenarios = load_scenarios(*args.scenarios);
+    evaluate.clear();
+    for (const Scenario& s : scenarios->scenarios) {
+      evaluate.push_back(s.values);
+      names.push_back(s.name);
+    }
+  }
+  allow_explicit_zeros(evaluate, profile);
   const bool plotting = figures.plot || figures.plot_stack;
   if (plotting && evaluate.empty()) {
     throw Error("--plot and --plot-stack draw evaluated bytes: add --eval SYM=V[,V...]",
@@ -294,6 +319,12 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   if (figures.plot) plot_out.emplace(*figures.plot);
   if (figures.plot_stack) stack_out.emplace(*figures.plot_stack);
   Session session(host_loading.get(), std::move(model));
+  if (scenarios) {
+    for (const auto& [symbol, expression] : scenarios->let) {
+      session.add_relation({symbol, expression, "the scenario file's let"});
+    }
+  }
+  add_relations(session, args);
   const Host& host = session.host();
   ComputeContext& ctx = session.symbolic();
   watch_progress(ctx);
@@ -317,8 +348,8 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
                                                                  assignment_label(ev.fixed_sizes) +
                                                                  ": " + ev.fixed_because + "\n";
     const ComputeContext& rctx = *report_ctx;
-    ReportOptions options{args.model, evaluate, std::move(ev.at_upper_bound), ev.fixed_sizes,
-                          ev.fixed_because};
+    ReportOptions options{args.model,     evaluate,         std::move(ev.at_upper_bound),
+                          ev.fixed_sizes, ev.fixed_because, names};
     if (args.format == "json") {
       json.emplace(rctx, options);
     } else if (args.format == "csv") {
@@ -329,7 +360,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
       text = specialized + "Symbolic ComputeContext.memory table:\n" + memory_table(rctx) + "\n" +
              scratch_listing(rctx);
       if (!evaluate.empty()) text += "\n" + evaluated_totals_table(rctx, evaluate);
-      text += "\n" + peak_summary(rctx, evaluate, options.at_upper_bound);
+      text += "\n" + peak_summary(rctx, evaluate, options.at_upper_bound, names);
     }
     if (plot_out) plot = total_bytes_svg(rctx, evaluate);
     if (stack_out) stack = memory_stack_svg(rctx, evaluate.front());
@@ -406,6 +437,10 @@ void add_analyze_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--eval", args->eval, "Evaluate totals and the peak at SYM=V[,V...] (repeatable)")
       ->allow_extra_args(false);
+  add_let_option(*cmd, *args);
+  cmd->add_option("--scenarios", args->scenarios,
+                  "A YAML file of named assignments evaluated side by side: "
+                  "NAME: {SYM: V, ...} (and let: {SYM: EXPR})");
   cmd->add_flag("--worst-case", args->worst_case,
                 "Evaluate even without --eval: every data-dependent size at its upper bound "
                 "(--eval's symbols still required)");

@@ -10,6 +10,7 @@
 
 #include "cctx/compute_context.hpp"
 #include "cctx/profile.hpp"
+#include "cctx/session.hpp"
 #include "cctx/upper_bounds.hpp"
 
 namespace cctx::cli {
@@ -24,6 +25,8 @@ struct AnalysisArgs {
   /// (a model whose only symbols are data-dependent sizes: NonZero, NonMaxSuppression, ...).
   bool worst_case = false;
   std::vector<std::string> bounds;         ///< SYM=LO:HI
+  std::vector<std::string> let;            ///< SYM=EXPR: relations (Session::add_relation)
+  std::optional<std::string> scenarios;    ///< --scenarios FILE.yaml: named assignments
   std::optional<std::string> write_model;  ///< --write-model OUT.onnx
   bool quiet = false;                      ///< --quiet: no warnings on stderr
 };
@@ -46,6 +49,10 @@ const CLI::Validator& output_file_name();
 Profile resolve_profile(const AnalysisArgs& args);
 /// Cartesian product of the --eval lists, after the profile's report.evaluate when none given.
 std::vector<Assignment> resolve_assignments(const AnalysisArgs& args, const Profile& profile);
+/// An empty dim asked for explicitly (`--eval past=0`, a prefill scenario) is allowed: each
+/// symbol given 0 whose bounds neither the profile nor --bounds set gets [0, +inf), as
+/// `--bounds SYM=0:inf` would (the default [1, +inf) lets the simplifier assume non-empty dims).
+void allow_explicit_zeros(const std::vector<Assignment>& assignments, Profile& profile);
 /// The whole of `text` as a decimal integer (optional sign), or nullopt ("", "3x", out of range).
 std::optional<std::int64_t> parse_integer(const std::string& text);
 /// Parses "SYM=LO:HI" (HI may be "inf"); throws cctx::Error (usage) on bad text.
@@ -63,7 +70,16 @@ void flush_stdout();
 /// still sees every object freed.
 void end_process_after_output();
 
+/// Adds --let to a command that evaluates.
+void add_let_option(CLI::App& cmd, AnalysisArgs& args);
+/// Hands the --let relations to the session (usage error on "SYM=EXPR" that is not).
+void add_relations(Session& session, const AnalysisArgs& args);
+/// "2GiB", "512 MiB", "1.5G", "3000000000": bytes (binary units for KiB..TiB and bare K/M/G/T,
+/// decimal for kB/MB/GB/TB); throws cctx::Error (usage) naming `option` on bad text.
+std::int64_t parse_byte_size(const std::string& text, std::string_view option);
+
 void add_analyze_command(CLI::App& app);
+void add_fit_command(CLI::App& app);
 void add_shapes_command(CLI::App& app);
 void add_print_command(CLI::App& app);
 void add_plugins_command(CLI::App& app);

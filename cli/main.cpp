@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("cctx ") + CCTX_VERSION);
   cctx::cli::add_analyze_command(app);
+  cctx::cli::add_fit_command(app);
   cctx::cli::add_shapes_command(app);
   cctx::cli::add_print_command(app);
   cctx::cli::add_plugins_command(app);

@@ -11,6 +11,8 @@
 
 #include "cctx/compute_context.hpp"
 #include "cctx/errors.hpp"
+#include "cctx/fit.hpp"
+#include "cctx/fit_report.hpp"
 #include "cctx/host.hpp"
 #include "cctx/large_stack.hpp"
 #include "cctx/model.hpp"
@@ -212,10 +214,24 @@ class PyComputeContext {
     out["run_bytes"] = e.run_bytes;
     out["run_node"] = e.run_node;
     out["session_bytes"] = e.session_bytes;
+    out["input_bytes"] = e.input_bytes;
+    out["reserve_bytes"] = e.reserve_bytes;
     py::dict at_bound;
     for (const BoundedSymbol& b : ev.at_upper_bound[0]) at_bound[py::str(b.symbol)] = b.value;
     out["at_upper_bound"] = at_bound;
     return out;
+  }
+
+  /// The cctx.fit/1 document of one varied symbol (fit_report.hpp), as Python objects.
+  py::object fit(const std::string& vary, std::int64_t budget, const py::object& fixed) const {
+    const std::shared_ptr<Session> a = computed();
+    if (budget < 0) throw py::value_error("fit: budget must be a number of bytes >= 0");
+    FitRequest request{vary, budget, fixed.is_none() ? Assignment{} : to_assignment(fixed, "fixed"),
+                       "fixed"};
+    FitReport report{a->model().source(), a->host().profile().name, "", {}};
+    report.fits.push_back(cctx::fit(*a, request));
+    nlohmann::ordered_json doc = fit_json(report);
+    return py::module_::import("json").attr("loads")(doc["fits"][0].dump());
   }
 
   py::list warnings() const {
@@ -386,6 +402,11 @@ PYBIND11_MODULE(_cctx, m) {
            "the peak under an assignment with what a runtime holds: {bytes, node, run_bytes, "
            "run_node, session_bytes, at_upper_bound}; a data-dependent size the assignment "
            "lacks is taken at its upper bound, listed in at_upper_bound {symbol: value}")
+      .def("fit", &PyComputeContext::fit, py::arg("vary"), py::arg("budget"),
+           py::arg("fixed") = py::none(),
+           "The largest value of the symbol `vary` whose reserve (session + inputs + run bytes) "
+           "stays within `budget` bytes, the other symbols at `fixed` {symbol: int}: a dict "
+           "{value, at, next, limited_by, proved_monotone, method, ...} (cctx fit's JSON)")
       .def_property_readonly("warnings", &PyComputeContext::warnings)
       .def("to_json", &PyComputeContext::to_json, py::arg("evaluate") = py::none(),
            "The cctx.analysis/1 report as a JSON string");

@@ -186,7 +186,7 @@ TEST(CliAnalyze, CsvHasOneRowPerNodeAndEvaluatedColumns) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("total_bytes@N=1,total_bytes@N=8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n1,,Concat,,32*N+64,32*N,weight=16*N,weight=64,weight=16*N,weight=32*N,64*"
-                       "N+64,0,128,576\n"),
+                       "N+64,0,128,576,128,576\n"),
             std::string::npos)
       << r.out;
 }

@@ -92,14 +92,20 @@ TEST(WorstCase, ADimParamDeclaredOnlyOnAnOutputDoesNotHideTheBound) {
   EXPECT_EQ(k["values"]["Y"]["shape"][1], "N");
 }
 
-TEST(WorstCase, AnEmptyDimAsksForWiderBoundsAndGetsThem) {
+TEST(WorstCase, AnEmptyDimAskedForExplicitlyWidensItsBounds) {
   const std::string model = quoted(test::source_dir() / "tests/cli/nonzero.onnx");  // X[N,4]
-  const test::RunResult refused = run_cctx("analyze " + model + " --quiet --eval N=0");
-  EXPECT_NE(refused.exit_code, 0);
-  EXPECT_NE(refused.err.find("outside its bounds [1, +inf]"), std::string::npos) << refused.err;
-  EXPECT_NE(refused.err.find("--bounds N=0:inf"), std::string::npos) << refused.err;
-  const nlohmann::json j = analyze_json(model, "--eval N=0 --bounds N=0:inf");
+  // --eval N=0 asks for an empty input: N's bounds become [0, +inf), as --bounds N=0:inf.
+  const nlohmann::json j = analyze_json(model, "--eval N=0");
   EXPECT_EQ(j["peak"]["evaluations"][0]["assignment"]["N"], 0);
+  EXPECT_EQ(j["peak"]["evaluations"][0]["reserve_bytes"],
+            analyze_json(model,
+                         "--eval N=0 --bounds N=0:inf")["peak"]["evaluations"][0]["reserve_bytes"]);
+  // A bound the user set stays: 0 below it is refused, with the way to widen it.
+  const test::RunResult refused =
+      run_cctx("analyze " + model + " --quiet --eval N=0 --bounds N=1:9");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("outside its bounds [1, 9]"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--bounds N=0:9"), std::string::npos) << refused.err;
 }
 
 TEST(WorstCase, ABoundInTermsOfAnotherDataDependentSizeTakesThatOnesBoundFirst) {

@@ -119,7 +119,7 @@ void write_everything(const cctx::ComputeContext& ctx, const cctx::Model& model,
   JsonReportWriter(ctx, options).write([&](std::string_view piece) { json += piece; });
   check("json", test::json_problem(json));
   check("shapes json", test::json_problem(safe_text::json(shapes_json(ctx, options), 2)));
-  check("csv", test::csv_problem(csv_report(ctx, options), 13));
+  check("csv", test::csv_problem(csv_report(ctx, options), 14));
   check("html", test::html_problem(html_report(ctx, HtmlReportOptions{options, {}})));
   check("total bytes svg", test::xml_problem(total_bytes_svg(ctx, {assignment})));
   check("memory stack svg", test::xml_problem(memory_stack_svg(ctx, assignment)));

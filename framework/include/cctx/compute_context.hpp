@@ -254,6 +254,19 @@ struct PeakEvaluation {
   /// `memory.constants_as_initializers`, the Constant nodes' outputs) plus the profile's
   /// `memory.session_overhead_bytes`. Graph inputs are the caller's, in neither figure.
   std::int64_t session_bytes = 0;
+  /// The graph inputs the caller creates and holds for the whole run (for a decoder, the KV
+  /// cache it feeds in); initializers are the session's.
+  std::int64_t input_bytes = 0;
+  /// What the process must have for one run: session_bytes + input_bytes + run_bytes (the
+  /// figure a deployer reserves; README "Which figure to reserve").
+  std::int64_t reserve_bytes = 0;
+};
+
+/// Whether the reserve figure (PeakEvaluation::reserve_bytes) provably never shrinks as one
+/// symbol grows, every other symbol anywhere within its bounds.
+struct ReserveTrend {
+  bool nondecreasing = false;
+  std::string reason;  ///< when not shown: the first part that is not
 };
 
 class ComputeContext {
@@ -306,6 +319,9 @@ class ComputeContext {
   /// Node whose term alone survives the symbolic max, if any.
   std::optional<NodeId> peak_node() const;
   PeakEvaluation evaluate_peak(const Assignment& assignment) const;
+  /// A proof that evaluate_peak(a).reserve_bytes is non-decreasing in `symbol` (`cctx fit`
+  /// bisects on it); not attempted with an arena, whose regions are replayed, not formulas.
+  ReserveTrend reserve_trend(std::string_view symbol) const;
   /// The first requirement of the main graph (what an operator cannot run without: semantics.md
   /// "Bounds derived from the model") that fails at `assignment`, as one line naming the node,
   /// the requirement and its values there; nullopt when each holds or cannot be evaluated there.

@@ -87,6 +87,8 @@ using Assignment = std::map<std::string, std::int64_t, std::less<>>;
 
 /// Result of `ExprPool::compare`.
 enum class Relation : std::uint8_t { kEq, kLt, kLe, kGt, kGe, kNe, kUnknown };
+/// How an expression moves as one symbol grows (ExprPool::direction_in).
+enum class Direction : std::uint8_t { kConstant, kNondecreasing, kNonincreasing, kUnknown };
 
 /// Floating-point sizes (expressions.md 4.5): a size a model computes in floating point, such as
 /// torchvision's `floor(h * (320 / min(h, w)))`, whose value depends on how every operation
@@ -211,6 +213,11 @@ class ExprPool {
   /// >= 0, and the constant terms (with those monomials at their lower bounds) make up the rest.
   /// False means "not shown this way" (prove_ge may still succeed). Used to thin out large maxima.
   bool dominates_termwise(Expr a, Expr b);
+  /// How `e` moves as `symbol` grows, every other symbol fixed anywhere within its bounds;
+  /// symbols defined in terms of `symbol` (size caps) are followed through their definitions.
+  /// A sufficient, structural proof (sums with signed coefficients, products of non-negative
+  /// factors, floor division by a positive constant, max and min): kUnknown means "not shown".
+  Direction direction_in(Expr e, std::string_view symbol);
 
   // ---- evaluation -----------------------------------------------------------------------------
   /// Checked evaluation: floor `//` and `%`, exact `/:`. Throws ExprError naming the problem
@@ -289,6 +296,7 @@ class ExprPool {
   ExprPoolStats stats() const;
 
  private:
+  int direction_code(Expr e, std::string_view symbol, int depth);
   friend struct detail::PoolAccess;  // the framework's own fast paths (src/expr/pool_access.hpp)
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -98,6 +98,9 @@ struct Profile {
   } scratch;
   struct Report {
     std::vector<Assignment> evaluate;  ///< assignments evaluated in reports
+    /// `let: {total_seq: past_seq + seq}`: symbols an assignment lacks, computed from the
+    /// others it gives (Session::set_relations), in document order.
+    std::vector<std::pair<std::string, std::string>> let;
   } report;
   ExprLimits expressions;  ///< `expressions: {max_weight, max_terms, max_degree, max_args}`
   Limits limits;  ///< `limits: {file_bytes, nodes, rank, subgraph_depth, expression_chars}`
@@ -109,6 +112,20 @@ struct Profile {
 /// folder. Throws ConfigError with `file:line:column: message` (unknown key with the allowed
 /// keys, wrong type, bad value, YAML syntax error, extends cycle, missing file).
 Profile load_profile(const std::filesystem::path& path);
+
+/// One named assignment of a scenario file (`decode: {batch: 8, seq: 1, past_seq: 2047}`).
+struct Scenario {
+  std::string name;
+  Assignment values;
+};
+/// A scenario file: named assignments evaluated side by side (`cctx analyze --scenarios`), and
+/// the relations they rely on (`let: {total_seq: past_seq + seq}`).
+struct ScenarioFile {
+  std::vector<Scenario> scenarios;
+  std::vector<std::pair<std::string, std::string>> let;
+};
+/// Reads a scenario file; throws ConfigError naming the file, line and column.
+ScenarioFile load_scenarios(const std::filesystem::path& path);
 
 /// Parses profile text. `source` names it in messages; `base_dir` anchors relative paths.
 Profile parse_profile(const std::string& yaml, const std::string& source,

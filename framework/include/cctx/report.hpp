@@ -27,6 +27,9 @@ struct ReportOptions {
   /// assignment evaluated) and what the symbolic formulas lacked.
   Assignment fixed_sizes = {};
   std::string fixed_because = {};
+  /// Names of the assignments (a scenario file's, `cctx analyze --scenarios`), parallel to
+  /// `evaluate`; empty when they have none.
+  std::vector<std::string> names = {};
 };
 
 /// An amount as text: the integer, or the canonical expression.
@@ -46,7 +49,8 @@ std::string evaluated_totals_table(const ComputeContext& ctx,
 /// Whole-graph peak: the formula, its node, and one line per assignment.
 /// `at_upper_bound` (per assignment, or empty) adds a line naming the symbols taken at their bound.
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
-                         const std::vector<std::vector<BoundedSymbol>>& at_upper_bound = {});
+                         const std::vector<std::vector<BoundedSymbol>>& at_upper_bound = {},
+                         const std::vector<std::string>& names = {});
 /// Warnings and notes, one per line ("" when none).
 std::string diagnostics_text(const ComputeContext& ctx);
 
@@ -86,6 +90,9 @@ nlohmann::ordered_json shapes_json(const ComputeContext& ctx, const ReportOption
 
 /// "N=1" / "B=2,S=8": how reports label an assignment.
 std::string assignment_label(const Assignment& a);
+/// A byte count in binary units with three significant digits: "512 B", "9.32 MiB", "1.91 GiB"
+/// (truncated, never rounded up).
+std::string byte_units(std::int64_t bytes);
 
 // ---- figures (self-contained SVG: no scripts, generic font families) ---------------------------
 

@@ -30,6 +30,16 @@ struct Evaluation {
   std::string fixed_because;  ///< what the symbolic formulas lacked; empty otherwise
 };
 
+/// A symbol computed from others when an assignment lacks it: `--let total_seq=past_seq+seq`,
+/// a profile's `report.let`, or the model's metadata (`cctx.let.total_seq: past_seq + seq`).
+/// Names of its expression that are not symbols of the model are parameters of the relations
+/// (`--let past_seq=context-1 --eval context=4096`): used, then dropped from the assignment.
+struct SymbolRelation {
+  std::string symbol;
+  std::string expression;
+  std::string origin;  ///< "--let", "the profile's report.let", "the model's metadata"
+};
+
 class Session {
  public:
   /// Adopts `model`; `host` supplies the profile and the rules (one host serves many sessions).
@@ -45,10 +55,18 @@ class Session {
   ComputeContext& symbolic() { return *symbolic_; }
   const ComputeContext& symbolic() const { return *symbolic_; }
 
+  /// The relations evaluate() applies, in order: the profile's, the model's metadata's, then
+  /// those added here (the command line's).
+  const std::vector<SymbolRelation>& relations() const { return relations_; }
+  void add_relation(SymbolRelation relation);
+
   /// Runs the pipeline on the model (ComputeContext::compute); throws as it does.
   void analyse();
 
   /// Checks `assignments` and settles where their figures come from:
+  ///  - the relations give each assignment the symbols it lacks (a relation applies when the
+  ///    assignment gives every name of its expression; one that contradicts a given value is
+  ///    refused);
   ///  - every assigned name must be a symbol of the model;
   ///  - one assignment of input sizes that the symbolic formulas cannot answer alone (an If the
   ///    analysis could not decide, a size only the branch that runs decides) is answered by
@@ -64,7 +82,10 @@ class Session {
                       std::string_view source = "--eval") const;
 
  private:
+  void apply_relations(std::vector<Assignment>& assignments, std::string_view source) const;
+
   std::shared_ptr<const Host> host_;
+  std::vector<SymbolRelation> relations_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<ComputeContext> symbolic_;
   /// The last fixed-size analysis and its sizes: evaluating the same sizes again reuses it.

@@ -57,7 +57,7 @@ constexpr std::string_view kArenaKeys[] = {
     "initializers"};
 constexpr std::string_view kBufferPlans[] = {"seed",
                                              "free_list"};  // pipeline/buffer_plan.cpp makes them
-constexpr std::string_view kReportKeys[] = {"evaluate"};
+constexpr std::string_view kReportKeys[] = {"evaluate", "let"};
 constexpr std::string_view kExpressionKeys[] = {"max_weight", "max_terms", "max_degree",
                                                 "max_args"};
 constexpr std::string_view kLimitKeys[] = {
@@ -197,6 +197,7 @@ class ProfileReader {
   Interval read_bounds(const Field& field) const;
   std::vector<std::string> read_fallback(const Field& field) const;
   std::vector<Assignment> read_evaluate(const Field& field) const;
+  std::vector<std::pair<std::string, std::string>> read_let(const Field& field) const;
   void check_symbol_name(const Entry& entry, std::string_view context) const;
   fs::path read_path(const Field& field, std::string_view expectation) const;
 
@@ -329,7 +330,11 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
     profile.scratch.enabled = read_enabled(value, "scratch", profile.scratch.enabled);
   } else if (key == "report") {
     for (const Entry& e : check_.entries(value, "report", kReportKeys)) {
-      profile.report.evaluate = read_evaluate(e.value);
+      if (e.key == "let") {
+        profile.report.let = read_let(e.value);
+      } else {
+        profile.report.evaluate = read_evaluate(e.value);
+      }
     }
   } else if (key == "expressions") {
     apply_expressions(value, profile.expressions);
@@ -562,6 +567,40 @@ std::vector<Assignment> ProfileReader::read_evaluate(const Field& field) const {
   return assignments;
 }
 
+std::vector<std::pair<std::string, std::string>> ProfileReader::read_let(const Field& field) const {
+  return read_relations(check_, field, "report.let");
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> detail::read_relations(const Checker& check,
+                                                                        const Field& field,
+                                                                        std::string_view where) {
+  std::vector<std::pair<std::string, std::string>> relations;
+  for (const Entry& e : check.entries(field, where, {})) {
+    if (!detail::is_symbol_name(e.key)) {
+      check.fail(e.key_mark, quote(e.key) + " in '" + std::string(where) +
+                                 "' is not a symbol name ([A-Za-z_][A-Za-z0-9_]*)");
+    }
+    std::string text = e.value.node.IsScalar() ? e.value.node.Scalar() : std::string();
+    if (text.empty()) {
+      check.fail(e.value.mark(),
+                 "'" + std::string(where) + "." + e.key +
+                     "' must be an expression of other symbols, e.g. past_seq + seq");
+    }
+    try {
+      ExprPool syntax;
+      (void)syntax.parse(text);
+    } catch (const ExprError& error) {
+      check.fail(e.value.mark(), "'" + std::string(where) + "." + e.key + "': " + error.what());
+    }
+    relations.emplace_back(e.key, std::move(text));
+  }
+  return relations;
+}
+
+namespace {
+
 void ProfileReader::check_symbol_name(const Entry& entry, std::string_view context) const {
   if (detail::is_symbol_name(entry.key)) return;
   check_.fail(entry.key_mark, quote(entry.key) + " in '" + std::string(context) +
@@ -594,6 +633,51 @@ Profile load_profile(const fs::path& path) {
   apply_file(path, path.string(), text, chain, profile);
   profile.source = absolute_of(path);
   return profile;
+}
+
+ScenarioFile load_scenarios(const fs::path& path) {
+  std::string text;
+  if (const std::string problem = read_text(path, text); !problem.empty()) {
+    throw ConfigError((path.empty() ? "(empty path)" : path.string()) + ": " + problem);
+  }
+  const Checker check(path.string());
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    check.fail(e.mark, "YAML syntax error: " + e.msg);
+  }
+  if (!root.IsMap()) {
+    check.fail(root.Mark(), "a scenario file is a map: NAME: {SYM: V, ...} (and 'let:')");
+  }
+  ScenarioFile file;
+  try {
+    for (const Entry& e : check.entries(detail::root_field(root), "scenarios", {})) {
+      if (e.key == "let") {
+        file.let = detail::read_relations(check, e.value, "let");
+        continue;
+      }
+      Scenario scenario{e.key, {}};
+      for (const Entry& v : check.entries(e.value, e.key, {})) {
+        if (!detail::is_symbol_name(v.key)) {
+          check.fail(v.key_mark, quote(v.key) + " in '" + e.key +
+                                     "' is not a symbol name ([A-Za-z_][A-Za-z0-9_]*)");
+        }
+        scenario.values.emplace(v.key, check.integer(v.value, 0));
+      }
+      if (scenario.values.empty()) {
+        check.fail(e.value.mark(),
+                   "'" + e.key + "' must map at least one symbol to a value, e.g. {batch: 8}");
+      }
+      file.scenarios.push_back(std::move(scenario));
+    }
+  } catch (const YAML::Exception& e) {
+    check.fail(e.mark, e.msg);
+  }
+  if (file.scenarios.empty()) {
+    check.fail(root.Mark(), "no scenario: add NAME: {SYM: V, ...}");
+  }
+  return file;
 }
 
 Profile parse_profile(const std::string& yaml, const std::string& source,

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cctx::detail {
@@ -105,5 +106,11 @@ bool parse_integer(std::string_view text, std::int64_t& value, bool& overflow);
 
 /// The field for a document's root node.
 Field root_field(const YAML::Node& root);
+
+/// A map of relations `SYM: EXPR` (a profile's report.let, a scenario file's let), each name a
+/// symbol name and each expression parsed; `where` names the map in messages.
+std::vector<std::pair<std::string, std::string>> read_relations(const Checker& check,
+                                                                const Field& field,
+                                                                std::string_view where);
 
 }  // namespace cctx::detail

@@ -229,7 +229,21 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
         batch.push_back(*state_->plan.bytes[v]);
     }
   }
+  // The graph inputs the caller holds for the whole run (a declared input that is also an
+  // initializer is the session's, counted there).
+  const std::size_t inputs_from = batch.size();
+  for (ValueId v : state_->graph->main().inputs) {
+    if (state_->graph->value(v).is_initializer()) continue;
+    if (v < state_->plan.bytes.size() && state_->plan.bytes[v])
+      batch.push_back(*state_->plan.bytes[v]);
+  }
   const std::vector<std::int64_t> values = state_->pool->eval_all(batch, assignment);
+  for (std::size_t k = inputs_from; k < values.size(); ++k) {
+    if (__builtin_add_overflow(result.input_bytes, values[k], &result.input_bytes)) {
+      throw ExprError(ExprError::Kind::kOverflow,
+                      "integer overflow: the graph inputs add up to more than 2^63 - 1");
+    }
+  }
   for (std::size_t n = 0; n < count; ++n) {
     if (result.node < 0 || values[n] > result.bytes) {
       result.bytes = values[n];
@@ -245,7 +259,7 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   if (copies > 0) {
     // After the last node the outputs are held by the runtime and by the caller's copies.
     std::int64_t outputs = 0;
-    for (std::size_t k = held_from[count]; k < values.size(); ++k) outputs += values[k];
+    for (std::size_t k = held_from[count]; k < inputs_from; ++k) outputs += values[k];
     std::int64_t held = 0;
     if (__builtin_mul_overflow(outputs, copies + 1, &held)) {
       throw ExprError(
@@ -282,7 +296,66 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
       result.session_bytes = session_overhead + replay.session_reserved;
     }
   }
+  if (__builtin_add_overflow(result.session_bytes, result.input_bytes, &result.reserve_bytes) ||
+      __builtin_add_overflow(result.reserve_bytes, result.run_bytes, &result.reserve_bytes)) {
+    throw ExprError(ExprError::Kind::kOverflow,
+                    "integer overflow: the reserve (session + inputs + run) is more than 2^63 - 1");
+  }
   return result;
+}
+
+ReserveTrend ComputeContext::reserve_trend(std::string_view symbol) const {
+  // The reserve is session + inputs + max over nodes of (term - held) (evaluate_peak): it grows
+  // with the symbol when every one of those parts does. Each part is an expression; the pool
+  // proves its direction structurally.
+  ReserveTrend trend;
+  const State& s = *state_;
+  if (!s.graph || !s.options.memory.enabled) {
+    trend.reason = "the profile computes no memory";
+    return trend;
+  }
+  if (s.options.memory.arena.enabled) {
+    trend.reason = "the arena's regions (memory.arena) are replayed per assignment, not a formula";
+    return trend;
+  }
+  ExprPool& pool = *s.pool;
+  auto grows = [&](Expr e) {
+    const Direction d = pool.direction_in(e, symbol);
+    return d == Direction::kConstant || d == Direction::kNondecreasing;
+  };
+  const std::vector<Expr>& terms = s.peak.node_terms;
+  for (std::size_t n = 0; n < terms.size(); ++n) {
+    std::vector<Expr> held;
+    const MemoryProfile& p = s.memory.nodes[n];
+    for (const auto& [tag, amount] : p.inputs) held.push_back(amount);
+    for (const auto& [tag, amount] : p.initializers) held.push_back(amount);
+    const Expr run = pool.sub(terms[n], pool.sum(held));
+    if (!grows(run)) {
+      trend.reason = describe_node(*s.graph, static_cast<NodeId>(n)) + ": its run figure " +
+                     pool.print(run) + " is not shown to grow with " + std::string(symbol);
+      return trend;
+    }
+    if (n == 0) {
+      for (const Expr h : held) {
+        if (!grows(h)) {
+          trend.reason = "a held amount " + pool.print(h) + " is not shown to grow with " +
+                         std::string(symbol);
+          return trend;
+        }
+      }
+    }
+  }
+  for (const std::vector<ValueId>* list : {&s.graph->main().inputs, &s.graph->main().outputs}) {
+    for (ValueId v : *list) {
+      if (v >= s.plan.bytes.size() || !s.plan.bytes[v] || grows(*s.plan.bytes[v])) continue;
+      trend.reason = "the size of '" + std::string(s.graph->value(v).name) + "' (" +
+                     pool.print(*s.plan.bytes[v]) + ") is not shown to grow with " +
+                     std::string(symbol);
+      return trend;
+    }
+  }
+  trend.nondecreasing = true;
+  return trend;
 }
 
 const std::vector<Diagnostic>& ComputeContext::diagnostics() const { return state_->diagnostics; }

@@ -102,14 +102,18 @@ std::string peak_section(const ComputeContext& ctx, const std::vector<Assignment
       "<table id=\"peak-table\"><tr><th>assignment</th><th>bytes</th><th>node</th>"
       "<th title=\"allocated during one run on top of what is held before it\">run bytes</th>"
       "<th title=\"held before a run: initializers and the session's own\">session bytes</th>"
+      "<th title=\"the graph inputs the caller creates and holds during the run\">input "
+      "bytes</th>"
+      "<th title=\"what the process must have: session + inputs + run\">reserve</th>"
       "</tr>\n";
   for (const Assignment& a : evaluate) {
     const PeakEvaluation e = ctx.evaluate_peak(a);
     out += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num\">{}</td></tr>\n",
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\" title=\"{} bytes\">{}</td></tr>\n",
         safe_text::xml(assignment_label(a)), e.bytes, node_name(ctx, e.node), e.run_bytes,
-        e.session_bytes);
+        e.session_bytes, e.input_bytes, e.reserve_bytes, byte_units(e.reserve_bytes));
   }
   return out + "</table>\n</section>\n";
 }

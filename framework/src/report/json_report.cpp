@@ -165,7 +165,10 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
                            {"bytes", e.bytes},
                            {"node", e.node},
                            {"run_bytes", e.run_bytes},
-                           {"session_bytes", e.session_bytes}});
+                           {"session_bytes", e.session_bytes},
+                           {"input_bytes", e.input_bytes},
+                           {"reserve_bytes", e.reserve_bytes}});
+    if (k < options.names.size()) evaluations.back()["scenario"] = options.names[k];
     if (fixed) {
       evaluations.back()["at_fixed_sizes"] = true;
       evaluations.back()["fixed_because"] = options.fixed_because;
@@ -190,6 +193,8 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
       const PeakEvaluation e = ctx.evaluate_peak({});
       peak["run_bytes"] = e.run_bytes;
       peak["session_bytes"] = e.session_bytes;
+      peak["input_bytes"] = e.input_bytes;
+      peak["reserve_bytes"] = e.reserve_bytes;
     } catch (const ExprError& e) {
       if (e.kind() != ExprError::Kind::kUnknownSymbol) throw;
     }
@@ -737,6 +742,13 @@ std::string csv_report(const ComputeContext& ctx, const ReportOptions& options) 
       "intermediates,outputs,total_bytes,peak_scratch_bytes";
   for (const Assignment& a : options.evaluate)
     out += "," + safe_text::csv("total_bytes@" + assignment_label(a));
+  // The reserve is one figure per assignment: the same on every row, so a spreadsheet finds it
+  // beside the node totals it comes from.
+  std::vector<std::string> reserves;
+  for (const Assignment& a : options.evaluate) {
+    out += "," + safe_text::csv("reserve_bytes@" + assignment_label(a));
+    reserves.push_back(std::to_string(ctx.evaluate_peak(a).reserve_bytes));
+  }
   out += '\n';
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     const NodeEntry& node = ctx.graph().node(n);
@@ -756,6 +768,7 @@ std::string csv_report(const ComputeContext& ctx, const ReportOptions& options) 
     std::string row;
     for (const std::string& c : cells) row += (row.empty() ? "" : ",") + safe_text::csv(c);
     for (const Assignment& a : options.evaluate) row += "," + std::to_string(pool.eval(p.total, a));
+    for (const std::string& r : reserves) row += "," + r;
     out += row + "\n";
   }
   return out;

@@ -197,10 +197,31 @@ std::string derived_bounds_text(const ComputeContext& ctx) {
   return out;
 }
 
+// Named assignments side by side: the figures a deployer compares (prefill against decode).
+std::string scenario_table(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
+                           const std::vector<std::string>& names) {
+  std::string out = "Scenarios side by side (reserve = session + inputs + run):\n";
+  std::size_t width = 8;
+  for (const std::string& n : names) width = std::max(width, n.size());
+  out += fmt::format("  {:<{}} {:>16} {:>10} {:>14} {:>14} {:>14}  {}\n", "scenario", width,
+                     "reserve bytes", "reserve", "session", "inputs", "run", "run peaks at");
+  for (std::size_t k = 0; k < evaluate.size() && k < names.size(); ++k) {
+    const PeakEvaluation e = ctx.evaluate_peak(evaluate[k]);
+    const std::string where =
+        e.run_node >= 0 ? describe_node(ctx.graph(), static_cast<NodeId>(e.run_node)) : "-";
+    out += fmt::format("  {:<{}} {:>16} {:>10} {:>14} {:>14} {:>14}  {}\n",
+                       safe_text::terminal(names[k]), width, e.reserve_bytes,
+                       byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes, e.run_bytes,
+                       safe_text::terminal(where));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
-                         const std::vector<std::vector<BoundedSymbol>>& at_upper_bound) {
+                         const std::vector<std::vector<BoundedSymbol>>& at_upper_bound,
+                         const std::vector<std::string>& names) {
   ExprPool& pool = ctx.pool();
   std::string out = "Peak total bytes: " + safe_text::terminal(pool.print(ctx.peak_total_bytes()));
   if (auto n = ctx.peak_node()) {
@@ -210,18 +231,23 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
   for (std::size_t k = 0; k < evaluate.size(); ++k) {
     const Assignment& a = evaluate[k];
     PeakEvaluation e = ctx.evaluate_peak(a);
-    out += fmt::format("  {}: {} bytes at node {}", safe_text::terminal(assignment_label(a)),
-                       e.bytes, e.node);
+    const std::string label =
+        k < names.size() ? names[k] + " (" + assignment_label(a) + ")" : assignment_label(a);
+    out += fmt::format("  {}: {} bytes at node {}", safe_text::terminal(label), e.bytes, e.node);
     if (e.node >= 0) {
       out += fmt::format(
           " ({})", safe_text::terminal(ctx.graph().node(static_cast<NodeId>(e.node)).op_type));
     }
     out += fmt::format("; run {} bytes, session {} bytes\n", e.run_bytes, e.session_bytes);
+    out += fmt::format("    reserve {} bytes ({}) = session {} + inputs {} + run {}\n",
+                       e.reserve_bytes, byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes,
+                       e.run_bytes);
     if (k < at_upper_bound.size() && !at_upper_bound[k].empty()) {
       out += "    worst case, data-dependent sizes at their upper bound: " +
              safe_text::terminal(upper_bounds_text(pool, at_upper_bound[k])) + "\n";
     }
   }
+  if (!names.empty()) out += scenario_table(ctx, evaluate, names);
   out += defined_symbols(pool, false);
   out += defined_symbols(pool, true);
   out += derived_bounds_text(ctx);

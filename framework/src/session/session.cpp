@@ -2,11 +2,14 @@
 // (check_symbols, specialization_reason, analyse_at_fixed_sizes) and Python's partial copy of it.
 #include "cctx/session.hpp"
 
+#include <onnx/onnx_pb.h>
+
 #include <algorithm>
 #include <optional>
 #include <set>
 
 #include "cctx/errors.hpp"
+#include "cctx/expr.hpp"
 
 namespace cctx {
 
@@ -150,7 +153,85 @@ std::vector<std::vector<BoundedSymbol>> check_and_complete(const ComputeContext&
 Session::Session(std::shared_ptr<const Host> host, Model model)
     : host_(std::move(host)),
       model_(std::make_unique<Model>(std::move(model))),
-      symbolic_(std::make_unique<ComputeContext>(*host_)) {}
+      symbolic_(std::make_unique<ComputeContext>(*host_)) {
+  for (const auto& [symbol, expression] : host_->profile().report.let) {
+    relations_.push_back({symbol, expression, "the profile's report.let"});
+  }
+  static constexpr std::string_view kMetadataPrefix = "cctx.let.";
+  for (const onnx::StringStringEntryProto& entry : model_->proto().metadata_props()) {
+    if (!entry.key().starts_with(kMetadataPrefix)) continue;
+    SymbolRelation r{entry.key().substr(kMetadataPrefix.size()), entry.value(),
+                     "the model's metadata '" + entry.key() + "'"};
+    try {
+      ExprPool syntax;
+      (void)syntax.parse(r.expression);
+    } catch (const ExprError& e) {
+      throw ModelError(model_->source() + ": " + r.origin + ": " + e.what());
+    }
+    relations_.push_back(std::move(r));
+  }
+}
+
+void Session::add_relation(SymbolRelation relation) {
+  ExprPool syntax;
+  try {
+    (void)syntax.parse(relation.expression);
+  } catch (const ExprError& e) {
+    throw Error(
+        relation.origin + " '" + relation.symbol + "=" + relation.expression + "': " + e.what(),
+        ExitCode::kUsage);
+  }
+  relations_.push_back(std::move(relation));
+}
+
+void Session::apply_relations(std::vector<Assignment>& assignments, std::string_view source) const {
+  if (relations_.empty()) return;
+  const ExprPool& model_symbols = symbolic_->pool();
+  // The names each expression reads, and which of them the model does not have (parameters).
+  std::vector<std::vector<std::string>> reads;
+  std::set<std::string> parameters;
+  for (const SymbolRelation& r : relations_) {
+    ExprPool scratch;
+    reads.push_back(scratch.symbols_of(scratch.parse(r.expression)));
+    for (const std::string& name : reads.back()) {
+      if (model_symbols.find_symbol(name) == nullptr) parameters.insert(name);
+    }
+  }
+  for (const SymbolRelation& r : relations_) {
+    // A relation defining a name nobody reads and the model lacks: a typo on the command line;
+    // a profile's or a model's relation for another model (a decoder's context) is skipped.
+    if (model_symbols.find_symbol(r.symbol) == nullptr && parameters.count(r.symbol) == 0 &&
+        r.origin == "--let") {
+      throw Error("--let '" + r.symbol + "=" + r.expression + "': the model has no symbol '" +
+                      r.symbol + "'",
+                  ExitCode::kUsage);
+    }
+  }
+  for (Assignment& a : assignments) {
+    for (std::size_t k = 0; k < relations_.size(); ++k) {
+      const SymbolRelation& r = relations_[k];
+      const bool complete = std::all_of(reads[k].begin(), reads[k].end(),
+                                        [&](const std::string& n) { return a.count(n) != 0; });
+      if (!complete) continue;
+      std::int64_t value = 0;
+      try {
+        value = evaluate_expression(r.expression, a);
+      } catch (const ExprError& e) {
+        throw Error(std::string(source) + " " + label_of(a) + ": " + r.origin + " '" + r.symbol +
+                        "=" + r.expression + "': " + e.what(),
+                    ExitCode::kUsage);
+      }
+      if (const auto given = a.find(r.symbol); given != a.end() && given->second != value) {
+        throw Error(std::string(source) + " " + label_of(a) + " gives " + r.symbol + "=" +
+                        std::to_string(given->second) + ", but " + r.origin + " '" + r.symbol +
+                        "=" + r.expression + "' makes it " + std::to_string(value),
+                    ExitCode::kUsage);
+      }
+      a[r.symbol] = value;
+    }
+    for (const std::string& p : parameters) a.erase(p);
+  }
+}
 
 Session::~Session() = default;
 
@@ -163,6 +244,7 @@ void Session::analyse() {
 Evaluation Session::evaluate(std::vector<Assignment> assignments, std::string_view source) const {
   Evaluation out;
   out.context = symbolic_.get();
+  apply_relations(assignments, source);
   if (const std::optional<std::string> why = specialization_reason(*symbolic_, assignments)) {
     if (!fixed_ || fixed_at_ != assignments[0]) {
       Profile at_sizes = host_->profile();

@@ -1,0 +1,61 @@
+// The inverse question (`cctx fit`): the largest value of one symbol whose reserve figure
+// (PeakEvaluation::reserve_bytes) stays within a budget, the other symbols fixed, and the frontier
+// of two symbols. Built on Session::evaluate, so every value is checked and evaluated exactly as
+// `cctx analyze --eval` would (README "The largest batch that fits").
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cctx/session.hpp"
+
+namespace cctx {
+
+struct FitRequest {
+  std::string vary;            ///< the symbol to maximise
+  std::int64_t budget = 0;     ///< bytes the reserve may take
+  Assignment fixed;            ///< values of the other symbols
+  std::string source = "fit";  ///< how refusals name the request ("cctx fit", "fit()")
+};
+
+/// One evaluated value of the varied symbol.
+struct FitPoint {
+  std::int64_t value = 0;
+  Assignment assignment;     ///< as evaluated (relations applied, data-dependent sizes at bounds)
+  PeakEvaluation figures;    ///< valid when refused is empty
+  std::string peak_node;     ///< the node where the run peaks: "node 12 'MatMul_3' (MatMul)"
+  std::string refused;       ///< why the model cannot run there (a requirement, an overflow)
+  bool fits = false;         ///< evaluated and reserve_bytes <= budget
+  std::exception_ptr error;  ///< the usage error behind `refused`, when it was one
+};
+
+struct FitResult {
+  std::string vary;
+  std::int64_t budget = 0;
+  Assignment fixed;
+  Interval domain;               ///< the values searched: the symbol's bounds
+  std::optional<FitPoint> best;  ///< the largest value found within the budget
+  std::optional<FitPoint> next;  ///< best + 1 (over the budget, refused), or the first value
+                                 ///< tried when none fits
+  /// What stops the answer other than the budget: the symbol's bound (with the requirement or
+  /// profile that set it), a requirement the model fails above it; empty when the budget does.
+  std::string limited_by;
+  bool unbounded = false;  ///< the reserve never reaches the budget within 2^62
+  /// True when the reserve was proved non-decreasing in the symbol (ComputeContext::
+  /// reserve_trend), so every smaller value fits too; otherwise the search still bisects and
+  /// `method` says what was not proved.
+  bool proved_monotone = false;
+  std::string method;
+  int evaluations = 0;
+};
+
+/// Finds the largest value of request.vary in its bounds whose reserve fits the budget: doubling
+/// from the lower bound, then bisection. Never returns a value whose own evaluation is over the
+/// budget or refused. Throws Error (usage) when the symbol is unknown or the fixed values are
+/// refused (a missing symbol, a value outside its bounds).
+FitResult fit(const Session& session, const FitRequest& request);
+
+}  // namespace cctx

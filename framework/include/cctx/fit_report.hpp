@@ -1,0 +1,25 @@
+// `cctx fit`'s outputs: the answer as text, JSON (format cctx.fit/1) and CSV, one row per fit (a
+// frontier has one per value of its outer symbol).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cctx/fit.hpp"
+
+namespace cctx {
+
+struct FitReport {
+  std::string model;
+  std::string profile;
+  /// The frontier's outer symbol (empty for one varied symbol); each fit then fixes it.
+  std::string outer;
+  std::vector<FitResult> fits;
+};
+
+std::string fit_text(const FitReport& report);
+nlohmann::ordered_json fit_json(const FitReport& report);
+std::string fit_csv(const FitReport& report);
+
+}  // namespace cctx

@@ -1,0 +1,189 @@
+// What a deployer acts on (README, "Which figure to reserve" and "The largest batch that fits"),
+// through the real binary: the reserve figure, relations (--let), scenario files, and `cctx fit`
+// checked against `cctx analyze --eval` at the value it returns and the next one.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model_builder.hpp"
+#include "test_env.hpp"
+
+namespace cctx {
+namespace {
+
+using test::contains;
+using test::expect_error;
+using test::quoted;
+using test::run_cctx;
+using Json = nlohmann::json;
+
+class Deployer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // A decoder's step in miniature: the caller's cache past [B, P, 8] and new tokens x [B, S, 8]
+    // are concatenated into present [B, P+S, 8]; a mask [B, T] has the total length T.
+    test::ModelBuilder b(18);
+    b.input("past", test::kFloat, {"B", "P", 8});
+    b.input("x", test::kFloat, {"B", "S", 8});
+    b.input("mask", test::kFloat, {"B", "T"});
+    b.node("Concat", {"past", "x"}, {"present"}, {test::attr("axis", 1)});
+    b.node("Relu", {"present"}, {"y"});
+    b.node("ReduceSum", {"mask"}, {"m"});
+    b.node("Mul", {"y", "m"}, {"out"});
+    b.output("out");
+    b.output("present");
+    test::write_file(model_, b.build().proto().SerializeAsString());
+  }
+  Json analyze_json(const std::string& extra) const {
+    const test::RunResult r = run_cctx("analyze " + quoted(model_) + " --format json " + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json::parse(r.out);
+  }
+  Json fit_json(const std::string& extra) const {
+    const test::RunResult r = run_cctx("fit " + quoted(model_) + " --format json " + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json::parse(r.out);
+  }
+  test::TempDir dir_;
+  std::filesystem::path model_ = dir_ / "decoder_step.onnx";
+};
+
+TEST_F(Deployer, ReserveIsSessionPlusInputsPlusRun) {
+  for (const char* profile : {"default", "onnxruntime-cpu-no-arena", "onnxruntime-cpu"}) {
+    const Json doc = analyze_json(std::string("--profile ") + profile + " --eval B=2,P=5,S=3,T=8");
+    const Json& e = doc["peak"]["evaluations"][0];
+    // The inputs the caller holds: past 2*5*8, x 2*3*8, mask 2*8 floats.
+    EXPECT_EQ(e["input_bytes"], 4 * (80 + 48 + 16)) << profile;
+    EXPECT_EQ(e["reserve_bytes"].get<std::int64_t>(), e["session_bytes"].get<std::int64_t>() +
+                                                          e["input_bytes"].get<std::int64_t>() +
+                                                          e["run_bytes"].get<std::int64_t>())
+        << profile;
+  }
+  const test::RunResult text = run_cctx("analyze " + quoted(model_) + " --eval B=2,P=5,S=3,T=8");
+  EXPECT_TRUE(contains(text.out, "reserve ")) << text.out;
+  EXPECT_TRUE(contains(text.out, " = session 0 + inputs 576 + run ")) << text.out;
+  const test::RunResult csv =
+      run_cctx("analyze " + quoted(model_) + " --format csv --eval B=2,P=5,S=3,T=8");
+  EXPECT_TRUE(contains(csv.out, "reserve_bytes@B=2,P=5,S=3,T=8")) << csv.out;
+}
+
+TEST_F(Deployer, LetComputesTheSymbolsAnAssignmentLacks) {
+  const Json doc = analyze_json("--let T=P+S --eval B=1,P=7,S=1");
+  EXPECT_EQ(doc["peak"]["evaluations"][0]["assignment"]["T"], 8);
+  // A parameter of the relations (ctx) is used, then dropped from the assignment.
+  const Json param = analyze_json("--let P=ctx-1 --let T=P+S --eval B=1,S=1,ctx=4096");
+  const Json& a = param["peak"]["evaluations"][0]["assignment"];
+  EXPECT_EQ(a["P"], 4095);
+  EXPECT_EQ(a["T"], 4096);
+  EXPECT_FALSE(a.contains("ctx"));
+  expect_error(run_cctx("analyze " + quoted(model_) + " --let T=P+S --eval B=1,P=7,S=1,T=9"), 2,
+               {"--eval B=1,P=7,S=1,T=9 gives T=9, but --let 'T=P+S' makes it 8"});
+  expect_error(run_cctx("analyze " + quoted(model_) + " --let Q=P+S --eval B=1,P=7,S=1,T=8"), 2,
+               {"--let 'Q=P+S': the model has no symbol 'Q'"});
+  expect_error(run_cctx("analyze " + quoted(model_) + " --let T=P+ --eval B=1"), 2,
+               {"--let 'T=P+'"});
+}
+
+TEST_F(Deployer, ProfileRelationsApply) {
+  const auto profile = dir_ / "decoder.yaml";
+  test::write_file(profile, "extends: onnxruntime-cpu-no-arena\nreport:\n  let: {T: P + S}\n");
+  const Json doc = analyze_json("--profile " + quoted(profile) + " --eval B=1,P=3,S=2");
+  EXPECT_EQ(doc["peak"]["evaluations"][0]["assignment"]["T"], 5);
+}
+
+TEST_F(Deployer, ScenariosAreEvaluatedSideBySide) {
+  const auto file = dir_ / "scenarios.yaml";
+  test::write_file(file,
+                   "let: {T: P + S}\n"
+                   "prefill: {B: 1, P: 0, S: 512}\n"
+                   "decode: {B: 8, P: 2047, S: 1}\n");
+  const test::RunResult r =
+      run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-no-arena --scenarios " +
+               quoted(file));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Scenarios side by side")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  prefill (B=1,P=0,S=512,T=512): ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  decode (B=8,P=2047,S=1,T=2048): ")) << r.out;
+  const Json doc = analyze_json("--scenarios " + quoted(file));
+  EXPECT_EQ(doc["peak"]["evaluations"][1]["scenario"], "decode");
+  expect_error(
+      run_cctx("analyze " + quoted(model_) + " --scenarios " + quoted(file) + " --eval B=1"), 2,
+      {"--scenarios and --eval"});
+  test::write_file(file, "decode: {B: eight}\n");
+  expect_error(run_cctx("analyze " + quoted(model_) + " --scenarios " + quoted(file)), 3,
+               {"scenarios.yaml:1:"});
+}
+
+TEST_F(Deployer, FitReturnsTheLargestValueWithinTheBudget) {
+  for (const char* profile : {"default", "onnxruntime-cpu-no-arena", "onnxruntime-cpu"}) {
+    for (const char* budget : {"9MiB", "16MiB", "100MB"}) {
+      const Json doc = fit_json(std::string("--profile ") + profile + " --budget " + budget +
+                                " --vary B --eval P=511,S=1 --let T=P+S");
+      const Json& f = doc["fits"][0];
+      ASSERT_FALSE(f["value"].is_null()) << profile << " " << budget;
+      const std::int64_t v = f["value"];
+      const std::int64_t limit = f["budget_bytes"];
+      // The figure at the value and at the next one, as analyze gives them.
+      const std::string at = "B=" + std::to_string(v) + ",P=511,S=1,T=512";
+      const std::string next = "B=" + std::to_string(v + 1) + ",P=511,S=1,T=512";
+      const Json a = analyze_json(std::string("--profile ") + profile + " --eval " + at);
+      const Json b = analyze_json(std::string("--profile ") + profile + " --eval " + next);
+      const std::int64_t ra = a["peak"]["evaluations"][0]["reserve_bytes"];
+      const std::int64_t rb = b["peak"]["evaluations"][0]["reserve_bytes"];
+      EXPECT_EQ(ra, f["at"]["reserve_bytes"]) << profile << " " << budget;
+      EXPECT_LE(ra, limit) << profile << " " << budget;
+      EXPECT_GT(rb, limit) << profile << " " << budget;
+      EXPECT_EQ(f["proved_monotone"], std::string(profile) != "onnxruntime-cpu") << profile;
+    }
+  }
+}
+
+TEST_F(Deployer, FitNamesWhatLimitsTheAnswer) {
+  const Json capped = fit_json("--budget 1GiB --vary B --bounds B=1:10 --eval P=1,S=1,T=2");
+  EXPECT_EQ(capped["fits"][0]["value"], 10);
+  EXPECT_TRUE(contains(capped["fits"][0]["limited_by"].get<std::string>(), "B <= 10"));
+  const Json none = fit_json("--budget 100 --vary B --eval P=1000,S=1,T=1001");
+  EXPECT_TRUE(none["fits"][0]["value"].is_null());
+  EXPECT_EQ(none["fits"][0]["next"]["value"], 1);
+  const test::RunResult text =
+      run_cctx("fit " + quoted(model_) + " --budget 100 --vary B --eval P=1000,S=1,T=1001");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "No value of B fits")) << text.out;
+}
+
+TEST_F(Deployer, FrontierGivesTheLargestInnerValuePerRow) {
+  const Json doc = fit_json("--budget 4MiB --vary B --vary P --eval S=1 --let T=P+S");
+  ASSERT_GE(doc["fits"].size(), 2U);
+  std::int64_t previous = INT64_MAX;
+  for (const Json& f : doc["fits"]) {
+    ASSERT_FALSE(f["value"].is_null());
+    EXPECT_LE(f["at"]["reserve_bytes"].get<std::int64_t>(), 4 << 20);
+    EXPECT_GT(f["next"]["reserve_bytes"].get<std::int64_t>(), 4 << 20);
+    // More rows of B leave room for a shorter cache.
+    EXPECT_LE(f["value"].get<std::int64_t>(), previous);
+    previous = f["value"];
+  }
+  const test::RunResult rows = run_cctx("fit " + quoted(model_) +
+                                        " --budget 4MiB --vary B --vary P --eval S=1,B=1,2,3 "
+                                        "--let T=P+S");
+  EXPECT_EQ(rows.exit_code, 0) << rows.err;
+  EXPECT_TRUE(contains(rows.out, "Frontier within 4.00 MiB")) << rows.out;
+  const test::RunResult csv = run_cctx("fit " + quoted(model_) +
+                                       " --budget 4MiB --vary B --vary P --eval S=1,B=1,2,3 "
+                                       "--let T=P+S --format csv");
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 4) << csv.out;
+}
+
+TEST_F(Deployer, FitRefusesWhatItCannotAnswer) {
+  expect_error(run_cctx("fit " + quoted(model_) + " --budget 2GB --vary Q --eval P=1,S=1,T=2"), 2,
+               {"the model has no symbol 'Q'"});
+  expect_error(run_cctx("fit " + quoted(model_) + " --budget lots --vary B --eval P=1,S=1,T=2"), 2,
+               {"--budget 'lots': expected a size in bytes"});
+  expect_error(run_cctx("fit " + quoted(model_) + " --budget 1GiB --vary B --eval P=1"), 2,
+               {"no value for symbol"});
+  expect_error(run_cctx("fit " + quoted(model_) + " --budget 1GiB --vary B --eval B=2,P=1"), 2,
+               {"'B' is both varied and given a value"});
+}
+
+}  // namespace
+}  // namespace cctx
