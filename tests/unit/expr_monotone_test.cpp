@@ -55,6 +55,17 @@ TEST(ExprMonotone, ConstantsAndShrinkingTerms) {
   EXPECT_EQ(direction(pool, "M - 2*N"), Direction::kNonincreasing);
 }
 
+TEST(ExprMonotone, AFactorProvedNonNegativeKeepsTheProduct) {
+  // A KV cache's step: min(min(16, P+S) - min(16, P), 1) is never negative, though its
+  // interval alone may say so; the product with N still grows with N.
+  ExprPool pool;
+  pool.declare_symbol("N", kDimBounds);
+  pool.declare_symbol("P", kDimBounds);
+  pool.declare_symbol("S", kDimBounds);
+  const Expr e = pool.parse("64*N*S*min(min(16, P+S) - min(16, P), 1) + 8*N*P");
+  EXPECT_EQ(pool.direction_in(e, "N"), Direction::kNondecreasing) << pool.print(e);
+}
+
 TEST(ExprMonotone, WhatIsNotShownIsUnknown) {
   ExprPool pool;
   pool.declare_symbol("N", kDimBounds);

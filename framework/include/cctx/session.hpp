@@ -4,7 +4,9 @@
 // they agree by construction (docs/design/architecture.md, "Session").
 #pragma once
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +85,9 @@ class Session {
 
  private:
   void apply_relations(std::vector<Assignment>& assignments, std::string_view source) const;
+  /// symbols_to_evaluate of the symbolic or the fixed-size analysis, computed once per analysis
+  /// (a walk of every node's totals: `cctx fit` evaluates hundreds of assignments).
+  const std::set<std::string>& needed_symbols(const ComputeContext& ctx) const;
 
   std::shared_ptr<const Host> host_;
   std::vector<SymbolRelation> relations_;
@@ -91,6 +96,7 @@ class Session {
   /// The last fixed-size analysis and its sizes: evaluating the same sizes again reuses it.
   mutable std::unique_ptr<ComputeContext> fixed_;
   mutable Assignment fixed_at_;
+  mutable std::map<const ComputeContext*, std::set<std::string>> needed_;
 };
 
 }  // namespace cctx

@@ -68,7 +68,8 @@ std::string give(std::string_view source, const std::string& name) {
 /// several assignments, when one names a symbol that is not an input's, or when the model
 /// cannot run there (the checks refuse it).
 std::optional<std::string> specialization_reason(const ComputeContext& ctx,
-                                                 const std::vector<Assignment>& assignments) {
+                                                 const std::vector<Assignment>& assignments,
+                                                 const std::set<std::string>& needed) {
   // One assignment of sizes the model can run at: a sweep keeps one symbolic analysis.
   if (assignments.size() != 1 || assignments[0].empty()) return std::nullopt;
   const Assignment& given = assignments[0];
@@ -90,7 +91,6 @@ std::optional<std::string> specialization_reason(const ComputeContext& ctx,
              " chooses a branch the symbolic analysis could not decide";
     }
   }
-  const std::set<std::string> needed = symbols_to_evaluate(ctx);
   Assignment completed = given;
   assign_upper_bounds(ctx, needed, completed);
   for (const std::string& name : needed) {
@@ -108,7 +108,8 @@ std::optional<std::string> specialization_reason(const ComputeContext& ctx,
 /// producer's upper bound (added to the assignment, and returned per assignment).
 std::vector<std::vector<BoundedSymbol>> check_and_complete(const ComputeContext& ctx,
                                                            std::vector<Assignment>& assignments,
-                                                           std::string_view source) {
+                                                           std::string_view source,
+                                                           const std::set<std::string>& needed) {
   if (assignments.empty()) return {};
   const std::string from(source);
   for (const Assignment& a : assignments) {
@@ -119,7 +120,6 @@ std::vector<std::vector<BoundedSymbol>> check_and_complete(const ComputeContext&
       }
     }
   }
-  const std::set<std::string> needed = symbols_to_evaluate(ctx);
   std::vector<std::vector<BoundedSymbol>> bounded;
   for (Assignment& a : assignments) {
     // An assignment where the model cannot run (a Conv window larger than its padded input, dims
@@ -235,7 +235,14 @@ void Session::apply_relations(std::vector<Assignment>& assignments, std::string_
 
 Session::~Session() = default;
 
+const std::set<std::string>& Session::needed_symbols(const ComputeContext& ctx) const {
+  auto it = needed_.find(&ctx);
+  if (it == needed_.end()) it = needed_.emplace(&ctx, symbols_to_evaluate(ctx)).first;
+  return it->second;
+}
+
 void Session::analyse() {
+  needed_.clear();
   fixed_.reset();
   fixed_at_.clear();
   symbolic_->compute(*model_);
@@ -245,12 +252,14 @@ Evaluation Session::evaluate(std::vector<Assignment> assignments, std::string_vi
   Evaluation out;
   out.context = symbolic_.get();
   apply_relations(assignments, source);
-  if (const std::optional<std::string> why = specialization_reason(*symbolic_, assignments)) {
+  if (const std::optional<std::string> why =
+          specialization_reason(*symbolic_, assignments, needed_symbols(*symbolic_))) {
     if (!fixed_ || fixed_at_ != assignments[0]) {
       Profile at_sizes = host_->profile();
       for (const auto& [name, value] : assignments[0]) at_sizes.fixed_sizes[name] = value;
       auto fixed = std::make_unique<ComputeContext>(host_->registry(), std::move(at_sizes));
       fixed->compute(*model_);
+      needed_.erase(fixed_.get());
       fixed_ = std::move(fixed);
       fixed_at_ = assignments[0];
     }
@@ -260,7 +269,8 @@ Evaluation Session::evaluate(std::vector<Assignment> assignments, std::string_vi
     // The assignment still labels the evaluation: the fixed analysis knows its symbols (the
     // declarations named them before they were fixed), and its amounts no longer need them.
   }
-  out.at_upper_bound = check_and_complete(*out.context, assignments, source);
+  out.at_upper_bound =
+      check_and_complete(*out.context, assignments, source, needed_symbols(*out.context));
   out.assignments = std::move(assignments);
   return out;
 }
