@@ -357,10 +357,19 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     } else if (args.format == "html") {
       text = html_report(rctx, HtmlReportOptions{options, host.plugins()});
     } else {
-      text = specialized + "Symbolic ComputeContext.memory table:\n" + memory_table(rctx) + "\n" +
-             scratch_listing(rctx);
-      if (!evaluate.empty()) text += "\n" + evaluated_totals_table(rctx, evaluate);
-      text += "\n" + peak_summary(rctx, evaluate, options.at_upper_bound, names);
+      // Without --wide, what would not fit a terminal moves: long formulas to a footer, the
+      // per-node figures of a large graph to one row per node.
+      FormulaFolder folder(!args.wide);
+      text = specialized + "Symbolic ComputeContext.memory table:\n" + memory_table(rctx, &folder) +
+             "\n" + scratch_listing(rctx, &folder);
+      if (!evaluate.empty()) {
+        constexpr std::size_t kColumnsThatFit = 12;
+        text += "\n" + (args.wide || rctx.node_count() <= kColumnsThatFit
+                            ? evaluated_totals_table(rctx, evaluate)
+                            : evaluated_totals_by_node(rctx, evaluate));
+      }
+      text += "\n" + peak_summary(rctx, evaluate, options.at_upper_bound, names, &folder);
+      if (const std::string footer = folder.footer(); !footer.empty()) text += "\n" + footer;
     }
     if (plot_out) plot = total_bytes_svg(rctx, evaluate);
     if (stack_out) stack = memory_stack_svg(rctx, evaluate.front());
@@ -438,6 +447,9 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--eval", args->eval, "Evaluate totals and the peak at SYM=V[,V...] (repeatable)")
       ->allow_extra_args(false);
   add_let_option(*cmd, *args);
+  cmd->add_flag("--wide", args->wide,
+                "Table format: every formula in place and the evaluated totals as one row per "
+                "assignment, however wide (default: long formulas in a footer, F1, F2, ...)");
   cmd->add_option("--scenarios", args->scenarios,
                   "A YAML file of named assignments evaluated side by side: "
                   "NAME: {SYM: V, ...} (and let: {SYM: EXPR})");

@@ -1,11 +1,15 @@
 // `cctx fit`: the largest value of a symbol whose reserve fits a budget, and the frontier of two.
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 #include "cctx/errors.hpp"
 #include "cctx/fit.hpp"
 #include "cctx/fit_report.hpp"
 #include "cctx/host.hpp"
+#include "cctx/output_file.hpp"
 #include "cctx/safe_text.hpp"
 #include "cctx/session.hpp"
 #include "cli_common.hpp"
@@ -64,7 +68,48 @@ struct FitArgs {
   AnalysisArgs analysis;
   std::string budget;
   std::vector<std::string> vary;
+  std::optional<std::string> headroom;
+  std::optional<std::string> plot;  ///< --plot OUT.svg
 };
+
+/// The values a figure of one fit shows: about 40 from the lower bound to a quarter past the
+/// first value over the budget.
+std::vector<std::int64_t> plot_values(const FitResult& f) {
+  const std::int64_t lo = std::max<std::int64_t>(f.domain.lo, 0);
+  std::int64_t top = f.next ? f.next->value : f.best ? f.best->value : lo;
+  top = std::max(lo + 1, top + std::max<std::int64_t>(1, (top - lo) / 4));
+  if (f.domain.hi != kPosInf) top = std::min(top, f.domain.hi);
+  std::vector<std::int64_t> values;
+  constexpr int kPoints = 40;
+  for (int k = 0; k <= kPoints; ++k) {
+    const std::int64_t v = lo + (top - lo) * k / kPoints;
+    if (values.empty() || values.back() != v) values.push_back(v);
+  }
+  return values;
+}
+
+/// "1MiB", "5%", "1MiB+5%", "0": bytes and percent of the reserve kept free under the budget.
+std::pair<std::int64_t, std::int64_t> parse_headroom(const std::string& text) {
+  std::int64_t bytes = 0, percent = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t plus = text.find('+', start);
+    if (plus == std::string::npos) plus = text.size();
+    const std::string part = text.substr(start, plus - start);
+    start = plus + 1;
+    if (!part.empty() && part.back() == '%') {
+      const std::optional<std::int64_t> p = parse_integer(part.substr(0, part.size() - 1));
+      if (!p || *p < 0 || *p > 100) {
+        throw Error("--headroom '" + text + "': a percent is an integer from 0 to 100",
+                    ExitCode::kUsage);
+      }
+      percent = *p;
+    } else {
+      bytes = parse_byte_size(part, "--headroom");
+    }
+  }
+  return {bytes, percent};
+}
 
 /// The frontier's rows when --eval does not list the outer symbol's values: powers of two from
 /// its lower bound up to the largest value that fits alone, and that value (at most 50 rows).
@@ -122,6 +167,8 @@ void run_fit(const FitArgs& args) {
   }
   allow_explicit_zeros(given, profile);
   const std::string inner = args.vary.back();
+  std::optional<OutputFile> plot_out;  // opened (and refused) before the analysis
+  if (args.plot) plot_out.emplace(*args.plot);
   auto host = std::make_shared<Host>(profile);
   Model model = Model::load(a.model, profile.limits);
   Session session(host, std::move(model));
@@ -130,13 +177,22 @@ void run_fit(const FitArgs& args) {
   try {
     session.analyse();
     check_bounded_symbols(session.symbolic(), a.bounds);
-    FitRequest request{inner, budget, given[0], "--eval"};
+    FitRequest request{inner,
+                       budget,
+                       given[0],
+                       "--eval",
+                       host->profile().memory.headroom_bytes,
+                       host->profile().memory.headroom_percent};
+    if (args.headroom) {
+      std::tie(request.headroom_bytes, request.headroom_percent) = parse_headroom(*args.headroom);
+    }
     if (outer.empty()) {
       report.fits.push_back(fit(session, request));
     } else {
       if (outer_values.empty()) {
         // The outer symbol alone, the inner one at its lower bound: where the rows end.
-        FitRequest alone{outer, budget, given[0], "--eval"};
+        FitRequest alone = request;
+        alone.vary = outer;
         const SymbolInfo* info = session.symbolic().pool().find_symbol(inner);
         alone.fixed[inner] = std::max<std::int64_t>(info != nullptr ? info->bounds.lo : 1, 0);
         outer_values = frontier_rows(fit(session, alone));
@@ -146,6 +202,12 @@ void run_fit(const FitArgs& args) {
         row.fixed[outer] = v;
         report.fits.push_back(fit(session, row));
       }
+    }
+    if (plot_out) {
+      std::vector<FitPoint> points;
+      if (outer.empty()) points = sweep(session, request, plot_values(report.fits.front()));
+      plot_out->write(fit_svg(report, points));
+      plot_out->commit();
     }
   } catch (const ExprError& e) {
     throw ModelError(a.model + ": " + e.what());
@@ -188,7 +250,15 @@ void add_fit_command(CLI::App& app) {
                   "Symbol bounds SYM=LO:HI (HI may be 'inf'; repeatable): the search stays within")
       ->allow_extra_args(false);
   add_let_option(*cmd, args->analysis);
+  cmd->add_option("--headroom", args->headroom,
+                  "Kept free under the budget: bytes, a percent of the reserve, or both "
+                  "(1MiB+5%); default: the profile's memory.headroom_bytes/percent, the "
+                  "runtime's measured error band");
   cmd->add_option("--format", args->analysis.format, "table | json | csv")->capture_default_str();
+  cmd->add_option("--plot", args->plot,
+                  "Write an SVG of the reserve against the varied symbol with the budget (the "
+                  "frontier with two --vary)")
+      ->check(output_file_name());
   add_quiet_flag(*cmd, args->analysis);
   cmd->callback([args] { run_fit(*args); });
 }

@@ -226,8 +226,13 @@ class PyComputeContext {
   py::object fit(const std::string& vary, std::int64_t budget, const py::object& fixed) const {
     const std::shared_ptr<Session> a = computed();
     if (budget < 0) throw py::value_error("fit: budget must be a number of bytes >= 0");
-    FitRequest request{vary, budget, fixed.is_none() ? Assignment{} : to_assignment(fixed, "fixed"),
-                       "fixed"};
+    const Profile::Memory& memory = a->host().profile().memory;
+    FitRequest request{vary,
+                       budget,
+                       fixed.is_none() ? Assignment{} : to_assignment(fixed, "fixed"),
+                       "fixed",
+                       memory.headroom_bytes,
+                       memory.headroom_percent};
     FitReport report{a->model().source(), a->host().profile().name, "", {}};
     report.fits.push_back(cctx::fit(*a, request));
     nlohmann::ordered_json doc = fit_json(report);

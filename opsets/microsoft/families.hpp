@@ -9,10 +9,14 @@ namespace cctx::opsets::microsoft {
 
 using Registration = cctx::sdk::kit::Registration;
 
-void register_activations(Registration& reg);       // Gelu, QuickGelu, FastGelu, BiasGelu, BiasAdd
-void register_normalization(Registration& reg);     // (Skip)(Simplified)LayerNormalization
-void register_embed_layer_norm(Registration& reg);  // EmbedLayerNormalization
-void register_attention(Registration& reg);         // Attention, PackedAttention
+void register_activations(Registration& reg);  // Gelu, QuickGelu, FastGelu, BiasGelu, BiasAdd
+void register_normalization(Registration& reg);
+/// LayerNormalization and SimplifiedLayerNormalization in the ai.onnx domain, as ONNX Runtime
+/// registers them (version 1).
+void register_onnx_domain_normalization(
+    Registration& onnx);                                 // (Skip)(Simplified)LayerNormalization
+void register_embed_layer_norm(Registration& reg);       // EmbedLayerNormalization
+void register_attention(Registration& reg);              // Attention, PackedAttention
 void register_multi_head_attention(Registration& reg);   // MultiHeadAttention
 void register_group_query_attention(Registration& reg);  // GroupQueryAttention
 void register_rotary_embedding(Registration& reg);       // RotaryEmbedding

@@ -44,7 +44,10 @@ Status register_all(IRegistrar& r) noexcept {
       family(reg);
       if (!reg.ok()) return reg.status();
     }
-    return Status::kOk;
+    // The ONNX-domain operators of ONNX Runtime (its kOnnxDomain registrations, version 1).
+    Registration onnx = register_domain(r, StringRef(""), 1, 1, inplace.equals("on"));
+    register_onnx_domain_normalization(onnx);
+    return onnx.status();
   });
 }
 

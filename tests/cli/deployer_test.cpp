@@ -118,7 +118,7 @@ TEST_F(Deployer, FitReturnsTheLargestValueWithinTheBudget) {
   for (const char* profile : {"default", "onnxruntime-cpu-no-arena", "onnxruntime-cpu"}) {
     for (const char* budget : {"9MiB", "16MiB", "100MB"}) {
       const Json doc = fit_json(std::string("--profile ") + profile + " --budget " + budget +
-                                " --vary B --eval P=511,S=1 --let T=P+S");
+                                " --vary B --eval P=511,S=1 --let T=P+S --headroom 0");
       const Json& f = doc["fits"][0];
       ASSERT_FALSE(f["value"].is_null()) << profile << " " << budget;
       const std::int64_t v = f["value"];
@@ -136,6 +136,48 @@ TEST_F(Deployer, FitReturnsTheLargestValueWithinTheBudget) {
       EXPECT_EQ(f["proved_monotone"], std::string(profile) != "onnxruntime-cpu") << profile;
     }
   }
+}
+
+TEST_F(Deployer, FitKeepsTheHeadroomFree) {
+  // The runtime profiles keep their measured error band free: 1 MiB + 1% without the arena.
+  const Json doc =
+      fit_json("--profile onnxruntime-cpu-no-arena --budget 16MiB --vary B --eval P=511,S=1,T=512");
+  const Json& f = doc["fits"][0];
+  EXPECT_EQ(f["headroom"]["bytes"], 1 << 20);
+  EXPECT_EQ(f["headroom"]["percent"], 1);
+  const std::int64_t at = f["at"]["reserve_bytes"], next = f["next"]["reserve_bytes"];
+  EXPECT_LE(at + (1 << 20) + at / 100, 16 << 20);
+  EXPECT_GT(next + (1 << 20) + next / 100, 16 << 20);
+  // --headroom overrides it: bytes, a percent of the reserve, or both.
+  const Json none = fit_json(
+      "--profile onnxruntime-cpu-no-arena --budget 16MiB --vary B --eval P=511,S=1,T=512 "
+      "--headroom 0");
+  EXPECT_GT(none["fits"][0]["value"].get<std::int64_t>(), f["value"].get<std::int64_t>());
+  const Json both = fit_json("--budget 16MiB --vary B --eval P=511,S=1,T=512 --headroom 2MiB+10%");
+  EXPECT_EQ(both["fits"][0]["headroom"]["bytes"], 2 << 20);
+  EXPECT_EQ(both["fits"][0]["headroom"]["percent"], 10);
+  expect_error(run_cctx("fit " + quoted(model_) +
+                        " --budget 16MiB --vary B --eval P=1,S=1,T=2 --headroom 120%"),
+               2, {"--headroom '120%'"});
+}
+
+TEST_F(Deployer, FitPlotsTheReserveAgainstTheSymbol) {
+  const auto svg = dir_ / "fit.svg";
+  const Json doc = fit_json("--budget 16MiB --vary B --eval P=511,S=1,T=512 --plot " + quoted(svg));
+  const std::string figure = test::read_file(svg);
+  EXPECT_TRUE(contains(figure, "data-kind=\"fit\"")) << figure;
+  EXPECT_TRUE(contains(figure, "class=\"budget\" data-value=\"16777216\"")) << figure;
+  EXPECT_TRUE(contains(figure, "class=\"found\" data-value=\"" +
+                                   std::to_string(doc["fits"][0]["value"].get<std::int64_t>()) +
+                                   "\""))
+      << figure;
+  EXPECT_TRUE(contains(figure, "<polyline class=\"reserve\"")) << figure;
+  const auto frontier = dir_ / "frontier.svg";
+  const test::RunResult r =
+      run_cctx("fit " + quoted(model_) + " --budget 4MiB --vary B --vary P --eval S=1 " +
+               "--let T=P+S --plot " + quoted(frontier));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(test::read_file(frontier), "<polyline class=\"frontier\""));
 }
 
 TEST_F(Deployer, FitNamesWhatLimitsTheAnswer) {

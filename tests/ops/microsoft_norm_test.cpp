@@ -85,6 +85,32 @@ TEST(MicrosoftSimplifiedLayerNorm, InvStdDevAndScratch) {
   EXPECT_EQ(a.scratch(1), "0");      // kept in the output
 }
 
+TEST(OnnxRuntimeOnnxDomainNorms, SimplifiedLayerNormalizationInTheOnnxDomain) {
+  // As onnxruntime-genai's builder writes it: the ONNX domain, no com.microsoft import needed.
+  for (const std::int64_t opset : {14, 17, 21}) {
+    ModelBuilder b(opset);
+    b.input("X", kFloat, {"B", "S", 256}).input("scale", kFloat, {256});
+    b.node("SimplifiedLayerNormalization", {"X", "scale"}, {"Y"}, {attr("epsilon", 1e-6f)});
+    b.node("MatMul", {"Y", "X"}, {"Z"});
+    auto a = test::analyze(b);
+    EXPECT_TRUE(ruled(a)) << opset;
+    EXPECT_EQ(a.dims("Y"), (Dims{"B", "S", "256"})) << opset;
+    EXPECT_EQ(a.scratch(0), "4*B*S") << opset;
+  }
+}
+
+TEST(OnnxRuntimeOnnxDomainNorms, LayerNormalizationBeforeOpset17) {
+  // ONNX Runtime's own LayerNormalization (ONNX domain, version 1) in an opset-13 graph, where
+  // ONNX has none; from 17 on the ai.onnx plugin's LayerNormalization-17 serves it.
+  ModelBuilder b(13);
+  b.input("X", kFloat, {"B", "S", 64}).input("g", kFloat, {64}).input("beta", kFloat, {64});
+  b.node("LayerNormalization", {"X", "g", "beta"}, {"Y"}, {attr("axis", -1)});
+  auto a = test::analyze(b);
+  EXPECT_TRUE(ruled(a));
+  EXPECT_EQ(a.dims("Y"), (Dims{"B", "S", "64"}));
+  EXPECT_EQ(a.scratch(0), "8*B*S");  // mean and inverse std-dev, neither an output
+}
+
 TEST(MicrosoftLayerNorm, ContribVersionMatchesTheOnnxOne) {
   ModelBuilder b = ms_model();
   b.input("X", kFloat, {"B", "S", 768}).input("g", kFloat, {768}).input("beta", kFloat, {768});

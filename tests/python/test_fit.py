@@ -39,7 +39,11 @@ def test_module_fit_matches_the_command_line(profile):
     found = cctx.fit(str(DECODER), "64MiB", "batch", fixed={"seq": 128}, profile=profile)
     assert found == cli_fit(DECODER, "--budget", "64MiB", "--vary", "batch", "--eval", "seq=128",
                             "--profile", profile)
-    assert found["at"]["reserve_bytes"] <= 64 << 20 < found["next"]["reserve_bytes"]
+    # The profile's headroom is kept free: reserve + headroom fits, the next value's does not.
+    at, nxt = found["at"], found["next"]
+    assert at["reserve_bytes"] + at["headroom_bytes"] <= 64 << 20
+    assert nxt["reserve_bytes"] + nxt["headroom_bytes"] > 64 << 20
+    assert found["headroom"]["bytes"] == 1 << 20
 
 
 def test_fit_refusals_are_cctx_errors():

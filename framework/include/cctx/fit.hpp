@@ -19,22 +19,29 @@ struct FitRequest {
   std::int64_t budget = 0;     ///< bytes the reserve may take
   Assignment fixed;            ///< values of the other symbols
   std::string source = "fit";  ///< how refusals name the request ("cctx fit", "fit()")
+  /// Kept free under the budget: a value fits when reserve + headroom_bytes + headroom_percent %
+  /// of the reserve <= budget (the profile's memory.headroom_*, or --headroom).
+  std::int64_t headroom_bytes = 0;
+  std::int64_t headroom_percent = 0;
 };
 
 /// One evaluated value of the varied symbol.
 struct FitPoint {
   std::int64_t value = 0;
-  Assignment assignment;     ///< as evaluated (relations applied, data-dependent sizes at bounds)
-  PeakEvaluation figures;    ///< valid when refused is empty
-  std::string peak_node;     ///< the node where the run peaks: "node 12 'MatMul_3' (MatMul)"
-  std::string refused;       ///< why the model cannot run there (a requirement, an overflow)
-  bool fits = false;         ///< evaluated and reserve_bytes <= budget
-  std::exception_ptr error;  ///< the usage error behind `refused`, when it was one
+  Assignment assignment;      ///< as evaluated (relations applied, data-dependent sizes at bounds)
+  PeakEvaluation figures;     ///< valid when refused is empty
+  std::string peak_node;      ///< the node where the run peaks: "node 12 'MatMul_3' (MatMul)"
+  std::string refused;        ///< why the model cannot run there (a requirement, an overflow)
+  bool fits = false;          ///< evaluated and reserve_bytes + the headroom <= budget
+  std::int64_t headroom = 0;  ///< the headroom at this value, in bytes
+  std::exception_ptr error;   ///< the usage error behind `refused`, when it was one
 };
 
 struct FitResult {
   std::string vary;
   std::int64_t budget = 0;
+  std::int64_t headroom_bytes = 0;
+  std::int64_t headroom_percent = 0;
   Assignment fixed;
   Interval domain;               ///< the values searched: the symbol's bounds
   std::optional<FitPoint> best;  ///< the largest value found within the budget
@@ -57,5 +64,10 @@ struct FitResult {
 /// budget or refused. Throws Error (usage) when the symbol is unknown or the fixed values are
 /// refused (a missing symbol, a value outside its bounds).
 FitResult fit(const Session& session, const FitRequest& request);
+
+/// The request's figures at each of `values` of the varied symbol (a figure of the reserve
+/// against it: `cctx fit --plot`), evaluated as fit() evaluates them.
+std::vector<FitPoint> sweep(const Session& session, const FitRequest& request,
+                            const std::vector<std::int64_t>& values);
 
 }  // namespace cctx

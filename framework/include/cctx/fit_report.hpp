@@ -21,5 +21,9 @@ struct FitReport {
 std::string fit_text(const FitReport& report);
 nlohmann::ordered_json fit_json(const FitReport& report);
 std::string fit_csv(const FitReport& report);
+/// The reserve against the varied symbol (`points`, from sweep()) with the budget and the value
+/// found marked; for a frontier, the largest inner value against the outer one. Self-contained
+/// SVG, like the analysis figures.
+std::string fit_svg(const FitReport& report, const std::vector<FitPoint>& points);
 
 }  // namespace cctx

@@ -71,6 +71,10 @@ struct Profile {
     /// them (onnxruntime-node copies each output into a JavaScript buffer: 1). run_bytes is at
     /// least the outputs' bytes times 1 + output_copies.
     std::int64_t output_copies = 0;
+    /// What `cctx fit` keeps free under a budget: bytes + percent of the reserve, the runtime's
+    /// measured error band (tests/validate/README.md, "cctx fit against ONNX Runtime").
+    std::int64_t headroom_bytes = 0;
+    std::int64_t headroom_percent = 0;
     /// An arena between the runtime and malloc, modelled after ONNX Runtime's BFC arena
     /// (docs/design/onnxruntime-memory.md, "BFC arena"): best-fit chunks in regions that are
     /// never returned, the first region `initial_region_bytes`, each next one twice the last

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -32,6 +33,26 @@ struct ReportOptions {
   std::vector<std::string> names = {};
 };
 
+/// Long formulas of the terminal report replaced by short names ("F1") and listed once in a
+/// footer, so that the tables fit a terminal (`cctx analyze` without `--wide`). Identical
+/// formulas share a name. A folder that is not `enabled` hands every text back unchanged.
+class FormulaFolder {
+ public:
+  explicit FormulaFolder(bool enabled, std::size_t longest = 24)
+      : enabled_(enabled), longest_(longest) {}
+  /// `text` itself when short enough (or folding is off), else its name.
+  std::string fold(const std::string& text);
+  /// "Formulas (cctx analyze --wide prints them in place):\n  F1 = ...\n", or "" when none.
+  std::string footer() const;
+  bool enabled() const { return enabled_; }
+
+ private:
+  bool enabled_;
+  std::size_t longest_;
+  std::vector<std::string> texts_;
+  std::map<std::string, std::size_t, std::less<>> index_;
+};
+
 /// An amount as text: the integer, or the canonical expression.
 std::string amount_text(ExprPool& pool, Expr e);
 /// An amount as JSON: an integer when concrete, else the canonical string.
@@ -40,17 +61,22 @@ nlohmann::ordered_json amount_json(ExprPool& pool, Expr e);
 std::string bucket_text(ExprPool& pool, const Bucket& bucket);
 
 /// The seed's symbolic memory table (headers, separators, one row per node).
-std::string memory_table(const ComputeContext& ctx);
+std::string memory_table(const ComputeContext& ctx, FormulaFolder* folder = nullptr);
 /// "Per-node peak scratch memory (bytes):" listing as in the seed.
-std::string scratch_listing(const ComputeContext& ctx);
+std::string scratch_listing(const ComputeContext& ctx, FormulaFolder* folder = nullptr);
 /// Evaluated total_bytes per node for each assignment, as in the seed.
 std::string evaluated_totals_table(const ComputeContext& ctx,
                                    const std::vector<Assignment>& evaluate);
+/// The same figures with one row per node and one column per assignment: what fits a terminal
+/// when the graph has more nodes than a line has room for.
+std::string evaluated_totals_by_node(const ComputeContext& ctx,
+                                     const std::vector<Assignment>& evaluate);
 /// Whole-graph peak: the formula, its node, and one line per assignment.
 /// `at_upper_bound` (per assignment, or empty) adds a line naming the symbols taken at their bound.
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
                          const std::vector<std::vector<BoundedSymbol>>& at_upper_bound = {},
-                         const std::vector<std::string>& names = {});
+                         const std::vector<std::string>& names = {},
+                         FormulaFolder* folder = nullptr);
 /// Warnings and notes, one per line ("" when none).
 std::string diagnostics_text(const ComputeContext& ctx);
 

@@ -8,7 +8,8 @@
 #include <map>
 #include <string>
 
-#include "cctx/compute_context.hpp"
+#include "cctx/dtypes.hpp"
+#include "cctx/tags.hpp"
 #include "declarative/dim_program.hpp"
 
 namespace cctx::detail {
@@ -467,12 +468,8 @@ class OpsReader {
     }
   }
 
-  sdk::Tag tag_of(const Field& f) const {
-    const std::string word = check_.one_of(f, kTagNames);
-    return word == "weight"  ? sdk::Tag::kWeight
-           : word == "shape" ? sdk::Tag::kShape
-                             : sdk::Tag::kAxes;
-  }
+  // One of kTagNames, all words of the tag vocabulary: parse_tag maps each.
+  sdk::Tag tag_of(const Field& f) const { return *parse_tag(check_.one_of(f, kTagNames)); }
 
   const Checker& check_;
   std::string_view text_;

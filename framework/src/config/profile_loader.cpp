@@ -50,6 +50,8 @@ constexpr std::string_view kMemoryKeys[] = {"enabled",
                                             "session_overhead_bytes",
                                             "session_overhead_per_node_bytes",
                                             "output_copies",
+                                            "headroom_bytes",
+                                            "headroom_percent",
                                             "arena"};
 constexpr std::string_view kArenaKeys[] = {
     "enabled",        "initial_region_bytes",     "max_doubling_bytes",
@@ -314,6 +316,10 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
         profile.memory.enabled = check_.boolean(e.value);
       } else if (e.key == "constants_as_initializers") {
         profile.memory.constants_as_initializers = check_.boolean(e.value);
+      } else if (e.key == "headroom_bytes") {
+        profile.memory.headroom_bytes = check_.integer(e.value, 0, std::int64_t{1} << 50);
+      } else if (e.key == "headroom_percent") {
+        profile.memory.headroom_percent = check_.integer(e.value, 0, 100);
       } else if (e.key == "output_copies") {
         profile.memory.output_copies = check_.integer(e.value, 0, 16);
       } else if (e.key == "session_overhead_per_node_bytes") {

@@ -18,14 +18,26 @@ std::string figures_text(const FitPoint& p) {
                      byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes, e.run_bytes);
 }
 
-std::string point_line(const FitPoint& p, std::int64_t budget) {
+std::string point_line(const FitPoint& p) {
   std::string line = "  " + safe_text::terminal(assignment_label(p.assignment)) + ": ";
-  if (!p.refused.empty())
+  if (!p.refused.empty()) {
     return line + "cannot be evaluated: " + safe_text::terminal(p.refused) + "\n";
+  }
   line += figures_text(p);
-  if (p.figures.reserve_bytes > budget) line += ", over the budget";
+  if (p.headroom > 0) line += fmt::format(" (+ headroom {})", p.headroom);
+  if (!p.fits) line += ", over the budget";
   if (!p.peak_node.empty()) line += "; the run peaks at " + safe_text::terminal(p.peak_node);
   return line + "\n";
+}
+
+std::string budget_text(const FitResult& f) {
+  std::string text = fmt::format("{} ({} bytes)", byte_units(f.budget), f.budget);
+  if (f.headroom_bytes == 0 && f.headroom_percent == 0) return text;
+  text += " keeping ";
+  if (f.headroom_bytes > 0) text += byte_units(f.headroom_bytes);
+  if (f.headroom_bytes > 0 && f.headroom_percent > 0) text += " + ";
+  if (f.headroom_percent > 0) text += fmt::format("{}% of the reserve", f.headroom_percent);
+  return text + " free";
 }
 
 std::string fixed_text(const Assignment& fixed) {
@@ -43,6 +55,7 @@ Json point_json(const FitPoint& p) {
     return j;
   }
   j["fits"] = p.fits;
+  j["headroom_bytes"] = p.headroom;
   j["reserve_bytes"] = p.figures.reserve_bytes;
   j["session_bytes"] = p.figures.session_bytes;
   j["input_bytes"] = p.figures.input_bytes;
@@ -56,8 +69,8 @@ Json point_json(const FitPoint& p) {
 std::string frontier_text(const FitReport& report) {
   const FitResult& first = report.fits.front();
   std::string out =
-      fmt::format("Frontier within {} ({} bytes) under {}: for each {}, the largest {}{}\n",
-                  byte_units(first.budget), first.budget, safe_text::terminal(report.profile),
+      fmt::format("Frontier within {} under {}: for each {}, the largest {}{}\n",
+                  budget_text(first), safe_text::terminal(report.profile),
                   safe_text::terminal(report.outer), safe_text::terminal(first.vary),
                   first.fixed.size() > 1 ? " (" + safe_text::terminal(assignment_label([&] {
                                              Assignment others = first.fixed;
@@ -96,17 +109,17 @@ std::string fit_text(const FitReport& report) {
   if (!report.outer.empty() && !report.fits.empty()) return frontier_text(report);
   std::string out;
   for (const FitResult& f : report.fits) {
-    const std::string budget = fmt::format("{} ({} bytes)", byte_units(f.budget), f.budget);
+    const std::string budget = budget_text(f);
     if (f.best) {
       out +=
           fmt::format("Largest {} within {} under {}{}: {}\n", safe_text::terminal(f.vary), budget,
                       safe_text::terminal(report.profile), fixed_text(f.fixed), f.best->value);
-      out += point_line(*f.best, f.budget);
+      out += point_line(*f.best);
     } else {
       out += fmt::format("No value of {} fits {} under {}{}\n", safe_text::terminal(f.vary), budget,
                          safe_text::terminal(report.profile), fixed_text(f.fixed));
     }
-    if (f.next) out += point_line(*f.next, f.budget);
+    if (f.next) out += point_line(*f.next);
     if (!f.limited_by.empty()) out += "  limited by: " + safe_text::terminal(f.limited_by) + "\n";
     out +=
         fmt::format("  search: {} evaluations; {}\n", f.evaluations, safe_text::terminal(f.method));
@@ -125,6 +138,7 @@ Json fit_json(const FitReport& report) {
     Json j;
     j["vary"] = f.vary;
     j["budget_bytes"] = f.budget;
+    j["headroom"] = {{"bytes", f.headroom_bytes}, {"percent", f.headroom_percent}};
     Json fixed = Json::object();
     for (const auto& [name, value] : f.fixed) fixed[name] = value;
     j["fixed"] = std::move(fixed);

@@ -73,24 +73,47 @@ std::string render_columns(const std::vector<std::string>& headers,
 
 }  // namespace
 
-std::string memory_table(const ComputeContext& ctx) {
+std::string FormulaFolder::fold(const std::string& text) {
+  if (!enabled_ || text.size() <= longest_) return text;
+  auto it = index_.find(text);
+  if (it == index_.end()) {
+    texts_.push_back(text);
+    it = index_.emplace(text, texts_.size()).first;
+  }
+  return "F" + std::to_string(it->second);
+}
+
+std::string FormulaFolder::footer() const {
+  if (texts_.empty()) return {};
+  std::string out = "Formulas (cctx analyze --wide prints them in place):\n";
+  for (std::size_t k = 0; k < texts_.size(); ++k) {
+    out += "  F" + std::to_string(k + 1) + " = " + safe_text::terminal(texts_[k]) + "\n";
+  }
+  return out;
+}
+
+std::string memory_table(const ComputeContext& ctx, FormulaFolder* folder) {
   ExprPool& pool = ctx.pool();
   const GraphView& g = ctx.graph();
+  FormulaFolder none(false);
+  FormulaFolder& f = folder != nullptr ? *folder : none;
   std::vector<std::vector<std::string>> rows;
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     const MemoryProfile& p = ctx.memory(n);
-    rows.push_back({std::to_string(n), std::string(g.node(n).op_type),
-                    pool.print(p.already_allocated), pool.print(p.output_allocation),
-                    bucket_text(pool, p.inputs), bucket_text(pool, p.initializers),
-                    bucket_text(pool, p.intermediates), bucket_text(pool, p.outputs),
-                    pool.print(p.total)});
+    rows.push_back(
+        {std::to_string(n), std::string(g.node(n).op_type), f.fold(pool.print(p.already_allocated)),
+         f.fold(pool.print(p.output_allocation)), f.fold(bucket_text(pool, p.inputs)),
+         f.fold(bucket_text(pool, p.initializers)), f.fold(bucket_text(pool, p.intermediates)),
+         f.fold(bucket_text(pool, p.outputs)), f.fold(pool.print(p.total))});
   }
   return render_columns({"node", "op", "already_allocated", "output_allocation", "inputs",
                          "initializers", "intermediates", "outputs", "total"},
                         rows);
 }
 
-std::string scratch_listing(const ComputeContext& ctx) {
+std::string scratch_listing(const ComputeContext& ctx, FormulaFolder* folder) {
+  FormulaFolder none(false);
+  FormulaFolder& f = folder != nullptr ? *folder : none;
   std::string out = "Per-node peak scratch memory (bytes):\n";
   // Node numbers and op names padded to the widest of the graph, so the formulas line up
   // whatever the names' lengths (8 at least: the layout of the seed's listing).
@@ -104,7 +127,7 @@ std::string scratch_listing(const ComputeContext& ctx) {
       std::to_string(ctx.node_count() ? ctx.node_count() - 1 : 0).size();
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     out += fmt::format("  node{:<{}} {:>{}}: {}\n", n, index_width, ops[n], op_width,
-                       safe_text::terminal(ctx.pool().print(ctx.node_peak_memory(n))));
+                       safe_text::terminal(f.fold(ctx.pool().print(ctx.node_peak_memory(n)))));
   }
   return out;
 }
@@ -150,6 +173,27 @@ std::string evaluated_totals_table(const ComputeContext& ctx,
     out += '\n';
   }
   return out;
+}
+
+std::string evaluated_totals_by_node(const ComputeContext& ctx,
+                                     const std::vector<Assignment>& evaluate) {
+  if (evaluate.empty()) return {};
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::int64_t>> totals;
+  for (const Assignment& a : evaluate) {
+    std::vector<std::int64_t> t;
+    for (NodeId n = 0; n < ctx.node_count(); ++n)
+      t.push_back(ctx.pool().eval(ctx.memory(n).total, a));
+    totals.push_back(std::move(t));
+  }
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    std::vector<std::string> row{std::to_string(n), std::string(ctx.graph().node(n).op_type)};
+    for (const std::vector<std::int64_t>& t : totals) row.push_back(std::to_string(t[n]));
+    rows.push_back(std::move(row));
+  }
+  std::vector<std::string> headers{"node", "op"};
+  for (const Assignment& a : evaluate) headers.push_back(assignment_label(a));
+  return "Evaluated total_bytes per node:\n" + render_columns(headers, std::move(rows));
 }
 
 namespace {
@@ -221,9 +265,12 @@ std::string scenario_table(const ComputeContext& ctx, const std::vector<Assignme
 
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
                          const std::vector<std::vector<BoundedSymbol>>& at_upper_bound,
-                         const std::vector<std::string>& names) {
+                         const std::vector<std::string>& names, FormulaFolder* folder) {
   ExprPool& pool = ctx.pool();
-  std::string out = "Peak total bytes: " + safe_text::terminal(pool.print(ctx.peak_total_bytes()));
+  FormulaFolder none(false);
+  FormulaFolder& f = folder != nullptr ? *folder : none;
+  std::string out =
+      "Peak total bytes: " + safe_text::terminal(f.fold(pool.print(ctx.peak_total_bytes())));
   if (auto n = ctx.peak_node()) {
     out += fmt::format(" at node {} ({})", *n, safe_text::terminal(ctx.graph().node(*n).op_type));
   }

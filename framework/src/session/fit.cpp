@@ -31,7 +31,13 @@ class Search {
       const Evaluation ev = session_.evaluate({a}, request_.source);
       p.assignment = ev.assignments[0];
       p.figures = ev.context->evaluate_peak(p.assignment);
-      p.fits = p.figures.reserve_bytes <= request_.budget;
+      // Saturating: a headroom past 2^63 - 1 is more than any budget.
+      const std::int64_t r = p.figures.reserve_bytes;
+      const std::int64_t share =
+          r / 100 * request_.headroom_percent + r % 100 * request_.headroom_percent / 100;
+      std::int64_t need = 0;
+      p.headroom = request_.headroom_bytes + share;
+      p.fits = !__builtin_add_overflow(r, p.headroom, &need) && need <= request_.budget;
       if (p.figures.run_node >= 0) {
         p.peak_node = describe_node(ev.context->graph(), static_cast<NodeId>(p.figures.run_node));
       }
@@ -69,6 +75,8 @@ FitResult fit(const Session& session, const FitRequest& request) {
   FitResult out;
   out.vary = request.vary;
   out.budget = request.budget;
+  out.headroom_bytes = request.headroom_bytes;
+  out.headroom_percent = request.headroom_percent;
   out.fixed = request.fixed;
   if (request.fixed.count(request.vary) != 0) {
     throw Error(request.source + ": '" + request.vary + "' is both varied and given a value",
@@ -148,6 +156,15 @@ FitResult fit(const Session& session, const FitRequest& request) {
   out.best = good;
   out.evaluations = search.evaluations();
   return out;
+}
+
+std::vector<FitPoint> sweep(const Session& session, const FitRequest& request,
+                            const std::vector<std::int64_t>& values) {
+  Search search(session, request);
+  std::vector<FitPoint> points;
+  points.reserve(values.size());
+  for (const std::int64_t v : values) points.push_back(search.at(v));
+  return points;
 }
 
 }  // namespace cctx

@@ -3,7 +3,7 @@
 // most of a memory profile, and a profile is written per node.
 #include <stdexcept>
 
-#include "cctx/compute_context.hpp"
+#include "cctx/tags.hpp"
 
 namespace cctx {
 

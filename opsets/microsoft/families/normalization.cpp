@@ -158,4 +158,15 @@ void register_normalization(Registration& reg) {
   reg.scratch("SimplifiedLayerNormalization", 1, kLayerNormScratch);
 }
 
+void register_onnx_domain_normalization(Registration& onnx) {
+  // ONNX Runtime registers both in the ONNX domain at version 1 (its fusions and
+  // onnxruntime-genai's builder write them there): served from opset 1, so that a model whose
+  // ai.onnx opset predates LayerNormalization-17 still gets a rule; from 17 on, the ai.onnx
+  // plugin's own LayerNormalization-17 is the newer key and wins.
+  onnx.shape("SimplifiedLayerNormalization", 1, kLayerNorm);
+  onnx.scratch("SimplifiedLayerNormalization", 1, kLayerNormScratch);
+  onnx.shape("LayerNormalization", 1, kLayerNorm);
+  onnx.scratch("LayerNormalization", 1, kLayerNormScratch);
+}
+
 }  // namespace cctx::opsets::microsoft

@@ -1,7 +1,7 @@
 // Tag vocabulary and the merge rule (semantics.md "Tags: Vocabulary and merge").
 #include <cctype>
 
-#include "cctx/compute_context.hpp"
+#include "cctx/tags.hpp"
 
 namespace cctx {
 
