@@ -82,7 +82,9 @@ std::vector<std::int64_t> plot_values(const FitResult& f) {
   std::vector<std::int64_t> values;
   constexpr int kPoints = 40;
   for (int k = 0; k <= kPoints; ++k) {
-    const std::int64_t v = lo + (top - lo) * k / kPoints;
+    // Split so that no product overflows near 2^62 (the largest value a search tries).
+    const std::int64_t span = top - lo;
+    const std::int64_t v = lo + span / kPoints * k + span % kPoints * k / kPoints;
     if (values.empty() || values.back() != v) values.push_back(v);
   }
   return values;

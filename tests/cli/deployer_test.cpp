@@ -67,6 +67,50 @@ TEST_F(Deployer, ReserveIsSessionPlusInputsPlusRun) {
   EXPECT_TRUE(contains(csv.out, "reserve_bytes@B=2,P=5,S=3,T=8")) << csv.out;
 }
 
+TEST_F(Deployer, TheKvCacheIsNamedWithItsBytesPerToken) {
+  // The fixture's past [B, P, 8] -> present [B, P+S, 8] pair, found by the exporters' naming.
+  const Json doc = analyze_json("--eval B=2,P=5,S=3,T=8");
+  const Json& kv = doc["peak"]["kv_cache"];
+  ASSERT_EQ(kv["pairs"].size(), 1U) << doc["peak"].dump();
+  EXPECT_EQ(kv["pairs"][0]["past"], "past");
+  EXPECT_EQ(kv["pairs"][0]["present"], "present");
+  EXPECT_EQ(kv["past_bytes"], "32*B*P");
+  EXPECT_EQ(kv["bytes_per_token"], "32*B");
+  EXPECT_EQ(doc["peak"]["evaluations"][0]["kv_past_bytes"], 32 * 2 * 5);
+  EXPECT_EQ(doc["peak"]["evaluations"][0]["kv_present_bytes"], 32 * 2 * 8);
+  const test::RunResult text = run_cctx("analyze " + quoted(model_) + " --eval B=2,P=5,S=3,T=8");
+  EXPECT_TRUE(contains(text.out, "KV cache: past 320 bytes (of the inputs), present 512 bytes"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "  per token of context: 32*B\n")) << text.out;
+}
+
+TEST(DeployerKvCache, GroupQueryAttentionsSlotsNameTheCache) {
+  // onnxruntime-genai's form: past_key/past_value are GroupQueryAttention's inputs 3 and 4.
+  test::TempDir dir;
+  test::ModelBuilder b(17);
+  b.opset("com.microsoft", 1);
+  b.input("q", test::kFloat, {"B", "S", 32}).input("k", test::kFloat, {"B", "S", 16});
+  b.input("v", test::kFloat, {"B", "S", 16});
+  b.input("cache_k", test::kFloat16, {"B", 2, "P", 8})
+      .input("cache_v", test::kFloat16, {"B", 2, "P", 8});
+  b.input("seqlens_k", test::kInt32, {"B"}).input("total", test::kInt32, {});
+  b.node("GroupQueryAttention", {"q", "k", "v", "cache_k", "cache_v", "seqlens_k", "total"},
+         {"out", "new_k", "new_v"}, {test::attr("num_heads", 4), test::attr("kv_num_heads", 2)},
+         "com.microsoft");
+  b.output("out");
+  const auto model = dir / "gqa.onnx";
+  test::write_file(model, b.build().proto().SerializeAsString());
+  const test::RunResult r =
+      run_cctx("analyze " + quoted(model) + " --format json --eval B=1,S=1,P=7");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json kv = Json::parse(r.out)["peak"]["kv_cache"];
+  ASSERT_EQ(kv["pairs"].size(), 2U) << kv.dump();
+  EXPECT_EQ(kv["pairs"][0]["found_by"], "GroupQueryAttention node 0 (past slot 3)");
+  EXPECT_EQ(kv["pairs"][1]["present"], "new_v");
+  // Two caches of 2 heads x 8 float16 per token and batch row.
+  EXPECT_EQ(kv["bytes_per_token"], "64*B");
+}
+
 TEST_F(Deployer, LetComputesTheSymbolsAnAssignmentLacks) {
   const Json doc = analyze_json("--let T=P+S --eval B=1,P=7,S=1");
   EXPECT_EQ(doc["peak"]["evaluations"][0]["assignment"]["T"], 8);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "cctx/kv_cache.hpp"
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
 
@@ -148,8 +149,27 @@ Json node_json(const ComputeContext& ctx, NodeId n) {
   return j;
 }
 
+Json kv_cache_json(const ComputeContext& ctx, const KvCache& kv) {
+  Json j;
+  Json pairs = Json::array();
+  for (const KvCachePair& p : kv.pairs) {
+    pairs.push_back({{"past", std::string(ctx.graph().value(p.past).name)},
+                     {"present", std::string(ctx.graph().value(p.present).name)},
+                     {"found_by", p.found_by}});
+  }
+  j["pairs"] = std::move(pairs);
+  auto amount = [&](const std::optional<Expr>& e) {
+    return e ? amount_json(ctx.pool(), *e) : Json(nullptr);
+  };
+  j["past_bytes"] = amount(kv.past_bytes);
+  j["present_bytes"] = amount(kv.present_bytes);
+  j["bytes_per_token"] = amount(kv.bytes_per_token);
+  return j;
+}
+
 Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
   Json peak;
+  const KvCache kv = find_kv_cache(ctx);
   peak["total_bytes"] = amount_json(ctx.pool(), ctx.peak_total_bytes());
   if (auto n = ctx.peak_node()) {
     peak["node"] = *n;
@@ -169,6 +189,10 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
                            {"input_bytes", e.input_bytes},
                            {"reserve_bytes", e.reserve_bytes}});
     if (k < options.names.size()) evaluations.back()["scenario"] = options.names[k];
+    if (kv.past_bytes && kv.present_bytes) {
+      evaluations.back()["kv_past_bytes"] = ctx.pool().eval(*kv.past_bytes, a);
+      evaluations.back()["kv_present_bytes"] = ctx.pool().eval(*kv.present_bytes, a);
+    }
     if (fixed) {
       evaluations.back()["at_fixed_sizes"] = true;
       evaluations.back()["fixed_because"] = options.fixed_because;
@@ -185,6 +209,7 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
     }
   }
   peak["evaluations"] = evaluations;
+  if (!kv.empty()) peak["kv_cache"] = kv_cache_json(ctx, kv);
   // A peak without symbols has its runtime figures without an assignment, when every node's
   // total has none either: a peak that dominates totals with data-dependent sizes (a model with
   // fixed inputs and a NonZero) leaves them to an --eval, which takes those sizes at their bound.

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cctx/kv_cache.hpp"
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
 #include "report/attribute_text.hpp"
@@ -241,6 +242,23 @@ std::string derived_bounds_text(const ComputeContext& ctx) {
   return out;
 }
 
+// The KV cache's formulas: what the caller holds, what the run writes, what a token costs.
+std::string kv_cache_text(const ComputeContext& ctx, const KvCache& kv, FormulaFolder& f) {
+  if (kv.empty()) return {};
+  ExprPool& pool = ctx.pool();
+  std::string out = fmt::format("KV cache: {} past -> present pairs ({}{})\n", kv.pairs.size(),
+                                safe_text::terminal(kv.pairs.front().found_by),
+                                kv.pairs.size() > 1 ? ", ..." : "");
+  auto line = [&](const char* what, const std::optional<Expr>& e) {
+    if (e)
+      out += std::string("  ") + what + ": " + safe_text::terminal(f.fold(pool.print(*e))) + "\n";
+  };
+  line("past, held by the caller", kv.past_bytes);
+  line("present, written by the run", kv.present_bytes);
+  line("per token of context", kv.bytes_per_token);
+  return out;
+}
+
 // Named assignments side by side: the figures a deployer compares (prefill against decode).
 std::string scenario_table(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
                            const std::vector<std::string>& names) {
@@ -269,6 +287,7 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
   ExprPool& pool = ctx.pool();
   FormulaFolder none(false);
   FormulaFolder& f = folder != nullptr ? *folder : none;
+  const KvCache kv = find_kv_cache(ctx);
   std::string out =
       "Peak total bytes: " + safe_text::terminal(f.fold(pool.print(ctx.peak_total_bytes())));
   if (auto n = ctx.peak_node()) {
@@ -289,12 +308,18 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
     out += fmt::format("    reserve {} bytes ({}) = session {} + inputs {} + run {}\n",
                        e.reserve_bytes, byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes,
                        e.run_bytes);
+    if (kv.past_bytes && kv.present_bytes) {
+      out += fmt::format(
+          "    KV cache: past {} bytes (of the inputs), present {} bytes (of the run)\n",
+          pool.eval(*kv.past_bytes, a), pool.eval(*kv.present_bytes, a));
+    }
     if (k < at_upper_bound.size() && !at_upper_bound[k].empty()) {
       out += "    worst case, data-dependent sizes at their upper bound: " +
              safe_text::terminal(upper_bounds_text(pool, at_upper_bound[k])) + "\n";
     }
   }
   if (!names.empty()) out += scenario_table(ctx, evaluate, names);
+  out += kv_cache_text(ctx, kv, f);
   out += defined_symbols(pool, false);
   out += defined_symbols(pool, true);
   out += derived_bounds_text(ctx);

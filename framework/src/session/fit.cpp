@@ -36,8 +36,8 @@ class Search {
       const std::int64_t share =
           r / 100 * request_.headroom_percent + r % 100 * request_.headroom_percent / 100;
       std::int64_t need = 0;
-      p.headroom = request_.headroom_bytes + share;
-      p.fits = !__builtin_add_overflow(r, p.headroom, &need) && need <= request_.budget;
+      p.fits = !__builtin_add_overflow(request_.headroom_bytes, share, &p.headroom) &&
+               !__builtin_add_overflow(r, p.headroom, &need) && need <= request_.budget;
       if (p.figures.run_node >= 0) {
         p.peak_node = describe_node(ev.context->graph(), static_cast<NodeId>(p.figures.run_node));
       }
