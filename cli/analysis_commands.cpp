@@ -19,6 +19,7 @@
 #include "cctx/safe_text.hpp"
 #include "cctx/session.hpp"
 #include "cli_common.hpp"
+#include "genai_config.hpp"
 
 namespace cctx::cli {
 
@@ -305,10 +306,16 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     throw Error("--plot and --plot-stack draw evaluated bytes: add --eval SYM=V[,V...]",
                 ExitCode::kUsage);
   }
-  auto host_loading = start_host(profile);
   // A stream cannot be read twice: its weights are kept for --write-model.
-  Model model = Model::load(args.model, profile.limits,
-                            args.write_model ? StreamPayloads::kKeep : StreamPayloads::kDrop);
+  const StreamPayloads payloads = args.write_model ? StreamPayloads::kKeep : StreamPayloads::kDrop;
+  // onnxruntime-genai's configuration bounds the symbols the host's profile carries: the model is
+  // read before the host then (the configuration names the symbols through the model's inputs).
+  std::vector<SymbolRelation> genai_relations;
+  std::optional<Model> configured =
+      load_with_genai_config(args.model, profile, payloads, genai_relations);
+  auto host_loading = start_host(profile);
+  Model model =
+      configured ? std::move(*configured) : Model::load(args.model, profile.limits, payloads);
   // Output files are opened (and refused) before the analysis, and written only after it:
   // whatever fails on the way, a target keeps its old bytes.
   std::optional<OutputFile> model_out, plot_out, stack_out;
@@ -319,6 +326,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
   if (figures.plot) plot_out.emplace(*figures.plot);
   if (figures.plot_stack) stack_out.emplace(*figures.plot_stack);
   Session session(host_loading.get(), std::move(model));
+  for (SymbolRelation& r : genai_relations) session.add_relation(std::move(r));
   if (scenarios) {
     for (const auto& [symbol, expression] : scenarios->let) {
       session.add_relation({symbol, expression, "the scenario file's let"});

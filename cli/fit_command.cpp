@@ -13,6 +13,7 @@
 #include "cctx/safe_text.hpp"
 #include "cctx/session.hpp"
 #include "cli_common.hpp"
+#include "genai_config.hpp"
 
 namespace cctx::cli {
 
@@ -171,9 +172,13 @@ void run_fit(const FitArgs& args) {
   const std::string inner = args.vary.back();
   std::optional<OutputFile> plot_out;  // opened (and refused) before the analysis
   if (args.plot) plot_out.emplace(*args.plot);
+  std::vector<SymbolRelation> genai_relations;
+  std::optional<Model> configured =
+      load_with_genai_config(a.model, profile, StreamPayloads::kDrop, genai_relations);
   auto host = std::make_shared<Host>(profile);
-  Model model = Model::load(a.model, profile.limits);
+  Model model = configured ? std::move(*configured) : Model::load(a.model, profile.limits);
   Session session(host, std::move(model));
+  for (SymbolRelation& r : genai_relations) session.add_relation(std::move(r));
   add_relations(session, a);
   FitReport report{a.model, host->profile().name, outer, {}};
   try {

@@ -111,6 +111,77 @@ TEST(DeployerKvCache, GroupQueryAttentionsSlotsNameTheCache) {
   EXPECT_EQ(kv["bytes_per_token"], "64*B");
 }
 
+/// An onnxruntime-genai folder: a one-layer GroupQueryAttention decoder step written the way the
+/// builder names its inputs, and its genai_config.json.
+std::filesystem::path genai_folder(const test::TempDir& dir, bool share_buffer) {
+  const auto folder = dir / (share_buffer ? "shared" : "plain");
+  std::filesystem::create_directories(folder);
+  test::ModelBuilder b(17);
+  b.opset("com.microsoft", 1);
+  b.input("input_ids", test::kInt64, {"batch_size", "sequence_length"});
+  b.input("attention_mask", test::kInt64, {"batch_size", "total_sequence_length"});
+  b.input("past_key_values.0.key", test::kFloat, {"batch_size", 2, "past_sequence_length", 8});
+  b.input("past_key_values.0.value", test::kFloat, {"batch_size", 2, "past_sequence_length", 8});
+  b.input("q", test::kFloat, {"batch_size", "sequence_length", 32});
+  b.input("kv", test::kFloat, {"batch_size", "sequence_length", 16});
+  b.input("seqlens_k", test::kInt32, {"batch_size"}).input("total", test::kInt32, {});
+  b.node(
+      "GroupQueryAttention",
+      {"q", "kv", "kv", "past_key_values.0.key", "past_key_values.0.value", "seqlens_k", "total"},
+      {"out", "present.0.key", "present.0.value"},
+      {test::attr("num_heads", 4), test::attr("kv_num_heads", 2)}, "com.microsoft");
+  b.node("ReduceSum", {"attention_mask"}, {"mask_sum"});
+  b.output("out").output("present.0.key").output("present.0.value").output("mask_sum");
+  test::write_file(folder / "decoder.onnx", b.build().proto().SerializeAsString());
+  test::write_file(folder / "genai_config.json",
+                   std::string(R"({"model": {"context_length": 4096, "decoder": {
+                     "filename": "decoder.onnx",
+                     "inputs": {"input_ids": "input_ids", "attention_mask": "attention_mask",
+                       "past_key_names": "past_key_values.%d.key",
+                       "past_value_names": "past_key_values.%d.value"}}},
+                     "search": {"max_length": 1024, "past_present_share_buffer": )") +
+                       (share_buffer ? "true" : "false") + "}}");
+  return folder;
+}
+
+TEST(DeployerGenai, TheFolderAnswersForItsConfiguration) {
+  test::TempDir dir;
+  const auto plain = genai_folder(dir, false);
+  // max_length bounds the context symbols: past_sequence_length 1024 is the largest.
+  const test::RunResult r = run_cctx("analyze " + quoted(plain) +
+                                     " --format json --eval batch_size=2,sequence_length=1,"
+                                     "past_sequence_length=1023,total_sequence_length=1024");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "max_length 1024 bounds ")) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["peak"]["kv_cache"]["pairs"].size(), 2U);
+  const test::RunResult beyond = run_cctx("analyze " + quoted(plain) +
+                                          " --eval batch_size=1,sequence_length=1,"
+                                          "past_sequence_length=2000,total_sequence_length=2001");
+  EXPECT_EQ(beyond.exit_code, 3);
+  EXPECT_TRUE(contains(beyond.err, "outside its bounds [1, 1024]")) << beyond.err;
+  // The largest context that fits a budget stops at the configuration's max_length.
+  const test::RunResult fit = run_cctx(
+      "fit " + quoted(plain / "decoder.onnx") +
+      " --format json --budget 1GiB --vary past_sequence_length --eval batch_size=1,"
+      "sequence_length=1 --let total_sequence_length=past_sequence_length+sequence_length");
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  const Json found = Json::parse(fit.out)["fits"][0];
+  EXPECT_EQ(found["value"], 1023) << fit.out;
+  EXPECT_TRUE(contains(found["limited_by"].get<std::string>(),
+                       "'total_sequence_length' = 1025 is outside its bounds [1, 1024]"))
+      << fit.out;
+  // With a shared past/present buffer the past caches are max_length long whatever is given.
+  const auto shared = genai_folder(dir, true);
+  const test::RunResult s = run_cctx("analyze " + quoted(shared) +
+                                     " --format json --eval batch_size=1,sequence_length=1,"
+                                     "total_sequence_length=8");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_TRUE(contains(s.err, "past_present_share_buffer")) << s.err;
+  EXPECT_EQ(Json::parse(s.out)["peak"]["evaluations"][0]["assignment"]["past_sequence_length"],
+            1024);
+}
+
 TEST_F(Deployer, LetComputesTheSymbolsAnAssignmentLacks) {
   const Json doc = analyze_json("--let T=P+S --eval B=1,P=7,S=1");
   EXPECT_EQ(doc["peak"]["evaluations"][0]["assignment"]["T"], 8);
