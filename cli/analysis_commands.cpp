@@ -301,6 +301,7 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
     }
   }
   allow_explicit_zeros(evaluate, profile);
+  const std::int64_t budget_bytes = args.budget ? parse_byte_size(*args.budget, "--budget") : 0;
   const bool plotting = figures.plot || figures.plot_stack;
   if (plotting && evaluate.empty()) {
     throw Error("--plot and --plot-stack draw evaluated bytes: add --eval SYM=V[,V...]",
@@ -357,7 +358,8 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
                                                                  ": " + ev.fixed_because + "\n";
     const ComputeContext& rctx = *report_ctx;
     ReportOptions options{args.model,     evaluate,         std::move(ev.at_upper_bound),
-                          ev.fixed_sizes, ev.fixed_because, names};
+                          ev.fixed_sizes, ev.fixed_because, names,
+                          budget_bytes};
     if (args.format == "json") {
       json.emplace(rctx, options);
     } else if (args.format == "csv") {
@@ -376,7 +378,8 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
                             ? evaluated_totals_table(rctx, evaluate)
                             : evaluated_totals_by_node(rctx, evaluate));
       }
-      text += "\n" + peak_summary(rctx, evaluate, options.at_upper_bound, names, &folder);
+      text +=
+          "\n" + peak_summary(rctx, evaluate, options.at_upper_bound, names, &folder, budget_bytes);
       if (const std::string footer = folder.footer(); !footer.empty()) text += "\n" + footer;
     }
     if (plot_out) plot = total_bytes_svg(rctx, evaluate);
@@ -455,6 +458,9 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--eval", args->eval, "Evaluate totals and the peak at SYM=V[,V...] (repeatable)")
       ->allow_extra_args(false);
   add_let_option(*cmd, *args);
+  cmd->add_option("--budget", args->budget,
+                  "Say for each evaluation whether its reserve fits (2GiB, 512MiB, ...); the HTML "
+                  "report's reserve figures draw the line");
   cmd->add_flag("--wide", args->wide,
                 "Table format: every formula in place and the evaluated totals as one row per "
                 "assignment, however wide (default: long formulas in a footer, F1, F2, ...)");

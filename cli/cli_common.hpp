@@ -28,6 +28,7 @@ struct AnalysisArgs {
   std::vector<std::string> let;            ///< SYM=EXPR: relations (Session::add_relation)
   std::optional<std::string> scenarios;    ///< --scenarios FILE.yaml: named assignments
   bool wide = false;                       ///< --wide: the table format with every formula in place
+  std::optional<std::string> budget;       ///< --budget 2GiB (analyze): fits or not, per evaluation
   std::optional<std::string> write_model;  ///< --write-model OUT.onnx
   bool quiet = false;                      ///< --quiet: no warnings on stderr
 };

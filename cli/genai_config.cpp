@@ -135,6 +135,12 @@ std::vector<std::string> apply_genai_config(const GenaiConfig& c, const Model& m
   }
   if (c.share_buffer && c.max_length > 0) {
     for (const std::string& s : past) {
+      // Bounds [L, L]: the analysis knows the buffer's length, so a present no longer than it
+      // is proved to fit the past's buffer (the reuse onnxruntime-genai binds); the relation
+      // gives the value to every assignment.
+      if (profile.symbols.count(s) == 0 || profile.symbols[s] == Interval{1, c.max_length}) {
+        profile.symbols[s] = {c.max_length, c.max_length};
+      }
       relations.push_back({s, std::to_string(c.max_length),
                            c.file.string() + "'s search.past_present_share_buffer"});
       notes.push_back(c.file.string() + ": past_present_share_buffer: the past caches are " +

@@ -182,6 +182,19 @@ TEST(DeployerGenai, TheFolderAnswersForItsConfiguration) {
             1024);
 }
 
+TEST_F(Deployer, AnalyzeSaysWhetherEachReserveFitsTheBudget) {
+  const Json doc = analyze_json("--budget 1KiB --eval B=1,2,P=5,S=3,T=8");
+  // Reserves of 288 + run and 576 + run bytes: the first fits 1 KiB, the second does not.
+  const Json& e = doc["peak"]["evaluations"];
+  EXPECT_EQ(e[0]["within_budget"], e[0]["reserve_bytes"].get<std::int64_t>() <= 1024);
+  EXPECT_EQ(e[1]["within_budget"], e[1]["reserve_bytes"].get<std::int64_t>() <= 1024);
+  EXPECT_NE(e[0]["within_budget"], e[1]["within_budget"]) << doc["peak"].dump();
+  const test::RunResult text =
+      run_cctx("analyze " + quoted(model_) + " --budget 1KiB --eval B=1,2,P=5,S=3,T=8");
+  EXPECT_TRUE(contains(text.out, "    within the budget of 1.00 KiB: ")) << text.out;
+  EXPECT_TRUE(contains(text.out, "    over the budget of 1.00 KiB by ")) << text.out;
+}
+
 TEST_F(Deployer, LetComputesTheSymbolsAnAssignmentLacks) {
   const Json doc = analyze_json("--let T=P+S --eval B=1,P=7,S=1");
   EXPECT_EQ(doc["peak"]["evaluations"][0]["assignment"]["T"], 8);

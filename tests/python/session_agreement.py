@@ -58,6 +58,10 @@ def models(extra_dirs: list) -> list:
     repo = pathlib.Path(os.environ["CCTX_SOURCE_DIR"])
     found = sorted(str(p) for root in ("examples", "tests") for p in (repo / root).rglob("*.onnx"))
     found += sorted(glob.glob("/usr/share/libonnx-testdata/data/node/*/model.onnx"))
+    # A model next to onnxruntime-genai's genai_config.json is analysed by the command line for
+    # that configuration (its bounds, its shared KV buffer; README "onnxruntime-genai models"),
+    # while Python's ComputeContext analyses the file as given: not the same question.
+    found = [m for m in found if not (pathlib.Path(m).parent / "genai_config.json").exists()]
     for d in extra_dirs:
         found += sorted(str(p) for p in pathlib.Path(d).rglob("*.onnx"))
     return found

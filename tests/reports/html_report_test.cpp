@@ -46,9 +46,15 @@ TEST(ReportHtml, SeedPageHasEverySection) {
   const std::string top = between(html, "id=\"top-table\"", "</table>");
   EXPECT_EQ(count(top, "<tr>"), 6u) << "a header and the 5 nodes";
   EXPECT_LT(top.find("<td>Concat</td>"), top.find("<td>MatMul</td>")) << "largest first";
-  EXPECT_EQ(count(html, "<svg xmlns"), 2u);
+  // The totals, a stacked figure per assignment (4), the reserve against N.
+  EXPECT_EQ(count(html, "<svg xmlns"), 6u);
   EXPECT_NE(html.find("data-kind=\"total-bytes\""), std::string::npos);
-  EXPECT_NE(html.find("data-kind=\"memory-stack\""), std::string::npos);
+  EXPECT_EQ(count(html, "data-kind=\"memory-stack\""), 4u);
+  const std::string reserve = between(html, "<section id=\"reserve\">", "</section>");
+  EXPECT_EQ(count(reserve, "data-kind=\"fit\""), 1u);
+  EXPECT_NE(reserve.find("<polyline class=\"reserve\""), std::string::npos);
+  EXPECT_NE(reserve.find("class=\"found\" data-value=\"1\""), std::string::npos)
+      << "the first assignment's N marked";
   EXPECT_NE(html.find("<section id=\"warnings\">"), std::string::npos);
   EXPECT_NE(html.find("<b>onnx</b>"), std::string::npos) << "the plugins used";
   EXPECT_NE(html.find("<tr><th>profile</th><td>default</td></tr>"), std::string::npos);

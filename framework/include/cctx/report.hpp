@@ -31,6 +31,9 @@ struct ReportOptions {
   /// Names of the assignments (a scenario file's, `cctx analyze --scenarios`), parallel to
   /// `evaluate`; empty when they have none.
   std::vector<std::string> names = {};
+  /// `cctx analyze --budget`: each evaluation says whether its reserve fits, and the HTML
+  /// report's reserve figures draw the line; 0 when none is given.
+  std::int64_t budget = 0;
 };
 
 /// Long formulas of the terminal report replaced by short names ("F1") and listed once in a
@@ -76,7 +79,7 @@ std::string evaluated_totals_by_node(const ComputeContext& ctx,
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
                          const std::vector<std::vector<BoundedSymbol>>& at_upper_bound = {},
                          const std::vector<std::string>& names = {},
-                         FormulaFolder* folder = nullptr);
+                         FormulaFolder* folder = nullptr, std::int64_t budget = 0);
 /// Warnings and notes, one per line ("" when none).
 std::string diagnostics_text(const ComputeContext& ctx);
 

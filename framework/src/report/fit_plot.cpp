@@ -124,7 +124,7 @@ std::string fit_svg(const FitReport& report, const std::vector<FitPoint>& points
   }
   // One varied symbol: the reserve at each evaluated value, the budget, the value found.
   std::vector<std::pair<double, double>> xy, with_headroom;
-  double x_lo = 0, x_hi = 1, y_hi = static_cast<double>(first.budget);
+  double x_lo = 0, x_hi = 1, y_hi = static_cast<double>(std::max<std::int64_t>(first.budget, 1));
   bool any = false;
   for (const FitPoint& p : points) {
     if (!p.refused.empty()) continue;
@@ -137,18 +137,24 @@ std::string fit_svg(const FitReport& report, const std::vector<FitPoint>& points
     y_hi = std::max(y_hi, static_cast<double>(p.figures.reserve_bytes + p.headroom));
   }
   const Axes a{x_lo, std::max(x_hi, x_lo + 1), y_hi * 1.08};
+  const bool budget = first.budget > 0;
   std::string out =
-      frame(a, "Reserve against " + first.vary + ", budget " + byte_units(first.budget),
+      frame(a,
+            "Reserve against " + first.vary +
+                (budget ? ", budget " + byte_units(first.budget) : std::string()),
             report.model + " under " + report.profile +
                 (first.fixed.empty() ? std::string() : " at " + assignment_label(first.fixed)),
             first.vary, "bytes", true);
-  out += fmt::format(
-      "<line class=\"budget\" data-value=\"{0}\" x1=\"{1}\" x2=\"{2}\" y1=\"{3}\" y2=\"{3}\" "
-      "stroke=\"#d62728\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>"
-      "<text x=\"{2}\" y=\"{4}\" text-anchor=\"end\" fill=\"#d62728\">budget {5}</text>\n",
-      first.budget, coord(kLeft), coord(kWidth - kRight),
-      coord(a.y(static_cast<double>(first.budget))),
-      coord(a.y(static_cast<double>(first.budget)) - 6), safe_text::xml(byte_units(first.budget)));
+  if (budget) {
+    out += fmt::format(
+        "<line class=\"budget\" data-value=\"{0}\" x1=\"{1}\" x2=\"{2}\" y1=\"{3}\" y2=\"{3}\" "
+        "stroke=\"#d62728\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>"
+        "<text x=\"{2}\" y=\"{4}\" text-anchor=\"end\" fill=\"#d62728\">budget {5}</text>\n",
+        first.budget, coord(kLeft), coord(kWidth - kRight),
+        coord(a.y(static_cast<double>(first.budget))),
+        coord(a.y(static_cast<double>(first.budget)) - 6),
+        safe_text::xml(byte_units(first.budget)));
+  }
   if (first.headroom_bytes > 0 || first.headroom_percent > 0) {
     out += polyline(a, with_headroom, "reserve-with-headroom", "#ff7f0e");
   }

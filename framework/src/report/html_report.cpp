@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "cctx/fit_report.hpp"
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
 #include "report/figure_data.hpp"
@@ -170,8 +171,66 @@ std::string figures_section(const ComputeContext& ctx, const std::vector<Assignm
     return out +
            "<p class=\"muted\">Give <code>--eval SYM=V</code> to draw the figures.</p></section>\n";
   }
-  return out + "<figure>\n" + total_bytes_svg(ctx, evaluate) + "</figure>\n<figure>\n" +
-         memory_stack_svg(ctx, evaluate.front()) + "</figure>\n</section>\n";
+  out += "<figure>\n" + total_bytes_svg(ctx, evaluate) + "</figure>\n";
+  // The stacked figure per assignment (the first few): what fills memory changes with the sizes.
+  constexpr std::size_t kStacks = 4;
+  for (std::size_t k = 0; k < evaluate.size() && k < kStacks; ++k) {
+    out += "<figure>\n" + memory_stack_svg(ctx, evaluate[k]) + "</figure>\n";
+  }
+  return out + "</section>\n";
+}
+
+/// The reserve against each symbol the first assignment gives (the others fixed there), with the
+/// budget line when `--budget` gives one: how far a batch or a context can go.
+std::string reserve_section(const ComputeContext& ctx, const HtmlReportOptions& options) {
+  const std::vector<Assignment>& evaluate = options.report.evaluate;
+  if (evaluate.empty()) return {};
+  const Assignment& base = evaluate.front();
+  std::string out =
+      "<section id=\"reserve\"><h2>Reserve against each symbol</h2>\n<p class=\"muted\">"
+      "session + inputs + run, one symbol varied, the others at " +
+      safe_text::xml(assignment_label(base)) + ".</p>\n";
+  constexpr std::size_t kSymbols = 4;
+  constexpr std::int64_t kPoints = 32;
+  std::size_t drawn = 0;
+  for (const auto& [name, value] : base) {
+    const SymbolInfo* info = ctx.pool().find_symbol(name);
+    if (info == nullptr || info->kind != SymbolKind::kDeclared || drawn == kSymbols) continue;
+    const std::int64_t lo = std::max<std::int64_t>(info->bounds.lo, 0);
+    std::int64_t hi = value > (INT64_MAX - 8) / 2 ? value : std::max(value * 2, value + 8);
+    if (info->bounds.hi != kPosInf) hi = std::min(hi, info->bounds.hi);
+    if (hi <= lo) continue;
+    FitResult series;
+    series.vary = name;
+    series.budget = options.report.budget;
+    series.fixed = base;
+    series.fixed.erase(name);
+    std::vector<FitPoint> points;
+    for (std::int64_t k = 0; k <= kPoints; ++k) {
+      FitPoint p;
+      const std::int64_t span = hi - lo;
+      p.value = lo + span / kPoints * k + span % kPoints * k / kPoints;
+      if (!points.empty() && points.back().value == p.value) continue;
+      p.assignment = base;
+      p.assignment[name] = p.value;
+      try {
+        if (ctx.failed_requirement(p.assignment)) continue;
+        p.figures = ctx.evaluate_peak(p.assignment);
+      } catch (const ExprError&) {
+        continue;  // outside the bounds, an overflow: no point there
+      }
+      p.fits = series.budget == 0 || p.figures.reserve_bytes <= series.budget;
+      points.push_back(std::move(p));
+    }
+    for (const FitPoint& p : points) {
+      if (p.value == value) series.best = p;
+    }
+    if (points.size() < 2) continue;
+    ++drawn;
+    FitReport report{options.report.model_path, ctx.options().name, "", {series}};
+    out += "<figure>\n" + fit_svg(report, points) + "</figure>\n";
+  }
+  return drawn == 0 ? std::string() : out + "</section>\n";
 }
 
 std::string table_section(const ComputeContext& ctx, const std::vector<Assignment>& evaluate) {
@@ -285,7 +344,8 @@ std::string html_report(const ComputeContext& ctx, const HtmlReportOptions& opti
       safe_text::xml(graph), safe_text::xml(options.report.model_path), CCTX_VERSION);
   out += summary_section(ctx, options) + peak_section(ctx, evaluate) +
          top_nodes_section(ctx, evaluate) + figures_section(ctx, evaluate) +
-         table_section(ctx, evaluate) + warnings_section(ctx) + profile_section(ctx, options);
+         reserve_section(ctx, options) + table_section(ctx, evaluate) + warnings_section(ctx) +
+         profile_section(ctx, options);
   out += fmt::format("<script>{}</script>\n</body>\n</html>\n", report_detail::kHtmlTableScript);
   return out;
 }

@@ -189,6 +189,7 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
                            {"input_bytes", e.input_bytes},
                            {"reserve_bytes", e.reserve_bytes}});
     if (k < options.names.size()) evaluations.back()["scenario"] = options.names[k];
+    if (options.budget > 0) evaluations.back()["within_budget"] = e.reserve_bytes <= options.budget;
     if (kv.past_bytes && kv.present_bytes) {
       evaluations.back()["kv_past_bytes"] = ctx.pool().eval(*kv.past_bytes, a);
       evaluations.back()["kv_present_bytes"] = ctx.pool().eval(*kv.present_bytes, a);

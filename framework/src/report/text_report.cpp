@@ -283,7 +283,8 @@ std::string scenario_table(const ComputeContext& ctx, const std::vector<Assignme
 
 std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
                          const std::vector<std::vector<BoundedSymbol>>& at_upper_bound,
-                         const std::vector<std::string>& names, FormulaFolder* folder) {
+                         const std::vector<std::string>& names, FormulaFolder* folder,
+                         std::int64_t budget) {
   ExprPool& pool = ctx.pool();
   FormulaFolder none(false);
   FormulaFolder& f = folder != nullptr ? *folder : none;
@@ -308,6 +309,13 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
     out += fmt::format("    reserve {} bytes ({}) = session {} + inputs {} + run {}\n",
                        e.reserve_bytes, byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes,
                        e.run_bytes);
+    if (budget > 0) {
+      out += e.reserve_bytes <= budget
+                 ? fmt::format("    within the budget of {}: {} free\n", byte_units(budget),
+                               byte_units(budget - e.reserve_bytes))
+                 : fmt::format("    over the budget of {} by {}\n", byte_units(budget),
+                               byte_units(e.reserve_bytes - budget));
+    }
     if (kv.past_bytes && kv.present_bytes) {
       out += fmt::format(
           "    KV cache: past {} bytes (of the inputs), present {} bytes (of the run)\n",

@@ -104,6 +104,11 @@ KvCache find_kv_cache(const ComputeContext& ctx) {
         }
       }
     }
+    // Same shapes (a shared past/present buffer of the maximum length): the cache layouts of the
+    // attention operators and the exporters are [batch, heads, length, head size].
+    if (!axis && ps.known_rank && qs.known_rank && ps.dims == qs.dims && qs.dims.size() == 4) {
+      axis = 2;
+    }
     if (!axis) {
       per_token_known = false;
       continue;
