@@ -82,11 +82,14 @@ bench: build
 # $(BUILD)/validate/models (delete it to re-export). VALIDATE_ARGS go to validate.py, e.g.
 # VALIDATE_ARGS='--only resnet18,lstm --profile-no-arena onnxruntime-cpu-no-arena'.
 VALIDATE_ARGS ?=
+FIT_CHECK_ARGS ?=
 validate: build validate-deps
 	sh tests/validate/install_ort.sh $(BUILD)/validate
 	@[ -f $(BUILD)/validate/models/manifest.json ] || \
 	  /usr/bin/python3 tests/validate/export_models.py $(BUILD)/validate/models
 	/usr/bin/python3 tests/validate/validate.py --build $(BUILD) $(VALIDATE_ARGS)
+	# cctx fit against the heap ONNX Runtime takes at the batch it returns (tests/validate/README.md)
+	/usr/bin/python3 tests/validate/fit_check.py --build $(BUILD) $(FIT_CHECK_ARGS)
 
 # The real-model suite (tests/realmodels/README.md): every main-graph value's dims and bytes of
 # about 30 PyTorch exports, npm-shipped models and ONNX's test data against ONNX Runtime's run,

@@ -129,6 +129,25 @@ std::vector<std::int64_t> frontier_rows(const FitResult& outer_alone) {
   return rows;
 }
 
+/// The servers' settings the answer translates to: Triton's max_batch_size when the varied
+/// symbol is the first dim of every input (Triton's batch dimension, which its config leaves out
+/// of the inputs' dims).
+std::vector<std::string> server_settings(const ComputeContext& ctx, const std::string& symbol,
+                                         std::int64_t value) {
+  const GraphView& g = ctx.graph();
+  bool batch = false;
+  for (const ValueId v : g.main().inputs) {
+    if (g.value(v).is_initializer()) continue;
+    const ValueShape& shape = ctx.shape(v);
+    if (!shape.known_rank || shape.dims.empty() || ctx.pool().print(shape.dims[0]) != symbol) {
+      return {};
+    }
+    batch = true;
+  }
+  if (!batch) return {};
+  return {"Triton (config.pbtxt): max_batch_size: " + std::to_string(value)};
+}
+
 void run_fit(const FitArgs& args) {
   const AnalysisArgs& a = args.analysis;
   if (a.format != "table" && a.format != "json" && a.format != "csv") {
@@ -218,6 +237,10 @@ void run_fit(const FitArgs& args) {
     }
   } catch (const ExprError& e) {
     throw ModelError(a.model + ": " + e.what());
+  }
+  if (outer.empty() && report.fits.front().best) {
+    report.suggestions =
+        server_settings(session.symbolic(), inner, report.fits.front().best->value);
   }
   if (a.format == "json") {
     write_stdout(safe_text::json(fit_json(report), 2) + "\n");

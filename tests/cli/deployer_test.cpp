@@ -308,6 +308,15 @@ TEST_F(Deployer, FitPlotsTheReserveAgainstTheSymbol) {
   EXPECT_TRUE(contains(test::read_file(frontier), "<polyline class=\"frontier\""));
 }
 
+TEST_F(Deployer, FitGivesTritonsMaxBatchSizeWhenItVariesTheBatchDim) {
+  const Json doc = fit_json("--budget 16MiB --vary B --eval P=511,S=1,T=512");
+  ASSERT_EQ(doc["suggestions"].size(), 1U) << doc.dump();
+  EXPECT_EQ(doc["suggestions"][0], "Triton (config.pbtxt): max_batch_size: " +
+                                       std::to_string(doc["fits"][0]["value"].get<std::int64_t>()));
+  // Not for a symbol that is not every input's first dim.
+  EXPECT_TRUE(fit_json("--budget 16MiB --vary P --eval B=1,S=1 --let T=P+S")["suggestions"].empty());
+}
+
 TEST_F(Deployer, FitNamesWhatLimitsTheAnswer) {
   const Json capped = fit_json("--budget 1GiB --vary B --bounds B=1:10 --eval P=1,S=1,T=2");
   EXPECT_EQ(capped["fits"][0]["value"], 10);

@@ -16,6 +16,8 @@ struct FitReport {
   /// The frontier's outer symbol (empty for one varied symbol); each fit then fixes it.
   std::string outer;
   std::vector<FitResult> fits;
+  /// Settings of common servers the answer gives ("Triton (config.pbtxt): max_batch_size: 36").
+  std::vector<std::string> suggestions = {};
 };
 
 std::string fit_text(const FitReport& report);

@@ -124,6 +124,7 @@ std::string fit_text(const FitReport& report) {
     out +=
         fmt::format("  search: {} evaluations; {}\n", f.evaluations, safe_text::terminal(f.method));
   }
+  for (const std::string& s : report.suggestions) out += "  " + safe_text::terminal(s) + "\n";
   return out;
 }
 
@@ -154,6 +155,7 @@ Json fit_json(const FitReport& report) {
     fits.push_back(std::move(j));
   }
   doc["fits"] = std::move(fits);
+  doc["suggestions"] = report.suggestions;
   return doc;
 }
 

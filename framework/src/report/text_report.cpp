@@ -243,7 +243,8 @@ std::string derived_bounds_text(const ComputeContext& ctx) {
 }
 
 // The KV cache's formulas: what the caller holds, what the run writes, what a token costs.
-std::string kv_cache_text(const ComputeContext& ctx, const KvCache& kv, FormulaFolder& f) {
+// On lines of their own, so never folded.
+std::string kv_cache_text(const ComputeContext& ctx, const KvCache& kv) {
   if (kv.empty()) return {};
   ExprPool& pool = ctx.pool();
   std::string out = fmt::format("KV cache: {} past -> present pairs ({}{})\n", kv.pairs.size(),
@@ -251,7 +252,7 @@ std::string kv_cache_text(const ComputeContext& ctx, const KvCache& kv, FormulaF
                                 kv.pairs.size() > 1 ? ", ..." : "");
   auto line = [&](const char* what, const std::optional<Expr>& e) {
     if (e)
-      out += std::string("  ") + what + ": " + safe_text::terminal(f.fold(pool.print(*e))) + "\n";
+      out += std::string("  ") + what + ": " + safe_text::terminal(pool.print(*e)) + "\n";
   };
   line("past, held by the caller", kv.past_bytes);
   line("present, written by the run", kv.present_bytes);
@@ -327,7 +328,7 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
     }
   }
   if (!names.empty()) out += scenario_table(ctx, evaluate, names);
-  out += kv_cache_text(ctx, kv, f);
+  out += kv_cache_text(ctx, kv);
   out += defined_symbols(pool, false);
   out += defined_symbols(pool, true);
   out += derived_bounds_text(ctx);
