@@ -25,5 +25,8 @@ void register_quantization(Registration& reg);  // (De)QuantizeLinear, GatherBlo
 void register_conv(Registration& reg);          // FusedConv, NhwcConv
 void register_misc(Registration& reg);          // Range, Trilu
 void register_beam_search(Registration& reg);   // BeamSearch
+/// The com.microsoft.nchwc operators (ONNX Runtime's blocked-layout CNN graph), version 1:
+/// ReorderInput, ReorderOutput, Conv, MaxPool, AveragePool, the Global pools, Upsample.
+void register_nchwc(Registration& nchwc);
 
 }  // namespace cctx::opsets::microsoft

@@ -47,7 +47,12 @@ Status register_all(IRegistrar& r) noexcept {
     // The ONNX-domain operators of ONNX Runtime (its kOnnxDomain registrations, version 1).
     Registration onnx = register_domain(r, StringRef(""), 1, 1, inplace.equals("on"));
     register_onnx_domain_normalization(onnx);
-    return onnx.status();
+    if (!onnx.ok()) return onnx.status();
+    // The blocked-layout operators of ONNX Runtime's NCHWc transformer (its only version, 1).
+    Registration nchwc =
+        register_domain(r, StringRef("com.microsoft.nchwc"), 1, 1, inplace.equals("on"));
+    register_nchwc(nchwc);
+    return nchwc.status();
   });
 }
 

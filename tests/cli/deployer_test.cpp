@@ -314,7 +314,8 @@ TEST_F(Deployer, FitGivesTritonsMaxBatchSizeWhenItVariesTheBatchDim) {
   EXPECT_EQ(doc["suggestions"][0], "Triton (config.pbtxt): max_batch_size: " +
                                        std::to_string(doc["fits"][0]["value"].get<std::int64_t>()));
   // Not for a symbol that is not every input's first dim.
-  EXPECT_TRUE(fit_json("--budget 16MiB --vary P --eval B=1,S=1 --let T=P+S")["suggestions"].empty());
+  EXPECT_TRUE(
+      fit_json("--budget 16MiB --vary P --eval B=1,S=1 --let T=P+S")["suggestions"].empty());
 }
 
 TEST_F(Deployer, FitNamesWhatLimitsTheAnswer) {

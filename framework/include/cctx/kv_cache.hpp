@@ -3,6 +3,7 @@
 // reserve ("inputs ... (KV cache ...)") and give its size per token (README, "KV cache").
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,16 @@ struct KvCache {
 /// The pairs come from the past/present slots of the attention operators (com.microsoft
 /// GroupQueryAttention, MultiHeadAttention, Attention; ai.onnx Attention-23), then from the
 /// exporters' naming (an input `past...` with an output of the same name with `present`).
+/// The formulas are left empty when building them fails (an expression limit): the pairs stay.
 KvCache find_kv_cache(const ComputeContext& ctx);
+
+/// The past and present bytes at an assignment; nullopt when the cache has no formulas or they
+/// cannot be evaluated there (a symbol the assignment lacks, an overflow).
+struct KvFigures {
+  std::int64_t past = 0;
+  std::int64_t present = 0;
+};
+std::optional<KvFigures> evaluate_kv_cache(ExprPool& pool, const KvCache& cache,
+                                           const Assignment& assignment);
 
 }  // namespace cctx

@@ -190,9 +190,9 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
                            {"reserve_bytes", e.reserve_bytes}});
     if (k < options.names.size()) evaluations.back()["scenario"] = options.names[k];
     if (options.budget > 0) evaluations.back()["within_budget"] = e.reserve_bytes <= options.budget;
-    if (kv.past_bytes && kv.present_bytes) {
-      evaluations.back()["kv_past_bytes"] = ctx.pool().eval(*kv.past_bytes, a);
-      evaluations.back()["kv_present_bytes"] = ctx.pool().eval(*kv.present_bytes, a);
+    if (const std::optional<KvFigures> f = evaluate_kv_cache(ctx.pool(), kv, a)) {
+      evaluations.back()["kv_past_bytes"] = f->past;
+      evaluations.back()["kv_present_bytes"] = f->present;
     }
     if (fixed) {
       evaluations.back()["at_fixed_sizes"] = true;

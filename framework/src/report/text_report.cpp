@@ -251,8 +251,7 @@ std::string kv_cache_text(const ComputeContext& ctx, const KvCache& kv) {
                                 safe_text::terminal(kv.pairs.front().found_by),
                                 kv.pairs.size() > 1 ? ", ..." : "");
   auto line = [&](const char* what, const std::optional<Expr>& e) {
-    if (e)
-      out += std::string("  ") + what + ": " + safe_text::terminal(pool.print(*e)) + "\n";
+    if (e) out += std::string("  ") + what + ": " + safe_text::terminal(pool.print(*e)) + "\n";
   };
   line("past, held by the caller", kv.past_bytes);
   line("present, written by the run", kv.present_bytes);
@@ -317,10 +316,10 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
                  : fmt::format("    over the budget of {} by {}\n", byte_units(budget),
                                byte_units(e.reserve_bytes - budget));
     }
-    if (kv.past_bytes && kv.present_bytes) {
+    if (const std::optional<KvFigures> cache = evaluate_kv_cache(pool, kv, a)) {
       out += fmt::format(
           "    KV cache: past {} bytes (of the inputs), present {} bytes (of the run)\n",
-          pool.eval(*kv.past_bytes, a), pool.eval(*kv.present_bytes, a));
+          cache->past, cache->present);
     }
     if (k < at_upper_bound.size() && !at_upper_bound[k].empty()) {
       out += "    worst case, data-dependent sizes at their upper bound: " +

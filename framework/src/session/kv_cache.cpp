@@ -45,6 +45,10 @@ std::vector<std::string> present_names(std::string_view past) {
 
 }  // namespace
 
+namespace {
+void add_formulas(const ComputeContext& ctx, KvCache& cache);
+}  // namespace
+
 KvCache find_kv_cache(const ComputeContext& ctx) {
   KvCache cache;
   const GraphView& g = ctx.graph();
@@ -81,6 +85,32 @@ KvCache find_kv_cache(const ComputeContext& ctx) {
     }
   }
   if (cache.pairs.empty()) return cache;
+  try {
+    add_formulas(ctx, cache);
+  } catch (const ExprError&) {
+    // An expression limit reached while summing: the pairs are still worth reporting.
+    cache.past_bytes.reset();
+    cache.present_bytes.reset();
+    cache.bytes_per_token.reset();
+  }
+  return cache;
+}
+
+std::optional<KvFigures> evaluate_kv_cache(ExprPool& pool, const KvCache& cache,
+                                           const Assignment& assignment) {
+  if (!cache.past_bytes || !cache.present_bytes) return std::nullopt;
+  try {
+    return KvFigures{pool.eval(*cache.past_bytes, assignment),
+                     pool.eval(*cache.present_bytes, assignment)};
+  } catch (const ExprError&) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+/// The pairs' formulas: past and present bytes, bytes per token of the sequence axis.
+void add_formulas(const ComputeContext& ctx, KvCache& cache) {
   ExprPool& pool = ctx.pool();
   std::vector<Expr> past, present, per_token;
   bool sized = true, per_token_known = true;
@@ -133,7 +163,8 @@ KvCache find_kv_cache(const ComputeContext& ctx) {
     cache.present_bytes = pool.sum(present);
     if (per_token_known && !per_token.empty()) cache.bytes_per_token = pool.sum(per_token);
   }
-  return cache;
 }
+
+}  // namespace
 
 }  // namespace cctx

@@ -1,0 +1,193 @@
+// The com.microsoft.nchwc operators: the graph ONNX Runtime really runs for a CNN at optimisation
+// level `all` (its NchwcTransformer; saved with the session option optimized_model_filepath).
+// Semantics: onnxruntime's nchwc_schema_defs.cc and contrib_ops/cpu/nchwc_ops.cc. A blocked
+// (NCHWc) tensor is [N, C', H, W] with C' the channels padded up to a multiple of MLAS's block
+// size (MlasNchwcGetBlockSize). That size depends on the machine: 8 with AVX2, 16 with AVX-512F.
+// The rules take 8; a graph saved on an AVX-512 machine carries its padding in the reordered
+// weights, which the Conv rule reads, so only ReorderInput's padding can differ (a profile key
+// may choose the size later).
+//
+// Scratch: none registered. MlasNchwcConv and MlasNchwcPool work on the blocked buffers directly
+// and the kernels take nothing from the temp-space allocator; linear Upsample keeps two
+// interpolation tables of Ho and Wo floats in std::vectors, which is not run scratch.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "families.hpp"
+#include "ms_kit.hpp"
+#include "window.hpp"
+
+namespace cctx::opsets::microsoft {
+
+namespace {
+
+/// MLAS's NCHWc block size on AVX2 (see above).
+constexpr std::int64_t kBlock = 8;
+
+/// Channels padded up to a multiple of the block size.
+Dim blocked(Dim channels) { return ceil_div(channels, kBlock) * kBlock; }
+
+Shape rank_at_least(const INodeView& node, std::uint32_t i, std::size_t rank) {
+  Shape x = input_shape(node, i);
+  if (x.known && x.rank() < rank) {
+    fail("input " + std::to_string(i) + " has rank " + std::to_string(x.rank()) +
+         ", expected at least " + std::to_string(rank));
+  }
+  return x;
+}
+
+bool channels_last(const INodeView& node) { return node.attr_int_or("channels_last", 0) != 0; }
+
+/// ReorderInput: NCHW (NHWC with channels_last) -> blocked [N, C', spatial...].
+Status reorder_input(const INodeView& node, IShapeSink& out) {
+  require_inputs(node, 1);
+  const Shape x = rank_at_least(node, 0, 2);
+  if (!x.known) return set_shape(out, 0, node.input_dtype(0), x);
+  const bool last = channels_last(node);
+  const std::size_t c = last ? x.rank() - 1 : 1, first_spatial = last ? 1 : 2;
+  std::vector<Dim> dims{x.dims[0], blocked(x.dims[c])};
+  dims.insert(dims.end(), x.dims.begin() + static_cast<std::ptrdiff_t>(first_spatial),
+              x.dims.begin() + static_cast<std::ptrdiff_t>(first_spatial + x.rank() - 2));
+  return set_shape(out, 0, node.input_dtype(0), Shape::of(std::move(dims)));
+}
+
+/// ReorderOutput: blocked [N, C', spatial...] -> [N, channels, spatial...] (channels last with
+/// channels_last): the padding channels are dropped.
+Status reorder_output(const INodeView& node, IShapeSink& out) {
+  require_inputs(node, 1);
+  std::int64_t channels;
+  std::string error;
+  if (!positive_attr(node, "channels", &channels, &error)) return fail(error);
+  const Shape x = rank_at_least(node, 0, 2);
+  if (!x.known) return set_shape(out, 0, node.input_dtype(0), x);
+  const Dim c = node.constant(channels);
+  if (x.dims[1].valid() && c.provably_gt(x.dims[1])) {
+    return fail("attribute 'channels' " + std::to_string(channels) +
+                " exceeds the blocked channels " + to_string(x.dims[1]));
+  }
+  const bool last = channels_last(node);
+  std::vector<Dim> dims{x.dims[0]};
+  if (!last) dims.push_back(c);
+  dims.insert(dims.end(), x.dims.begin() + 2, x.dims.end());
+  if (last) dims.push_back(c);
+  return set_shape(out, 0, node.input_dtype(0), Shape::of(std::move(dims)));
+}
+
+/// Conv: X [N, C, spatial...] (blocked, or plain NCHW when C is below the block size: the first
+/// layer reads the image directly) and W [M', C / group, k...] -> [N, M'', O...], M'' = M' padded
+/// (the transformer already pads the weight's output channels, to its machine's block size).
+/// Optional B [M'] and Sum (the fused Add, Y's shape).
+Status conv(const INodeView& node, IShapeSink& out) {
+  require_inputs(node, 2);
+  const std::int32_t type = node.input_dtype(0);
+  const Shape x = input_shape(node, 0), w = input_shape(node, 1);
+  if (!x.known) return set_shape(out, 0, type, x);
+  if (x.rank() < 3) {
+    return fail("input X has rank " + std::to_string(x.rank()) +
+                ", expected a batch, channels and spatial dims");
+  }
+  const std::size_t spatial = x.rank() - 2;
+  const std::int64_t group = node.attr_int_or("group", 1);
+  if (group < 1) return fail("group " + std::to_string(group) + " is not positive");
+  std::string error;
+  if (w.known) {
+    if (w.rank() != spatial + 2) {
+      return fail("weight has rank " + std::to_string(w.rank()) + ", expected " +
+                  std::to_string(spatial + 2));
+    }
+    Dim channels;
+    if (!unify(out, x.dims[1], w.dims[1] * group, &channels, &error)) {
+      return fail("input channels differ from weight channels x group: " + error);
+    }
+  }
+  Window win;
+  if (!read_window(node, spatial, w, &win, &error)) return fail(error);
+  std::vector<Dim> dims{x.dims[0], w.known ? blocked(w.dims[0]) : Dim()};
+  if (!window_outputs(win, x, 2, &dims, &error)) return fail(error);
+  return set_shape(out, 0, type, fill_unknown(node, out, 0, std::move(dims)));
+}
+
+/// MaxPool, AveragePool: [N, C', O...] with the pool window (kernel_shape required, ceil_mode).
+Status pool(const INodeView& node, IShapeSink& out) {
+  require_inputs(node, 1);
+  const std::int32_t type = node.input_dtype(0);
+  const Shape x = input_shape(node, 0);
+  if (!x.known) return set_shape(out, 0, type, x);
+  if (x.rank() < 3) {
+    return fail("input X has rank " + std::to_string(x.rank()) +
+                ", expected a batch, channels and spatial dims");
+  }
+  if (node.attribute_type(StringRef("kernel_shape")) == AttrType::kNone) {
+    return fail("missing required attribute 'kernel_shape'");
+  }
+  Window win;
+  std::string error;
+  if (!read_window(node, x.rank() - 2, Shape::unknown(), &win, &error)) return fail(error);
+  win.ceil_mode = node.attr_int_or("ceil_mode", 0) != 0;
+  win.truncating = true;
+  std::vector<Dim> dims{x.dims[0], x.dims[1]};
+  if (!window_outputs(win, x, 2, &dims, &error)) return fail(error);
+  return set_shape(out, 0, type, Shape::of(std::move(dims)));
+}
+
+/// GlobalMaxPool, GlobalAveragePool: [N, C', 1...].
+Status global_pool(const INodeView& node, IShapeSink& out) {
+  require_inputs(node, 1);
+  Shape x = rank_at_least(node, 0, 2);
+  if (x.known) {
+    for (std::size_t a = 2; a < x.rank(); ++a) x.dims[a] = node.constant(1);
+  }
+  return set_shape(out, 0, node.input_dtype(0), x);
+}
+
+/// Upsample: every dim times its integer scale (`scales` has one per axis; the kernel scales H
+/// and W, the transformer writes 1 for N and C). Without scales the sizes are fresh.
+Status upsample(const INodeView& node, IShapeSink& out) {
+  require_inputs(node, 1);
+  const std::int32_t type = node.input_dtype(0);
+  const Shape x = rank_at_least(node, 0, 2);
+  if (!x.known) return set_shape(out, 0, type, x);
+  std::vector<std::int64_t> scales;
+  std::vector<Dim> dims(x.rank());
+  if (attr_ints_vec(node, "scales", &scales)) {
+    if (scales.size() != x.rank()) {
+      return fail("attribute 'scales' has " + std::to_string(scales.size()) + " values, expected " +
+                  std::to_string(x.rank()));
+    }
+    for (std::size_t a = 0; a < x.rank(); ++a) {
+      if (scales[a] < 1) return fail("scale " + std::to_string(scales[a]) + " is not positive");
+      dims[a] = x.dims[a] * scales[a];
+    }
+  }
+  return set_shape(out, 0, type, fill_unknown(node, out, 0, std::move(dims)));
+}
+
+/// The kernel declares MayInplace(3, 0): Y may take the fused Sum's buffer.
+Status conv_inplace(const INodeView& node, IInplaceSink& out) {
+  return has_input(node, 3) ? out.may_reuse(0, 3) : Status::kOk;
+}
+
+constinit const FnShapeRule kReorderInput{&reorder_input};
+constinit const FnShapeRule kReorderOutput{&reorder_output};
+constinit const FnShapeRule kConv{&conv};
+constinit const FnShapeRule kPool{&pool};
+constinit const FnShapeRule kGlobalPool{&global_pool};
+constinit const FnShapeRule kUpsample{&upsample};
+constinit const FnInplacePolicy kConvInplace{&conv_inplace};
+
+}  // namespace
+
+void register_nchwc(Registration& nchwc) {
+  nchwc.shape("ReorderInput", 1, kReorderInput);
+  nchwc.shape("ReorderOutput", 1, kReorderOutput);
+  nchwc.shape("Conv", 1, kConv);
+  nchwc.inplace("Conv", 1, kConvInplace);
+  nchwc.shape("MaxPool", 1, kPool);
+  nchwc.shape("AveragePool", 1, kPool);
+  nchwc.shape("GlobalMaxPool", 1, kGlobalPool);
+  nchwc.shape("GlobalAveragePool", 1, kGlobalPool);
+  nchwc.shape("Upsample", 1, kUpsample);
+}
+
+}  // namespace cctx::opsets::microsoft

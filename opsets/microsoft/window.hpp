@@ -1,0 +1,101 @@
+// The sliding window of the com.microsoft convolutions (families/conv.cpp) and of the
+// com.microsoft.nchwc Conv and pools (families/nchwc.cpp): kernel, strides, dilations, pads,
+// auto_pad and a pool's ceil_mode, and the output size of one spatial axis. The formulas are
+// Conv's (expressions.md "Symbolic shape inference rules (ai.onnx plugin)"): NOTSET
+// (x + pb + pe - eff) // s + 1, VALID (x - eff) // s + 1, SAME_* CeilToInt(x, s), with
+// eff = d * (k - 1) + 1. The plugins share nothing but the SDK, hence this copy beside the ai.onnx
+// plugin's sliding_window.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ms_kit.hpp"
+
+namespace cctx::opsets::microsoft {
+
+/// The window attributes of one node, per spatial axis.
+struct Window {
+  std::vector<Dim> kernel;                             ///< empty when unknown
+  std::vector<std::int64_t> strides, dilations, pads;  ///< pads: begins, then ends
+  std::string auto_pad = "NOTSET";
+  bool ceil_mode = false;  ///< pools only (ONNX Runtime's PoolAttributes)
+  /// Pools: the size truncates toward zero (PoolAttributes), so a window larger than the padded
+  /// input by less than a stride still gives one output where floor would give 0. Conv keeps
+  /// floor: ONNX Runtime refuses a Conv whose kernel is larger than its padded input.
+  bool truncating = false;
+};
+
+/// Reads the window of a node with `spatial` spatial axes; the kernel comes from `kernel_shape`,
+/// else from the weight `w` ([M, C / group, k...]) when known.
+inline bool read_window(const INodeView& node, std::size_t spatial, const Shape& w, Window* win,
+                        std::string* error) {
+  std::vector<std::int64_t> kernel;
+  if (attr_ints_vec(node, "kernel_shape", &kernel)) {
+    if (kernel.size() != spatial) {
+      *error = "attribute 'kernel_shape' has " + std::to_string(kernel.size()) +
+               " values, expected " + std::to_string(spatial);
+      return false;
+    }
+    for (std::int64_t k : kernel) win->kernel.push_back(node.constant(k));
+  } else if (w.known && w.rank() == spatial + 2) {
+    win->kernel.assign(w.dims.begin() + 2, w.dims.end());
+  }
+  if (!ints_attr(node, "strides", spatial, 1, &win->strides, error) ||
+      !ints_attr(node, "dilations", spatial, 1, &win->dilations, error) ||
+      !ints_attr(node, "pads", 2 * spatial, 0, &win->pads, error)) {
+    return false;
+  }
+  for (std::size_t i = 0; i < spatial; ++i) {
+    if (win->strides[i] < 1 || win->dilations[i] < 1) {
+      *error = "strides and dilations must be positive";
+      return false;
+    }
+  }
+  win->auto_pad = attr_string_or(node, "auto_pad", "NOTSET");
+  if (win->auto_pad != "NOTSET" && win->auto_pad != "VALID" && win->auto_pad != "SAME_UPPER" &&
+      win->auto_pad != "SAME_LOWER") {
+    *error = "unknown auto_pad '" + win->auto_pad + "'";
+    return false;
+  }
+  return true;
+}
+
+/// Output size of spatial axis i over input size x; invalid when the kernel is unknown.
+inline Dim window_output(const Window& w, std::size_t i, Dim x) {
+  const std::int64_t s = w.strides[i];
+  if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") return ceil_div(x, s);
+  if (w.kernel.empty()) return Dim();
+  const Dim eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+  if (w.auto_pad == "VALID") return floor_div(x - eff, s) + 1;
+  const std::size_t n = w.strides.size();
+  const std::int64_t pb = w.pads[i], pe = w.pads[i + n];
+  const Dim room = x + pb + pe - eff;
+  // ceil_mode rounds up, but ONNX Runtime drops a last window that would start in the end
+  // padding: it must start inside the input or the begin padding.
+  if (w.ceil_mode) return min(ceil_div(room, s) + 1, floor_div(x + pb - 1, s) + 1);
+  if (!w.truncating || s == 1 || room.provably_ge(room.lift(0))) return floor_div(room, s) + 1;
+  std::int64_t r;
+  if (room.get_int(&r)) return room.lift(r / s + 1);
+  return max(floor_div(room, s) + 1, room.lift(1));
+}
+
+/// The output sizes of every spatial axis of X (from axis `first`); false with a message when
+/// one is provably not positive. Unknown sizes (no kernel) stay invalid for fill_unknown.
+inline bool window_outputs(const Window& w, const Shape& x, std::size_t first,
+                           std::vector<Dim>* sizes, std::string* error) {
+  for (std::size_t i = 0; i < w.strides.size(); ++i) {
+    Dim d = window_output(w, i, x.dims[first + i]);
+    if (d.valid() && d.lift(0).provably_ge(d)) {
+      *error = "output size " + to_string(d) + " of spatial axis " + std::to_string(i) +
+               " is not positive";
+      return false;
+    }
+    sizes->push_back(d);
+  }
+  return true;
+}
+
+}  // namespace cctx::opsets::microsoft
