@@ -31,7 +31,7 @@ FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
 .PHONY: all deps fuzz-deps validate-deps format-deps configure build test demo bench sanitize fuzz \
   clean format format-check \
-  coverage-doc validate realmodels
+  coverage-doc validate realmodels decoders
 
 all: build
 
@@ -90,6 +90,18 @@ validate: build validate-deps
 	/usr/bin/python3 tests/validate/validate.py --build $(BUILD) $(VALIDATE_ARGS)
 	# cctx fit against the heap ONNX Runtime takes at the batch it returns (tests/validate/README.md)
 	/usr/bin/python3 tests/validate/fit_check.py --build $(BUILD) $(FIT_CHECK_ARGS)
+
+# The LLM decoder suite (tests/decoders/README.md) against ONNX Runtime's Python API: a virtual
+# environment under the build tree with the pinned PyPI packages (Debian's torch through
+# --system-site-packages), then check.py: shapes of every node output, a numeric reserve at every
+# point, the heap under the allocation counter. `make test` runs its quick subset (decoders_quick).
+DECODERS_VENV := $(BUILD)/decoders/venv
+DECODERS_PIP  := numpy==1.26.4 onnx==1.19.1 onnxruntime==1.23.2 onnxruntime-genai==0.8.3 \
+  transformers==4.44.2
+decoders: build validate-deps
+	@[ -x $(DECODERS_VENV)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(DECODERS_VENV)
+	$(DECODERS_VENV)/bin/pip install --quiet $(DECODERS_PIP)
+	PYTHONPATH=$(BUILD)/python $(DECODERS_VENV)/bin/python tests/decoders/check.py --build $(BUILD)
 
 # The real-model suite (tests/realmodels/README.md): every main-graph value's dims and bytes of
 # about 30 PyTorch exports, npm-shipped models and ONNX's test data against ONNX Runtime's run,
