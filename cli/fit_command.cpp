@@ -150,8 +150,8 @@ std::vector<std::string> server_settings(const ComputeContext& ctx, const std::s
 
 void run_fit(const FitArgs& args) {
   const AnalysisArgs& a = args.analysis;
-  if (a.format != "table" && a.format != "json" && a.format != "csv") {
-    throw Error("--format must be table, json or csv", ExitCode::kUsage);
+  if (a.format != "table" && a.format != "json" && a.format != "csv" && a.format != "html") {
+    throw Error("--format must be table, json, csv or html", ExitCode::kUsage);
   }
   if (args.vary.empty() || args.vary.size() > 2) {
     throw Error("--vary: give one symbol (the largest value that fits) or two (the frontier)",
@@ -200,6 +200,7 @@ void run_fit(const FitArgs& args) {
   for (SymbolRelation& r : genai_relations) session.add_relation(std::move(r));
   add_relations(session, a);
   FitReport report{a.model, host->profile().name, outer, {}};
+  std::vector<FitPoint> points;  // the figure's (--plot, --format html)
   try {
     session.analyse();
     check_bounded_symbols(session.symbolic(), a.bounds);
@@ -229,9 +230,10 @@ void run_fit(const FitArgs& args) {
         report.fits.push_back(fit(session, row));
       }
     }
-    if (plot_out) {
-      std::vector<FitPoint> points;
+    if (plot_out || a.format == "html") {
       if (outer.empty()) points = sweep(session, request, plot_values(report.fits.front()));
+    }
+    if (plot_out) {
       plot_out->write(fit_svg(report, points));
       plot_out->commit();
     }
@@ -246,6 +248,8 @@ void run_fit(const FitArgs& args) {
     write_stdout(safe_text::json(fit_json(report), 2) + "\n");
   } else if (a.format == "csv") {
     write_stdout(fit_csv(report));
+  } else if (a.format == "html") {
+    write_stdout(fit_html(report, points));
   } else {
     write_stdout(fit_text(report));
   }
@@ -284,7 +288,9 @@ void add_fit_command(CLI::App& app) {
                   "Kept free under the budget: bytes, a percent of the reserve, or both "
                   "(1MiB+5%); default: the profile's memory.headroom_bytes/percent, the "
                   "runtime's measured error band");
-  cmd->add_option("--format", args->analysis.format, "table | json | csv")->capture_default_str();
+  cmd->add_option("--format", args->analysis.format,
+                  "table | json | csv | html (one self-contained page with the figure)")
+      ->capture_default_str();
   cmd->add_option("--plot", args->plot,
                   "Write an SVG of the reserve against the varied symbol with the budget (the "
                   "frontier with two --vary)")

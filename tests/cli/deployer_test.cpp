@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model_builder.hpp"
+#include "output_checks.hpp"
 #include "test_env.hpp"
 
 namespace cctx {
@@ -316,6 +317,27 @@ TEST_F(Deployer, FitGivesTritonsMaxBatchSizeWhenItVariesTheBatchDim) {
   // Not for a symbol that is not every input's first dim.
   EXPECT_TRUE(
       fit_json("--budget 16MiB --vary P --eval B=1,S=1 --let T=P+S")["suggestions"].empty());
+}
+
+TEST_F(Deployer, FitWritesOnePageWithTheTableAndTheFigure) {
+  const test::RunResult page =
+      run_cctx("fit " + quoted(model_) + " --budget 16MiB --vary B --eval P=511,S=1,T=512 " +
+               "--format html");
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  EXPECT_EQ(page.out.rfind("<!DOCTYPE html>", 0), 0U);
+  EXPECT_TRUE(contains(page.out, "<table id=\"fit-table\">")) << page.out;
+  EXPECT_TRUE(contains(page.out, "data-kind=\"fit\"")) << page.out;
+  EXPECT_TRUE(contains(page.out, "max_batch_size")) << page.out;
+  // The figure inside is well-formed XML (the page itself is HTML5).
+  const std::size_t svg = page.out.find("<svg"), end = page.out.find("</svg>");
+  ASSERT_NE(svg, std::string::npos);
+  EXPECT_EQ(test::xml_problem(page.out.substr(svg, end + 6 - svg)), "");
+  const test::RunResult frontier =
+      run_cctx("fit " + quoted(model_) + " --budget 4MiB --vary B --vary P --eval S=1,B=1,2,4 " +
+               "--let T=P+S --format html");
+  ASSERT_EQ(frontier.exit_code, 0) << frontier.err;
+  EXPECT_TRUE(contains(frontier.out, "<polyline class=\"frontier\"")) << frontier.out;
+  EXPECT_TRUE(contains(frontier.out, "<table id=\"fit-table\">")) << frontier.out;
 }
 
 TEST_F(Deployer, FitNamesWhatLimitsTheAnswer) {

@@ -27,5 +27,7 @@ std::string fit_csv(const FitReport& report);
 /// found marked; for a frontier, the largest inner value against the outer one. Self-contained
 /// SVG, like the analysis figures.
 std::string fit_svg(const FitReport& report, const std::vector<FitPoint>& points);
+/// One self-contained page: the answer (or the frontier) as a table, the figure, the search.
+std::string fit_html(const FitReport& report, const std::vector<FitPoint>& points);
 
 }  // namespace cctx

@@ -5,6 +5,7 @@
 
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
+#include "report/html_assets.hpp"
 
 namespace cctx {
 
@@ -157,6 +158,47 @@ Json fit_json(const FitReport& report) {
   doc["fits"] = std::move(fits);
   doc["suggestions"] = report.suggestions;
   return doc;
+}
+
+std::string fit_html(const FitReport& report, const std::vector<FitPoint>& points) {
+  using safe_text::xml;
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<title>cctx fit: {0}</title>\n<script>{1}</script>\n<style>{2}</style>\n</head>\n<body>\n"
+      "<div id=\"errors\" role=\"alert\"></div>\n<h1>cctx fit: {0}</h1>\n"
+      "<p class=\"muted\">Profile <code>{3}</code>; the reserve is session + inputs + run.</p>\n",
+      xml(report.model), report_detail::kHtmlErrorCapture, report_detail::kHtmlStyle,
+      xml(report.profile));
+  out += "<section id=\"fit\">\n<table id=\"fit-table\"><tr>";
+  if (!report.outer.empty()) out += "<th>" + xml(report.outer) + "</th>";
+  out +=
+      "<th>budget</th><th>largest value</th><th>reserve there</th><th>next value</th>"
+      "<th>reserve there</th><th>limited by</th></tr>\n";
+  for (const FitResult& f : report.fits) {
+    out += "<tr>";
+    if (!report.outer.empty()) {
+      out += fmt::format("<td class=\"num\">{}</td>", f.fixed.at(report.outer));
+    }
+    out += "<td>" + xml(budget_text(f)) + "</td>";
+    auto cell = [&](const std::optional<FitPoint>& p) {
+      if (!p) return std::string("<td></td><td></td>");
+      const std::string reserve = p->refused.empty()
+                                      ? fmt::format("{} ({})", p->figures.reserve_bytes,
+                                                    byte_units(p->figures.reserve_bytes))
+                                      : "cannot run: " + p->refused;
+      return fmt::format("<td class=\"num\">{}={}</td><td>{}</td>", xml(f.vary), p->value,
+                         xml(reserve));
+    };
+    out += f.best ? cell(f.best) : std::string("<td>none</td><td></td>");
+    out += cell(f.next);
+    out += "<td>" + xml(f.limited_by) + "</td></tr>\n";
+  }
+  out += "</table>\n";
+  for (const std::string& s : report.suggestions) out += "<p>" + xml(s) + "</p>\n";
+  out += "<p class=\"muted\">" + xml(report.fits.empty() ? "" : report.fits.front().method) +
+         "</p>\n</section>\n";
+  out += "<figure>\n" + fit_svg(report, points) + "</figure>\n</body>\n</html>\n";
+  return out;
 }
 
 std::string fit_csv(const FitReport& report) {
