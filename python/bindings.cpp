@@ -216,6 +216,8 @@ class PyComputeContext {
     out["session_bytes"] = e.session_bytes;
     out["input_bytes"] = e.input_bytes;
     out["reserve_bytes"] = e.reserve_bytes;
+    out["weight_bytes"] = e.weight_bytes;
+    out["run_scratch_bytes"] = e.run_scratch_bytes;
     py::dict at_bound;
     for (const BoundedSymbol& b : ev.at_upper_bound[0]) at_bound[py::str(b.symbol)] = b.value;
     out["at_upper_bound"] = at_bound;

@@ -60,8 +60,17 @@ TEST_F(Deployer, ReserveIsSessionPlusInputsPlusRun) {
                                                           e["run_bytes"].get<std::int64_t>())
         << profile;
   }
+  // Roles: the weights inside the session, the scratch inside the run.
+  const Json roles = analyze_json("--profile onnxruntime-cpu-no-arena --eval B=2,P=5,S=3,T=8");
+  const Json& r = roles["peak"]["evaluations"][0];
+  EXPECT_EQ(r["weight_bytes"], 0);  // the fixture has no initializers
+  EXPECT_GE(r["run_bytes"].get<std::int64_t>(), r["run_scratch_bytes"].get<std::int64_t>());
   const test::RunResult text = run_cctx("analyze " + quoted(model_) + " --eval B=2,P=5,S=3,T=8");
   EXPECT_TRUE(contains(text.out, "reserve ")) << text.out;
+  EXPECT_TRUE(contains(text.out,
+                       "    of which: weights 0, runtime 0; inputs 576 (KV cache 320); "
+                       "activations and outputs "))
+      << text.out;
   EXPECT_TRUE(contains(text.out, " = session 0 + inputs 576 + run ")) << text.out;
   const test::RunResult csv =
       run_cctx("analyze " + quoted(model_) + " --format csv --eval B=2,P=5,S=3,T=8");

@@ -118,7 +118,8 @@ def test_to_json_is_the_analysis_contract():
     assert doc["format"] == "cctx.analysis/1"
     assert doc["peak"]["evaluations"][0] == {"assignment": {"N": 8}, "bytes": 576, "node": 1,
                                              "run_bytes": 384, "session_bytes": 64,
-                                             "input_bytes": 128, "reserve_bytes": 576}
+                                             "input_bytes": 128, "reserve_bytes": 576,
+                                             "weight_bytes": 64, "run_scratch_bytes": 0}
 
 
 def test_a_data_dependent_size_is_evaluated_at_its_upper_bound():

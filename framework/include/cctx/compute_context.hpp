@@ -190,6 +190,11 @@ struct PeakEvaluation {
   /// What the process must have for one run: session_bytes + input_bytes + run_bytes (the
   /// figure a deployer reserves; README "Which figure to reserve").
   std::int64_t reserve_bytes = 0;
+  /// Roles inside the figures: the initializers the session holds (session_bytes less the
+  /// profile's fixed overhead) and the scratch of the node where the run peaks (the rest of
+  /// run_bytes is activations and outputs; with an arena, its regions).
+  std::int64_t weight_bytes = 0;
+  std::int64_t run_scratch_bytes = 0;
 };
 
 /// Whether the reserve figure (PeakEvaluation::reserve_bytes) provably never shrinks as one

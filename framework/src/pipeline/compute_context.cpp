@@ -287,6 +287,14 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
       }
     }
   }
+  // Roles: the weights are the session's held amounts; the run's scratch is that of the node
+  // where the run peaks (evaluated alone: one expression).
+  result.weight_bytes = result.session_bytes - session_overhead;
+  if (result.run_node >= 0 &&
+      static_cast<std::size_t>(result.run_node) < state_->scratch.nodes.size()) {
+    result.run_scratch_bytes = state_->pool->eval(
+        state_->scratch.nodes[static_cast<std::size_t>(result.run_node)], assignment);
+  }
   const Profile::Memory::Arena& arena = state_->options.memory.arena;
   if (arena.enabled && state_->options.memory.enabled) {
     // An arena keeps what it reserved: the runtime figures are its regions.

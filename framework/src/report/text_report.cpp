@@ -309,6 +309,18 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
     out += fmt::format("    reserve {} bytes ({}) = session {} + inputs {} + run {}\n",
                        e.reserve_bytes, byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes,
                        e.run_bytes);
+    {
+      // The roles inside the three parts (README, "Which figure to reserve").
+      std::string roles = fmt::format("    of which: weights {}, runtime {}; ", e.weight_bytes,
+                                      e.session_bytes - e.weight_bytes);
+      const std::optional<KvFigures> cache = evaluate_kv_cache(pool, kv, a);
+      roles += cache ? fmt::format("inputs {} (KV cache {}); ", e.input_bytes, cache->past)
+                     : fmt::format("inputs {}; ", e.input_bytes);
+      roles += fmt::format("activations and outputs {}, scratch {}\n",
+                           std::max<std::int64_t>(0, e.run_bytes - e.run_scratch_bytes),
+                           e.run_scratch_bytes);
+      out += roles;
+    }
     if (budget > 0) {
       out += e.reserve_bytes <= budget
                  ? fmt::format("    within the budget of {}: {} free\n", byte_units(budget),
