@@ -98,4 +98,34 @@ inline bool window_outputs(const Window& w, const Shape& x, std::size_t first,
   return true;
 }
 
+/// Conv's checks and spatial output sizes, shared by FusedConv, NhwcConv and the nchwc Conv: X of
+/// rank >= 3 (channels at axis 1, or last with `channels_last`), W [M, C / group, k...] when
+/// known, the window. Appends the spatial sizes to `dims`; a failed Status names the problem.
+inline Status conv_spatial_outputs(const INodeView& node, IShapeSink& out, const Shape& x,
+                                   const Shape& w, bool channels_last, std::vector<Dim>* dims) {
+  if (x.rank() < 3) {
+    return fail("input X has rank " + std::to_string(x.rank()) +
+                ", expected a batch, channels and spatial dims");
+  }
+  const std::size_t spatial = x.rank() - 2;
+  const std::size_t channel_axis = channels_last ? x.rank() - 1 : 1;
+  const std::int64_t group = node.attr_int_or("group", 1);
+  if (group < 1) return fail("group " + std::to_string(group) + " is not positive");
+  std::string error;
+  if (w.known) {
+    if (w.rank() != spatial + 2) {
+      return fail("weight has rank " + std::to_string(w.rank()) + ", expected " +
+                  std::to_string(spatial + 2));
+    }
+    Dim channels;
+    if (!unify(out, x.dims[channel_axis], w.dims[1] * group, &channels, &error)) {
+      return fail("input channels differ from weight channels x group: " + error);
+    }
+  }
+  Window win;
+  if (!read_window(node, spatial, w, &win, &error)) return fail(error);
+  if (!window_outputs(win, x, channels_last ? 1 : 2, dims, &error)) return fail(error);
+  return Status::kOk;
+}
+
 }  // namespace cctx::opsets::microsoft

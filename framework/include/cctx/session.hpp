@@ -40,6 +40,9 @@ struct SymbolRelation {
   std::string symbol;
   std::string expression;
   std::string origin;  ///< "--let", "the profile's report.let", "the model's metadata"
+  /// The names the expression reads, sorted; filled by the Session when the relation is added
+  /// (parsed once: `cctx fit` evaluates hundreds of assignments).
+  std::vector<std::string> reads = {};
 };
 
 class Session {
@@ -61,6 +64,8 @@ class Session {
   /// those added here (the command line's).
   const std::vector<SymbolRelation>& relations() const { return relations_; }
   void add_relation(SymbolRelation relation);
+  /// Whether some relation's expression reads `name` (a parameter when the model lacks it).
+  bool read_by_relations(std::string_view name) const;
 
   /// Runs the pipeline on the model (ComputeContext::compute); throws as it does.
   void analyse();

@@ -134,6 +134,14 @@ struct ProofCtx {
   std::unordered_map<std::uint64_t, int> directions;  // (node << 32 | symbol node) -> dir
 };
 
+/// Two directions of PoolImpl::direction's code (0, 1, -1, 2) met in one expression: the
+/// direction of their sum.
+inline int combine_directions(int a, int b) {
+  if (a == 0) return b;
+  if (b == 0 || a == b) return a;
+  return 2;
+}
+
 bool is_identifier(std::string_view s);
 /// One-line rendering of user text for messages: control bytes escaped, long text shortened.
 std::string quote_text(std::string_view text, std::size_t max_len = 160);
@@ -364,7 +372,12 @@ struct PoolImpl {
   bool defined_everywhere(Expr d);
   /// How `e` moves with the symbol node `sym_node`: 0 independent, 1 non-decreasing,
   /// -1 non-increasing, 2 unknown (structural, sound within the bounds).
-  int direction(Expr e, std::uint32_t sym_node, std::unordered_map<std::uint64_t, int>& memo);
+  /// How `e` moves as the symbol `sym_node` grows: 0 constant, 1 non-decreasing, -1
+  /// non-increasing, 2 not shown. A product's factors must be non-negative: by their interval,
+  /// or with `prove_signs` also by prove_nonneg (which may intern expressions; the simplifier's
+  /// callers leave it off, their cost and results depend on it).
+  int direction(Expr e, std::uint32_t sym_node, std::unordered_map<std::uint64_t, int>& memo,
+                bool prove_signs = false);
 
   // ---- evaluation and substitution (eval.cpp, substitute.cpp) ----------------------------------
   std::int64_t eval(Expr e, const Assignment& values);

@@ -160,48 +160,56 @@ bool detail::PoolImpl::defined_everywhere(Expr d) {
 
 namespace {
 
-int combine(int a, int b) {
-  if (a == 0) return b;
-  if (b == 0 || a == b) return a;
-  return 2;
-}
+int combine(int a, int b) { return detail::combine_directions(a, b); }
 int flip(int a) { return (a == 1 || a == -1) ? -a : a; }
 
 }  // namespace
 
 int detail::PoolImpl::direction(Expr e, std::uint32_t sym_node,
-                                std::unordered_map<std::uint64_t, int>& memo) {
-  const Node& n = nodes[e.id];  // no node is created below: references stay valid
-  if ((n.sig & nodes[sym_node].sig) == 0) return 0;
+                                std::unordered_map<std::uint64_t, int>& memo, bool prove_signs) {
+  if ((nodes[e.id].sig & nodes[sym_node].sig) == 0) return 0;
   if (e.id == sym_node) return 1;
   const std::uint64_t key = (std::uint64_t{e.id} << 32) | sym_node;
   if (const auto it = memo.find(key); it != memo.end()) return it->second;
-  const std::uint32_t* w = payload.data() + n.off;
+  // By value and by index into the payload: prove_nonneg may intern expressions, which moves
+  // the pool's storage.
+  const Kind kind = nodes[e.id].kind;
+  const std::uint32_t off = nodes[e.id].off, len = nodes[e.id].len;
+  auto word = [&](std::uint32_t i) { return Expr{payload[off + i]}; };
+  auto nonneg = [&](Expr f) {
+    if (interval(f).lo >= 0) return true;
+    if (!prove_signs) return false;
+    try {
+      return prove_nonneg(f);
+    } catch (const ExprError&) {
+      return false;  // a proof that would overflow shows nothing
+    }
+  };
   int r = 0;
-  switch (n.kind) {
+  switch (kind) {
     case Kind::kInt:
     case Kind::kSym:
       break;
     case Kind::kSum:
-      for (std::uint32_t i = 0; i < n.len && r != 2; i += 3) {
-        const int t = direction(Expr{w[i]}, sym_node, memo);
-        r = combine(r, get_i64(w + i + 1) < 0 ? flip(t) : t);
+      for (std::uint32_t i = 0; i < len && r != 2; i += 3) {
+        const int t = direction(word(i), sym_node, memo, prove_signs);
+        r = combine(r, get_i64(payload.data() + off + i + 1) < 0 ? flip(t) : t);
       }
       break;
     case Kind::kMono:
       // A product of non-negative factors moves with its dependent factors when they agree.
-      for (std::uint32_t i = 0; i < n.len && r != 2; i += 2) {
-        if (interval(Expr{w[i]}).lo < 0) {
+      for (std::uint32_t i = 0; i < len && r != 2; i += 2) {
+        if (!nonneg(word(i))) {
           r = 2;
           break;
         }
-        r = combine(r, direction(Expr{w[i]}, sym_node, memo));
+        r = combine(r, direction(word(i), sym_node, memo, prove_signs));
       }
       break;
     case Kind::kFloorDiv:
       // floor(n/d) is non-decreasing in n for a fixed d >= 1.
-      r = (direction(Expr{w[1]}, sym_node, memo) == 0 && interval(Expr{w[1]}).lo >= 1)
-              ? direction(Expr{w[0]}, sym_node, memo)
+      r = (direction(word(1), sym_node, memo, prove_signs) == 0 && interval(word(1)).lo >= 1)
+              ? direction(word(0), sym_node, memo, prove_signs)
               : 2;
       break;
     case Kind::kExactDiv:
@@ -210,8 +218,8 @@ int detail::PoolImpl::direction(Expr e, std::uint32_t sym_node,
       break;
     case Kind::kMax:
     case Kind::kMin:
-      for (std::uint32_t i = 0; i < n.len && r != 2; ++i) {
-        r = combine(r, direction(Expr{w[i]}, sym_node, memo));
+      for (std::uint32_t i = 0; i < len && r != 2; ++i) {
+        r = combine(r, direction(word(i), sym_node, memo, prove_signs));
       }
       break;
   }

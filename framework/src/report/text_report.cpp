@@ -260,21 +260,50 @@ std::string kv_cache_text(const ComputeContext& ctx, const KvCache& kv) {
 }
 
 // Named assignments side by side: the figures a deployer compares (prefill against decode).
-std::string scenario_table(const ComputeContext& ctx, const std::vector<Assignment>& evaluate,
+std::string scenario_table(const ComputeContext& ctx, const std::vector<PeakEvaluation>& figures,
                            const std::vector<std::string>& names) {
   std::string out = "Scenarios side by side (reserve = session + inputs + run):\n";
   std::size_t width = 8;
   for (const std::string& n : names) width = std::max(width, n.size());
   out += fmt::format("  {:<{}} {:>16} {:>10} {:>14} {:>14} {:>14}  {}\n", "scenario", width,
                      "reserve bytes", "reserve", "session", "inputs", "run", "run peaks at");
-  for (std::size_t k = 0; k < evaluate.size() && k < names.size(); ++k) {
-    const PeakEvaluation e = ctx.evaluate_peak(evaluate[k]);
+  for (std::size_t k = 0; k < figures.size() && k < names.size(); ++k) {
+    const PeakEvaluation& e = figures[k];
     const std::string where =
         e.run_node >= 0 ? describe_node(ctx.graph(), static_cast<NodeId>(e.run_node)) : "-";
     out += fmt::format("  {:<{}} {:>16} {:>10} {:>14} {:>14} {:>14}  {}\n",
                        safe_text::terminal(names[k]), width, e.reserve_bytes,
                        byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes, e.run_bytes,
                        safe_text::terminal(where));
+  }
+  return out;
+}
+
+/// The lines under one evaluation's peak: the reserve, its roles (README, "Which figure to
+/// reserve"), the budget's verdict, the KV cache's bytes.
+std::string reserve_lines(const PeakEvaluation& e, const std::optional<KvFigures>& cache,
+                          std::int64_t budget) {
+  std::string out =
+      fmt::format("    reserve {} bytes ({}) = session {} + inputs {} + run {}\n", e.reserve_bytes,
+                  byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes, e.run_bytes);
+  out += fmt::format("    of which: weights {}, runtime {}; ", e.weight_bytes,
+                     e.session_bytes - e.weight_bytes);
+  out += cache ? fmt::format("inputs {} (KV cache {}); ", e.input_bytes, cache->past)
+               : fmt::format("inputs {}; ", e.input_bytes);
+  out += fmt::format("activations and outputs {}, scratch {}\n",
+                     std::max<std::int64_t>(0, e.run_bytes - e.run_scratch_bytes),
+                     e.run_scratch_bytes);
+  if (budget > 0) {
+    out += e.reserve_bytes <= budget
+               ? fmt::format("    within the budget of {}: {} free\n", byte_units(budget),
+                             byte_units(budget - e.reserve_bytes))
+               : fmt::format("    over the budget of {} by {}\n", byte_units(budget),
+                             byte_units(e.reserve_bytes - budget));
+  }
+  if (cache) {
+    out +=
+        fmt::format("    KV cache: past {} bytes (of the inputs), present {} bytes (of the run)\n",
+                    cache->past, cache->present);
   }
   return out;
 }
@@ -295,9 +324,11 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
     out += fmt::format(" at node {} ({})", *n, safe_text::terminal(ctx.graph().node(*n).op_type));
   }
   out += '\n';
+  std::vector<PeakEvaluation> figures;  // each evaluated once, for its lines and the scenarios
+  figures.reserve(evaluate.size());
   for (std::size_t k = 0; k < evaluate.size(); ++k) {
     const Assignment& a = evaluate[k];
-    PeakEvaluation e = ctx.evaluate_peak(a);
+    const PeakEvaluation& e = figures.emplace_back(ctx.evaluate_peak(a));
     const std::string label =
         k < names.size() ? names[k] + " (" + assignment_label(a) + ")" : assignment_label(a);
     out += fmt::format("  {}: {} bytes at node {}", safe_text::terminal(label), e.bytes, e.node);
@@ -306,39 +337,13 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
           " ({})", safe_text::terminal(ctx.graph().node(static_cast<NodeId>(e.node)).op_type));
     }
     out += fmt::format("; run {} bytes, session {} bytes\n", e.run_bytes, e.session_bytes);
-    out += fmt::format("    reserve {} bytes ({}) = session {} + inputs {} + run {}\n",
-                       e.reserve_bytes, byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes,
-                       e.run_bytes);
-    {
-      // The roles inside the three parts (README, "Which figure to reserve").
-      std::string roles = fmt::format("    of which: weights {}, runtime {}; ", e.weight_bytes,
-                                      e.session_bytes - e.weight_bytes);
-      const std::optional<KvFigures> cache = evaluate_kv_cache(pool, kv, a);
-      roles += cache ? fmt::format("inputs {} (KV cache {}); ", e.input_bytes, cache->past)
-                     : fmt::format("inputs {}; ", e.input_bytes);
-      roles += fmt::format("activations and outputs {}, scratch {}\n",
-                           std::max<std::int64_t>(0, e.run_bytes - e.run_scratch_bytes),
-                           e.run_scratch_bytes);
-      out += roles;
-    }
-    if (budget > 0) {
-      out += e.reserve_bytes <= budget
-                 ? fmt::format("    within the budget of {}: {} free\n", byte_units(budget),
-                               byte_units(budget - e.reserve_bytes))
-                 : fmt::format("    over the budget of {} by {}\n", byte_units(budget),
-                               byte_units(e.reserve_bytes - budget));
-    }
-    if (const std::optional<KvFigures> cache = evaluate_kv_cache(pool, kv, a)) {
-      out += fmt::format(
-          "    KV cache: past {} bytes (of the inputs), present {} bytes (of the run)\n",
-          cache->past, cache->present);
-    }
+    out += reserve_lines(e, evaluate_kv_cache(pool, kv, a), budget);
     if (k < at_upper_bound.size() && !at_upper_bound[k].empty()) {
       out += "    worst case, data-dependent sizes at their upper bound: " +
              safe_text::terminal(upper_bounds_text(pool, at_upper_bound[k])) + "\n";
     }
   }
-  if (!names.empty()) out += scenario_table(ctx, evaluate, names);
+  if (!names.empty()) out += scenario_table(ctx, figures, names);
   out += kv_cache_text(ctx, kv);
   out += defined_symbols(pool, false);
   out += defined_symbols(pool, true);

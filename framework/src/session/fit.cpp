@@ -83,13 +83,8 @@ FitResult fit(const Session& session, const FitRequest& request) {
                 ExitCode::kUsage);
   }
   const SymbolInfo* info = ctx.pool().find_symbol(request.vary);
-  bool parameter = false;  // a name only the relations read (`--let past_seq=context-1`)
-  for (const SymbolRelation& r : session.relations()) {
-    ExprPool scratch;
-    for (const std::string& name : scratch.symbols_of(scratch.parse(r.expression))) {
-      if (name == request.vary) parameter = true;
-    }
-  }
+  // A name only the relations read (`--let past_seq=context-1`).
+  const bool parameter = session.read_by_relations(request.vary);
   if (info == nullptr && !parameter) {
     throw Error(request.source + ": the model has no symbol '" + request.vary + "'",
                 ExitCode::kUsage);

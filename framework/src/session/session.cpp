@@ -15,6 +15,12 @@ namespace cctx {
 
 namespace {
 
+/// The names an expression reads, sorted; throws ExprError on bad syntax.
+std::vector<std::string> names_read(const std::string& expression) {
+  ExprPool scratch;
+  return scratch.symbols_of(scratch.parse(expression));
+}
+
 std::string origin_of(const ComputeContext& ctx, const std::string& name) {
   const SymbolInfo* info = ctx.pool().find_symbol(name);
   if (info == nullptr || info->origin.empty()) return "a symbol of the model";
@@ -155,7 +161,8 @@ Session::Session(std::shared_ptr<const Host> host, Model model)
       model_(std::make_unique<Model>(std::move(model))),
       symbolic_(std::make_unique<ComputeContext>(*host_)) {
   for (const auto& [symbol, expression] : host_->profile().report.let) {
-    relations_.push_back({symbol, expression, "the profile's report.let"});
+    // The profile reader checked the syntax.
+    relations_.push_back({symbol, expression, "the profile's report.let", names_read(expression)});
   }
   static constexpr std::string_view kMetadataPrefix = "cctx.let.";
   for (const onnx::StringStringEntryProto& entry : model_->proto().metadata_props()) {
@@ -163,8 +170,7 @@ Session::Session(std::shared_ptr<const Host> host, Model model)
     SymbolRelation r{entry.key().substr(kMetadataPrefix.size()), entry.value(),
                      "the model's metadata '" + entry.key() + "'"};
     try {
-      ExprPool syntax;
-      (void)syntax.parse(r.expression);
+      r.reads = names_read(r.expression);
     } catch (const ExprError& e) {
       throw ModelError(model_->source() + ": " + r.origin + ": " + e.what());
     }
@@ -173,9 +179,8 @@ Session::Session(std::shared_ptr<const Host> host, Model model)
 }
 
 void Session::add_relation(SymbolRelation relation) {
-  ExprPool syntax;
   try {
-    (void)syntax.parse(relation.expression);
+    relation.reads = names_read(relation.expression);
   } catch (const ExprError& e) {
     throw Error(
         relation.origin + " '" + relation.symbol + "=" + relation.expression + "': " + e.what(),
@@ -184,16 +189,19 @@ void Session::add_relation(SymbolRelation relation) {
   relations_.push_back(std::move(relation));
 }
 
+bool Session::read_by_relations(std::string_view name) const {
+  return std::any_of(relations_.begin(), relations_.end(), [&](const SymbolRelation& r) {
+    return std::binary_search(r.reads.begin(), r.reads.end(), name);
+  });
+}
+
 void Session::apply_relations(std::vector<Assignment>& assignments, std::string_view source) const {
   if (relations_.empty()) return;
   const ExprPool& model_symbols = symbolic_->pool();
-  // The names each expression reads, and which of them the model does not have (parameters).
-  std::vector<std::vector<std::string>> reads;
+  // The names the expressions read that the model does not have: parameters.
   std::set<std::string> parameters;
   for (const SymbolRelation& r : relations_) {
-    ExprPool scratch;
-    reads.push_back(scratch.symbols_of(scratch.parse(r.expression)));
-    for (const std::string& name : reads.back()) {
+    for (const std::string& name : r.reads) {
       if (model_symbols.find_symbol(name) == nullptr) parameters.insert(name);
     }
   }
@@ -208,9 +216,8 @@ void Session::apply_relations(std::vector<Assignment>& assignments, std::string_
     }
   }
   for (Assignment& a : assignments) {
-    for (std::size_t k = 0; k < relations_.size(); ++k) {
-      const SymbolRelation& r = relations_[k];
-      const bool complete = std::all_of(reads[k].begin(), reads[k].end(),
+    for (const SymbolRelation& r : relations_) {
+      const bool complete = std::all_of(r.reads.begin(), r.reads.end(),
                                         [&](const std::string& n) { return a.count(n) != 0; });
       if (!complete) continue;
       std::int64_t value = 0;

@@ -18,29 +18,10 @@ Status conv(const INodeView& node, IShapeSink& out) {
   const std::int32_t type = node.input_dtype(0);
   const Shape x = input_shape(node, 0), w = input_shape(node, 1);
   if (!x.known) return set_shape(out, 0, type, Shape::unknown());
-  if (x.rank() < 3) {
-    return fail("input X has rank " + std::to_string(x.rank()) +
-                ", expected a batch, channels and spatial dims");
-  }
-  const std::size_t spatial = x.rank() - 2;
-  const std::size_t channel_axis = nhwc ? x.rank() - 1 : 1, first_spatial = nhwc ? 1 : 2;
-  const std::int64_t group = node.attr_int_or("group", 1);
-  if (group < 1) return fail("group " + std::to_string(group) + " is not positive");
-  std::string error;
-  if (w.known) {
-    if (w.rank() != spatial + 2) {
-      return fail("weight has rank " + std::to_string(w.rank()) + ", expected " +
-                  std::to_string(spatial + 2));
-    }
-    Dim channels;
-    if (!unify(out, x.dims[channel_axis], w.dims[1] * group, &channels, &error)) {
-      return fail("input channels differ from weight channels x group: " + error);
-    }
-  }
-  Window win;
-  if (!read_window(node, spatial, w, &win, &error)) return fail(error);
   std::vector<Dim> sizes;
-  if (!window_outputs(win, x, first_spatial, &sizes, &error)) return fail(error);
+  if (const Status s = conv_spatial_outputs(node, out, x, w, nhwc, &sizes); s != Status::kOk) {
+    return s;
+  }
   const Dim maps = w.known ? w.dims[0] : Dim();
   std::vector<Dim> dims{x.dims[0]};
   if (!nhwc) dims.push_back(maps);

@@ -83,28 +83,12 @@ Status conv(const INodeView& node, IShapeSink& out) {
   const std::int32_t type = node.input_dtype(0);
   const Shape x = input_shape(node, 0), w = input_shape(node, 1);
   if (!x.known) return set_shape(out, 0, type, x);
-  if (x.rank() < 3) {
-    return fail("input X has rank " + std::to_string(x.rank()) +
-                ", expected a batch, channels and spatial dims");
+  std::vector<Dim> sizes;
+  if (const Status s = conv_spatial_outputs(node, out, x, w, false, &sizes); s != Status::kOk) {
+    return s;
   }
-  const std::size_t spatial = x.rank() - 2;
-  const std::int64_t group = node.attr_int_or("group", 1);
-  if (group < 1) return fail("group " + std::to_string(group) + " is not positive");
-  std::string error;
-  if (w.known) {
-    if (w.rank() != spatial + 2) {
-      return fail("weight has rank " + std::to_string(w.rank()) + ", expected " +
-                  std::to_string(spatial + 2));
-    }
-    Dim channels;
-    if (!unify(out, x.dims[1], w.dims[1] * group, &channels, &error)) {
-      return fail("input channels differ from weight channels x group: " + error);
-    }
-  }
-  Window win;
-  if (!read_window(node, spatial, w, &win, &error)) return fail(error);
   std::vector<Dim> dims{x.dims[0], w.known ? blocked(w.dims[0]) : Dim()};
-  if (!window_outputs(win, x, 2, &dims, &error)) return fail(error);
+  dims.insert(dims.end(), sizes.begin(), sizes.end());
   return set_shape(out, 0, type, fill_unknown(node, out, 0, std::move(dims)));
 }
 
