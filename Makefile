@@ -31,7 +31,7 @@ FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
 .PHONY: all deps fuzz-deps validate-deps format-deps configure build test demo bench sanitize fuzz \
   clean format format-check \
-  coverage-doc validate realmodels decoders
+  coverage-doc validate realmodels decoders peers
 
 all: build
 
@@ -102,6 +102,25 @@ decoders: build validate-deps
 	@[ -x $(DECODERS_VENV)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(DECODERS_VENV)
 	$(DECODERS_VENV)/bin/pip install --quiet $(DECODERS_PIP)
 	PYTHONPATH=$(BUILD)/python $(DECODERS_VENV)/bin/python tests/decoders/check.py --build $(BUILD)
+
+# cctx side by side with its peers (issue 44, tests/peers/README.md): onnx's shape inference,
+# onnx-shape-inference, ONNX Runtime's symbolic shape inference, onnxslim, onnx-tool and onnxsim,
+# pinned in a virtual environment under the build tree (PyPI), on the real-model suite's models,
+# the decoders and the 10k-node benchmark export: shapes against ONNX Runtime's, memory figures
+# against its measured heap, time and peak RSS. Writes docs/peers.md and a line of
+# tests/peers/history.tsv. PEERS_ARGS go to peers.py, e.g. PEERS_ARGS='--only repo_cnn --no-memory'.
+PEERS_VENV := $(BUILD)/peers/venv
+PEERS_PIP  := numpy==2.4.6 sympy==1.14.0 protobuf==7.36.2 onnx==1.23.2 onnxruntime==1.32.0 \
+  onnx-ir==1.1.0 onnx-shape-inference==0.4.0 onnx-tool==1.0.1 onnxsim==0.4.36 onnxslim==0.1.98
+PEERS_ARGS ?=
+peers: build validate-deps
+	sh tests/validate/install_ort.sh $(BUILD)/validate
+	sh tests/realmodels/fetch_npm.sh $(BUILD)/realmodels/npm
+	@[ -f $(BUILD)/realmodels/torch/torch.json ] || \
+	  /usr/bin/python3 tests/realmodels/export_torch.py $(BUILD)/realmodels/torch
+	@[ -x $(PEERS_VENV)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(PEERS_VENV)
+	$(PEERS_VENV)/bin/pip install --quiet $(PEERS_PIP)
+	$(PEERS_VENV)/bin/python tests/peers/peers.py --build $(BUILD) --doc docs/peers.md $(PEERS_ARGS)
 
 # The real-model suite (tests/realmodels/README.md): every main-graph value's dims and bytes of
 # about 30 PyTorch exports, npm-shipped models and ONNX's test data against ONNX Runtime's run,
