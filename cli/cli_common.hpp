@@ -82,6 +82,7 @@ std::int64_t parse_byte_size(const std::string& text, std::string_view option);
 
 void add_analyze_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 void add_shapes_command(CLI::App& app);
 void add_print_command(CLI::App& app);
 void add_plugins_command(CLI::App& app);

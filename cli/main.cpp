@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("cctx ") + CCTX_VERSION);
   cctx::cli::add_analyze_command(app);
   cctx::cli::add_fit_command(app);
+  cctx::cli::add_plan_command(app);
   cctx::cli::add_shapes_command(app);
   cctx::cli::add_print_command(app);
   cctx::cli::add_plugins_command(app);

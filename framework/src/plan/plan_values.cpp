@@ -1,0 +1,116 @@
+// The plan at one assignment, with the two figures it is judged against: the live-bytes floor and
+// a best-fit layout made for that assignment alone.
+#include "plan/plan_values.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "cctx/memory_plan.hpp"
+
+namespace cctx {
+
+namespace plan_detail {
+
+Conflicts conflict_lists(const std::vector<PlannedBuffer>& buffers) {
+  // Buffers come by first node: each meets the earlier ones still alive at its first node.
+  Conflicts out(buffers.size());
+  std::vector<std::uint32_t> alive;
+  for (std::uint32_t b = 0; b < buffers.size(); ++b) {
+    std::erase_if(alive, [&](std::uint32_t a) { return buffers[a].last < buffers[b].first; });
+    for (const std::uint32_t a : alive) {
+      out[a].push_back(b);
+      out[b].push_back(a);
+    }
+    alive.push_back(b);
+  }
+  return out;
+}
+
+std::int64_t live_floor(const MemoryPlan& plan, const std::vector<std::int64_t>& sizes) {
+  std::vector<std::int64_t> change(plan.node_count + 1, 0);
+  for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
+    change[plan.buffers[b].first] += sizes[b];
+    change[plan.buffers[b].last + 1] -= sizes[b];
+  }
+  std::int64_t live = 0, floor = 0;
+  for (std::size_t n = 0; n < plan.node_count; ++n) {
+    live += change[n];
+    floor = std::max(floor, live);
+  }
+  return floor;
+}
+
+std::vector<std::int64_t> best_fit_offsets(const std::vector<std::int64_t>& sizes,
+                                           const Conflicts& conflicts) {
+  std::vector<std::uint32_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return sizes[a] > sizes[b]; });
+  std::vector<std::int64_t> offset(sizes.size(), 0);
+  std::vector<bool> placed(sizes.size(), false);
+  std::vector<std::pair<std::int64_t, std::int64_t>> taken;  // [begin, end) of placed neighbours
+  for (const std::uint32_t b : order) {
+    taken.clear();
+    for (const std::uint32_t o : conflicts[b]) {
+      if (placed[o] && sizes[o] > 0) taken.emplace_back(offset[o], offset[o] + sizes[o]);
+    }
+    std::sort(taken.begin(), taken.end());
+    std::int64_t at = 0, best = -1, best_gap = 0;
+    for (const auto& [begin, end] : taken) {
+      if (begin > at) {
+        const std::int64_t gap = begin - at;
+        if (gap >= sizes[b] && (best < 0 || gap < best_gap)) {
+          best = at;
+          best_gap = gap;
+        }
+      }
+      at = std::max(at, end);
+    }
+    offset[b] = best >= 0 ? best : at;
+    placed[b] = true;
+  }
+  return offset;
+}
+
+std::int64_t best_fit_arena(const std::vector<std::int64_t>& sizes, const Conflicts& conflicts) {
+  const std::vector<std::int64_t> offset = best_fit_offsets(sizes, conflicts);
+  std::int64_t arena = 0;
+  for (std::size_t b = 0; b < sizes.size(); ++b) arena = std::max(arena, offset[b] + sizes[b]);
+  return arena;
+}
+
+std::vector<std::int64_t> plan_offsets(const MemoryPlan& plan,
+                                       const std::vector<std::int64_t>& sizes,
+                                       std::int64_t& arena) {
+  std::vector<std::int64_t> offset(plan.buffers.size(), 0);
+  for (const std::uint32_t b : plan.order) {
+    std::int64_t at = 0;
+    for (const std::uint32_t j : plan.buffers[b].below) at = std::max(at, offset[j] + sizes[j]);
+    offset[b] = at;
+  }
+  arena = 0;
+  for (const std::uint32_t t : plan.tops) arena = std::max(arena, offset[t] + sizes[t]);
+  return offset;
+}
+
+}  // namespace plan_detail
+
+PlanValues evaluate_plan(const ComputeContext& ctx, const MemoryPlan& plan,
+                         const Assignment& assignment, bool best_fit) {
+  std::vector<Expr> sizes;
+  sizes.reserve(plan.buffers.size());
+  for (const PlannedBuffer& b : plan.buffers) sizes.push_back(b.size);
+  PlanValues out;
+  out.assignment = assignment;
+  out.sizes = ctx.pool().eval_all(sizes, assignment);
+  out.offsets = plan_detail::plan_offsets(plan, out.sizes, out.arena);
+  out.floor = plan_detail::live_floor(plan, out.sizes);
+  out.no_reuse = std::accumulate(out.sizes.begin(), out.sizes.end(), std::int64_t{0});
+  if (best_fit) {
+    out.best_fit =
+        plan_detail::best_fit_arena(out.sizes, plan_detail::conflict_lists(plan.buffers));
+  }
+  return out;
+}
+
+}  // namespace cctx
