@@ -15,7 +15,9 @@
 #include "cctx/fit_report.hpp"
 #include "cctx/host.hpp"
 #include "cctx/large_stack.hpp"
+#include "cctx/memory_plan.hpp"
 #include "cctx/model.hpp"
+#include "cctx/plan_report.hpp"
 #include "cctx/report.hpp"
 #include "cctx/safe_text.hpp"
 #include "cctx/session.hpp"
@@ -241,6 +243,39 @@ class PyComputeContext {
     return py::module_::import("json").attr("loads")(doc["fits"][0].dump());
   }
 
+  /// The cctx.memory_plan/1 document (`cctx plan --format json`), as Python objects.
+  py::object plan(const py::object& evaluate, int check, std::int64_t alignment,
+                  bool scratch) const {
+    const std::shared_ptr<Session> a = computed();
+    if (check < 0) throw py::value_error("plan: check must be a number of assignments >= 0");
+    if (alignment < 1 || alignment > (std::int64_t{1} << 30)) {
+      throw py::value_error("plan: alignment must be a number of bytes from 1 to 2^30");
+    }
+    const ComputeContext& ctx = a->symbolic();
+    const MemoryPlan plan = make_memory_plan(ctx, PlanOptions{alignment, scratch});
+    PlanReport report{a->model().source(), a->host().profile().name, &plan, {}, std::nullopt};
+    if (!evaluate.is_none()) {
+      std::vector<Assignment> given;
+      if (py::isinstance<py::dict>(evaluate)) {
+        given.push_back(to_assignment(evaluate));
+      } else {
+        for (const py::handle item : evaluate) {
+          given.push_back(to_assignment(py::reinterpret_borrow<py::object>(item)));
+        }
+      }
+      const Evaluation ev = a->evaluate(given, "assignment");
+      for (const Assignment& at : ev.assignments) {
+        report.evaluations.push_back(evaluate_plan(ctx, plan, at, true));
+      }
+    }
+    if (check > 0) {
+      PlanCheckOptions options;
+      options.assignments = check;
+      report.check = check_memory_plan(ctx, plan, options);
+    }
+    return py::module_::import("json").attr("loads")(safe_text::json(plan_json(ctx, report)));
+  }
+
   py::list warnings() const {
     const std::shared_ptr<Session> a = computed();
     py::list out;
@@ -414,6 +449,12 @@ PYBIND11_MODULE(_cctx, m) {
            "The largest value of the symbol `vary` whose reserve (session + inputs + run bytes) "
            "stays within `budget` bytes, the other symbols at `fixed` {symbol: int}: a dict "
            "{value, at, next, limited_by, proved_monotone, method, ...} (cctx fit's JSON)")
+      .def("plan", &PyComputeContext::plan, py::arg("evaluate") = py::none(), py::arg("check") = 0,
+           py::arg("alignment") = 64, py::arg("scratch") = true,
+           "The static memory plan (cctx plan's JSON, format cctx.memory_plan/1): every "
+           "intermediate buffer's offset in one arena as formulas valid for every size; "
+           "`evaluate` (a dict or a list of dicts) adds the concrete offsets there, `check` N "
+           "verifies the plan at N assignments")
       .def_property_readonly("warnings", &PyComputeContext::warnings)
       .def("to_json", &PyComputeContext::to_json, py::arg("evaluate") = py::none(),
            "The cctx.analysis/1 report as a JSON string");

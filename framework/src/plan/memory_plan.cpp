@@ -9,7 +9,9 @@
 #include "cctx/memory_plan.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <queue>
 #include <random>
 
 #include "plan/plan_buffers.hpp"
@@ -132,46 +134,118 @@ Examples examples(ExprPool& pool, const std::vector<PlannedBuffer>& buffers,
   return out;
 }
 
-/// The plan's structure from one layout: buffer a lies below buffer b when a's offset in the
-/// layout is lower (the index breaks ties), so that every two buffers alive together are ordered
+/// Buffers alive with many others for long (graph outputs written early, such as every layer's
+/// KV cache, a table read by every layer) are kept below all the others, stacked in the order
+/// they are written: each lies on the latest-written one still alive when it is written, and every
+/// other buffer on the latest one alive when it is written plus those written during its life. The
+/// other buffers then meet few others, and the work stays linear in their pairs.
+struct Persistent {
+  std::vector<bool> is;                 ///< per buffer
+  std::vector<std::uint32_t> by_first;  ///< the persistent buffers, in the order written
+  std::vector<std::uint32_t> top_at;    ///< per node: the latest-written one alive there
+  std::vector<std::uint32_t> below;     ///< per buffer: for a persistent one, the one it lies on
+};
+
+constexpr std::size_t kReduceUpTo = 64;
+constexpr std::size_t kPersistentMeets = 256;
+constexpr NodeId kPersistentNodes = 64;
+
+Persistent persistent_buffers(const MemoryPlan& plan) {
+  const std::size_t n = plan.buffers.size();
+  Persistent p;
+  p.is.assign(n, false);
+  p.below.assign(n, kNone);
+  p.top_at.assign(plan.node_count, kNone);
+  const std::vector<std::size_t> meets = plan_detail::conflict_counts(plan.buffers);
+  for (std::uint32_t b = 0; b < n; ++b) {
+    const PlannedBuffer& buffer = plan.buffers[b];
+    if (meets[b] > kPersistentMeets && buffer.last - buffer.first > kPersistentNodes) {
+      p.is[b] = true;
+      p.by_first.push_back(b);  // buffers come by first node
+    }
+  }
+  if (p.by_first.empty()) return p;
+  // The latest written first: a max-heap on the position in by_first, the dead ones dropped when
+  // they come to the top (a buffer dead at one node is dead at every later one).
+  std::priority_queue<std::size_t> alive;
+  std::size_t next = 0;
+  for (NodeId t = 0; t < plan.node_count; ++t) {
+    while (next < p.by_first.size() && plan.buffers[p.by_first[next]].first == t) {
+      while (!alive.empty() && plan.buffers[p.by_first[alive.top()]].last < t) alive.pop();
+      if (!alive.empty()) p.below[p.by_first[next]] = p.by_first[alive.top()];
+      alive.push(next++);
+    }
+    while (!alive.empty() && plan.buffers[p.by_first[alive.top()]].last < t) alive.pop();
+    if (!alive.empty()) p.top_at[t] = p.by_first[alive.top()];
+  }
+  return p;
+}
+
+/// The plan's structure from one layout of the other buffers: a lies below b when a is
+/// persistent and b is not, when both are persistent and a was written first, or when a's offset
+/// in the layout is lower (the index breaks ties); so every two buffers alive together are ordered
 /// and the order has no cycle. Of the buffers below b, one that lies below another of them alive
 /// with it is left out: that one's end is already at least its own.
 void order_from_layout(MemoryPlan& plan, const plan_detail::Conflicts& conflicts,
-                       const std::vector<std::int64_t>& layout) {
+                       const Persistent& persistent, const std::vector<std::int64_t>& layout) {
   const std::size_t n = plan.buffers.size();
   auto lower = [&](std::uint32_t a, std::uint32_t b) {
-    return layout[a] != layout[b] ? layout[a] < layout[b] : a < b;
+    if (persistent.is[a] != persistent.is[b]) return static_cast<bool>(persistent.is[a]);
+    if (persistent.is[a] || layout[a] == layout[b]) return a < b;
+    return layout[a] < layout[b];
   };
   plan.order.resize(n);
   std::iota(plan.order.begin(), plan.order.end(), 0u);
   std::sort(plan.order.begin(), plan.order.end(), lower);
-  std::vector<bool> has_upper(n, false);
+  std::vector<bool> in_a_list(n, false);
   std::vector<std::uint32_t> candidates;
   for (std::uint32_t b = 0; b < n; ++b) {
-    candidates.clear();
-    for (const std::uint32_t a : conflicts[b]) {
-      if (lower(a, b)) {
-        candidates.push_back(a);
-      } else {
-        has_upper[b] = true;
-      }
-    }
-    // The highest first: a lower one alive with a kept one is below it, so its end is no more.
-    std::sort(candidates.begin(), candidates.end(),
-              [&](std::uint32_t x, std::uint32_t y) { return lower(y, x); });
     std::vector<std::uint32_t>& below = plan.buffers[b].below;
     below.clear();
-    for (const std::uint32_t a : candidates) {
-      const bool covered = std::any_of(below.begin(), below.end(), [&](std::uint32_t k) {
-        return plan_detail::meet(plan.buffers[a], plan.buffers[k]);
-      });
-      if (!covered) below.push_back(a);
+    if (persistent.is[b]) {
+      if (persistent.below[b] != kNone) below.push_back(persistent.below[b]);
+    } else {
+      candidates.clear();
+      for (const std::uint32_t a : conflicts[b]) {
+        if (lower(a, b)) candidates.push_back(a);
+      }
+      if (candidates.size() > kReduceUpTo) {
+        below = candidates;  // many alive together (a wide graph): linear in the pairs
+      } else {
+        // The highest first: a lower one alive with a kept one is below it, so its end is no
+        // more.
+        std::sort(candidates.begin(), candidates.end(),
+                  [&](std::uint32_t x, std::uint32_t y) { return lower(y, x); });
+        for (const std::uint32_t a : candidates) {
+          const bool covered = std::any_of(below.begin(), below.end(), [&](std::uint32_t k) {
+            return plan_detail::meet(plan.buffers[a], plan.buffers[k]);
+          });
+          if (!covered) below.push_back(a);
+        }
+      }
+      const PlannedBuffer& me = plan.buffers[b];
+      if (!persistent.by_first.empty()) {
+        if (persistent.top_at[me.first] != kNone) below.push_back(persistent.top_at[me.first]);
+        // The persistent buffers written during its life.
+        auto written_after =
+            std::upper_bound(persistent.by_first.begin(), persistent.by_first.end(), me.first,
+                             [&](NodeId t, std::uint32_t x) { return t < plan.buffers[x].first; });
+        for (; written_after != persistent.by_first.end() &&
+               plan.buffers[*written_after].first <= me.last;
+             ++written_after) {
+          below.push_back(*written_after);
+        }
+      }
     }
     std::sort(below.begin(), below.end());
+    below.erase(std::unique(below.begin(), below.end()), below.end());
+    for (const std::uint32_t a : below) in_a_list[a] = true;
   }
+  // The arena is the largest end of the buffers on which none lies: every other one lies below
+  // one, whose end is at least its own.
   plan.tops.clear();
   for (std::uint32_t b = 0; b < n; ++b) {
-    if (!has_upper[b]) plan.tops.push_back(b);
+    if (!in_a_list[b]) plan.tops.push_back(b);
   }
 }
 
@@ -185,6 +259,51 @@ double score(const MemoryPlan& plan, const Examples& ex) {
     total += floor > 0 ? static_cast<double>(arena) / static_cast<double>(floor) : 1.0;
   }
   return total;
+}
+
+/// A local search over the structure: each buffer in turn (the largest first) moved below every
+/// buffer alive with it, or above every one, kept when the score over the examples improves.
+/// Each trial rebuilds the structure, so the number of trials is bounded by a budget of work
+/// (about 3e7 steps): small graphs are searched through twice, large ones partly or not at all.
+void improve(MemoryPlan& plan, const plan_detail::Conflicts& conflicts,
+             const Persistent& persistent, const Examples& ex, std::vector<std::int64_t>& keys,
+             double& best) {
+  std::size_t pairs = plan.buffers.size();
+  for (const auto& c : conflicts) pairs += c.size();
+  const std::size_t trial_cost = pairs * (ex.sizes.size() + 2);
+  constexpr std::size_t kWork = 30'000'000;
+  std::size_t trials = kWork / std::max<std::size_t>(trial_cost, 1);
+  if (trials == 0) return;
+  std::vector<std::uint32_t> by_size(plan.buffers.size());
+  std::iota(by_size.begin(), by_size.end(), 0u);
+  std::vector<double> weight(plan.buffers.size(), 0);
+  for (const auto& sizes : ex.sizes) {
+    for (std::size_t b = 0; b < sizes.size(); ++b) weight[b] += static_cast<double>(sizes[b]);
+  }
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return weight[a] > weight[b]; });
+  constexpr std::int64_t kBottom = -1, kTop = std::numeric_limits<std::int64_t>::max();
+  for (int pass = 0; pass < 2; ++pass) {
+    bool changed = false;
+    for (const std::uint32_t b : by_size) {
+      if (persistent.is[b]) continue;  // their place is fixed
+      for (const std::int64_t move : {kBottom, kTop}) {
+        if (trials-- == 0) return;
+        const std::int64_t saved = keys[b];
+        if (saved == move) continue;
+        keys[b] = move;
+        order_from_layout(plan, conflicts, persistent, keys);
+        const double s = score(plan, ex);
+        if (s < best - 1e-9) {
+          best = s;
+          changed = true;
+        } else {
+          keys[b] = saved;
+        }
+      }
+    }
+    if (!changed) return;
+  }
 }
 
 /// The offsets and the arena as expressions, when they print short enough: the length each would
@@ -232,24 +351,32 @@ MemoryPlan make_memory_plan(const ComputeContext& ctx, const PlanOptions& option
   std::vector<Expr> sizes;
   for (const PlannedBuffer& b : plan.buffers) sizes.push_back(b.size);
   plan.symbols = plan_detail::plan_symbols(pool, sizes);
-  const plan_detail::Conflicts conflicts = plan_detail::conflict_lists(plan.buffers);
+  const Persistent persistent = persistent_buffers(plan);
+  std::vector<bool> others(persistent.is.size());
+  for (std::size_t b = 0; b < others.size(); ++b) others[b] = !persistent.is[b];
+  const plan_detail::Conflicts conflicts = plan_detail::conflict_lists(plan.buffers, &others);
   const Examples ex = examples(pool, plan.buffers, plan.symbols);
   if (ex.sizes.empty()) {
     // No example evaluates (the model runs nowhere in the sampled box): the buffers in order.
-    order_from_layout(plan, conflicts, std::vector<std::int64_t>(plan.buffers.size(), 0));
+    order_from_layout(plan, conflicts, persistent,
+                      std::vector<std::int64_t>(plan.buffers.size(), 0));
   } else {
+    // The best-fit layout at each example is a candidate; the one whose generalisation does best
+    // over all the examples is kept, then improved one buffer at a time.
     double best = 0;
-    std::size_t chosen = 0;
+    std::vector<std::int64_t> keys;
     for (std::size_t k = 0; k < ex.sizes.size(); ++k) {
-      order_from_layout(plan, conflicts, plan_detail::best_fit_offsets(ex.sizes[k], conflicts));
+      std::vector<std::int64_t> layout = plan_detail::best_fit_offsets(ex.sizes[k], conflicts);
+      order_from_layout(plan, conflicts, persistent, layout);
       const double s = score(plan, ex);
       if (k == 0 || s < best) {
         best = s;
-        chosen = k;
+        keys = std::move(layout);
+        plan.example = ex.assignments[k];
       }
     }
-    order_from_layout(plan, conflicts, plan_detail::best_fit_offsets(ex.sizes[chosen], conflicts));
-    plan.example = ex.assignments[chosen];
+    improve(plan, conflicts, persistent, ex, keys, best);
+    order_from_layout(plan, conflicts, persistent, keys);
   }
   closed_forms(pool, plan);
   return plan;

@@ -220,7 +220,8 @@ PlanCheck check_memory_plan(const ComputeContext& ctx, const MemoryPlan& plan,
   }
   const std::size_t arena_at = exprs.size();
   if (plan.arena) exprs.push_back(*plan.arena);
-  const plan_detail::Conflicts conflicts = plan_detail::conflict_lists(plan.buffers);
+  const std::optional<plan_detail::Conflicts> conflicts =
+      plan_detail::conflicts_for_best_fit(plan.buffers);
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& a, const Item& b) { return a.first < b.first; });
 
@@ -338,10 +339,10 @@ PlanCheck check_memory_plan(const ComputeContext& ctx, const MemoryPlan& plan,
     if (arena > no_reuse) ++check.over_no_reuse;
     const double ratio = floor > 0 ? static_cast<double>(arena) / static_cast<double>(floor) : 1.0;
     check.arena_ratio.push_back(ratio);
-    const bool best_fit = check.checked <= options.best_fit_assignments;
+    const bool best_fit = conflicts && check.checked <= options.best_fit_assignments;
     std::optional<std::int64_t> fitted;
     if (best_fit) {
-      fitted = plan_detail::best_fit_arena(sizes, conflicts);
+      fitted = plan_detail::best_fit_arena(sizes, *conflicts);
       check.best_fit_ratio.push_back(
           floor > 0 ? static_cast<double>(*fitted) / static_cast<double>(floor) : 1.0);
     }
@@ -354,7 +355,8 @@ PlanCheck check_memory_plan(const ComputeContext& ctx, const MemoryPlan& plan,
       w.arena = arena;
       w.floor = floor;
       w.no_reuse = no_reuse;
-      w.best_fit = fitted ? fitted : std::optional(plan_detail::best_fit_arena(sizes, conflicts));
+      w.best_fit = fitted;
+      if (!fitted && conflicts) w.best_fit = plan_detail::best_fit_arena(sizes, *conflicts);
       check.worst = std::move(w);
     }
   }

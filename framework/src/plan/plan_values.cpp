@@ -11,11 +11,13 @@ namespace cctx {
 
 namespace plan_detail {
 
-Conflicts conflict_lists(const std::vector<PlannedBuffer>& buffers) {
+Conflicts conflict_lists(const std::vector<PlannedBuffer>& buffers,
+                         const std::vector<bool>* among) {
   // Buffers come by first node: each meets the earlier ones still alive at its first node.
   Conflicts out(buffers.size());
   std::vector<std::uint32_t> alive;
   for (std::uint32_t b = 0; b < buffers.size(); ++b) {
+    if (among != nullptr && !(*among)[b]) continue;
     std::erase_if(alive, [&](std::uint32_t a) { return buffers[a].last < buffers[b].first; });
     for (const std::uint32_t a : alive) {
       out[a].push_back(b);
@@ -24,6 +26,34 @@ Conflicts conflict_lists(const std::vector<PlannedBuffer>& buffers) {
     alive.push_back(b);
   }
   return out;
+}
+
+std::vector<std::size_t> conflict_counts(const std::vector<PlannedBuffer>& buffers) {
+  // Those alive with b: all but the ones that end before b starts or start after b ends.
+  std::vector<NodeId> firsts, lasts;
+  for (const PlannedBuffer& b : buffers) {
+    firsts.push_back(b.first);
+    lasts.push_back(b.last);
+  }
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  std::vector<std::size_t> out;
+  out.reserve(buffers.size());
+  for (const PlannedBuffer& b : buffers) {
+    const auto ended = static_cast<std::size_t>(
+        std::lower_bound(lasts.begin(), lasts.end(), b.first) - lasts.begin());
+    const auto later = static_cast<std::size_t>(
+        firsts.end() - std::upper_bound(firsts.begin(), firsts.end(), b.last));
+    out.push_back(buffers.size() - ended - later - 1);
+  }
+  return out;
+}
+
+std::optional<Conflicts> conflicts_for_best_fit(const std::vector<PlannedBuffer>& buffers) {
+  std::size_t pairs = 0;
+  for (const std::size_t c : conflict_counts(buffers)) pairs += c;
+  if (pairs / 2 > kBestFitPairs) return std::nullopt;
+  return conflict_lists(buffers);
 }
 
 std::int64_t live_floor(const MemoryPlan& plan, const std::vector<std::int64_t>& sizes) {
@@ -107,8 +137,9 @@ PlanValues evaluate_plan(const ComputeContext& ctx, const MemoryPlan& plan,
   out.floor = plan_detail::live_floor(plan, out.sizes);
   out.no_reuse = std::accumulate(out.sizes.begin(), out.sizes.end(), std::int64_t{0});
   if (best_fit) {
-    out.best_fit =
-        plan_detail::best_fit_arena(out.sizes, plan_detail::conflict_lists(plan.buffers));
+    if (const auto conflicts = plan_detail::conflicts_for_best_fit(plan.buffers)) {
+      out.best_fit = plan_detail::best_fit_arena(out.sizes, *conflicts);
+    }
   }
   return out;
 }

@@ -4,15 +4,28 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cctx/memory_plan.hpp"
 
 namespace cctx::plan_detail {
 
-/// Per buffer, the buffers alive at some node with it. Linear in the pairs.
+/// Per buffer, the buffers alive at some node with it. Linear in the pairs. With `among`, only
+/// pairs of buffers it marks (the others get empty lists).
 using Conflicts = std::vector<std::vector<std::uint32_t>>;
-Conflicts conflict_lists(const std::vector<PlannedBuffer>& buffers);
+Conflicts conflict_lists(const std::vector<PlannedBuffer>& buffers,
+                         const std::vector<bool>* among = nullptr);
+
+/// Per buffer, how many others are alive with it at some node (without listing them:
+/// O(n log n)).
+std::vector<std::size_t> conflict_counts(const std::vector<PlannedBuffer>& buffers);
+
+/// The pairs a best-fit layout may list before it is left out (a graph whose buffers all meet:
+/// 20M pairs take 160 MB).
+inline constexpr std::size_t kBestFitPairs = 20'000'000;
+/// The buffers' conflict lists when they hold at most kBestFitPairs pairs; empty otherwise.
+std::optional<Conflicts> conflicts_for_best_fit(const std::vector<PlannedBuffer>& buffers);
 
 /// Whether two buffers are alive at some node together.
 inline bool meet(const PlannedBuffer& a, const PlannedBuffer& b) {
