@@ -134,11 +134,14 @@ Examples examples(ExprPool& pool, const std::vector<PlannedBuffer>& buffers,
   return out;
 }
 
-/// Buffers alive with many others for long (graph outputs written early, such as every layer's
-/// KV cache, a table read by every layer) are kept below all the others, stacked in the order
-/// they are written: each lies on the latest-written one still alive when it is written, and every
-/// other buffer on the latest one alive when it is written plus those written during its life. The
-/// other buffers then meet few others, and the work stays linear in their pairs.
+/// When the buffers alive together make too many pairs (every layer's KV-cache output held to
+/// the end, a shape computed once and read by every layer), those alive with the most others are
+/// made persistent, until the pairs of the others fit a budget: persistent buffers lie below all
+/// the others, stacked in the order they are written, each on the latest-written one still alive
+/// when it is written; every other buffer lies on the latest persistent one alive when it is
+/// written plus those written during its life. The others then meet few others, and the work
+/// stays linear in their pairs. A graph within the budget has none, and its plan follows its
+/// layout alone.
 struct Persistent {
   std::vector<bool> is;                 ///< per buffer
   std::vector<std::uint32_t> by_first;  ///< the persistent buffers, in the order written
@@ -147,8 +150,9 @@ struct Persistent {
 };
 
 constexpr std::size_t kReduceUpTo = 64;
-constexpr std::size_t kPersistentMeets = 256;
-constexpr NodeId kPersistentNodes = 64;
+/// Pairs of buffers alive together that the planner lists: 200k, or 16 per buffer.
+constexpr std::size_t kPairBudget = 200'000;
+constexpr std::size_t kPairsPerBuffer = 16;
 
 Persistent persistent_buffers(const MemoryPlan& plan) {
   const std::size_t n = plan.buffers.size();
@@ -157,11 +161,24 @@ Persistent persistent_buffers(const MemoryPlan& plan) {
   p.below.assign(n, kNone);
   p.top_at.assign(plan.node_count, kNone);
   const std::vector<std::size_t> meets = plan_detail::conflict_counts(plan.buffers);
-  for (std::uint32_t b = 0; b < n; ++b) {
-    const PlannedBuffer& buffer = plan.buffers[b];
-    if (meets[b] > kPersistentMeets && buffer.last - buffer.first > kPersistentNodes) {
+  std::size_t pairs = 0;
+  for (const std::size_t m : meets) pairs += m;
+  pairs /= 2;
+  const std::size_t budget = std::max(kPairBudget, kPairsPerBuffer * n);
+  if (pairs > budget) {
+    std::vector<std::uint32_t> by_meets(n);
+    std::iota(by_meets.begin(), by_meets.end(), 0u);
+    std::stable_sort(by_meets.begin(), by_meets.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return meets[a] > meets[b]; });
+    // Each one made persistent takes its pairs out (those between two persistent ones twice:
+    // the estimate errs towards fewer persistent buffers).
+    for (const std::uint32_t b : by_meets) {
+      if (pairs <= budget) break;
       p.is[b] = true;
-      p.by_first.push_back(b);  // buffers come by first node
+      pairs -= std::min(pairs, meets[b]);
+    }
+    for (std::uint32_t b = 0; b < n; ++b) {
+      if (p.is[b]) p.by_first.push_back(b);  // buffers come by first node
     }
   }
   if (p.by_first.empty()) return p;
@@ -186,8 +203,11 @@ Persistent persistent_buffers(const MemoryPlan& plan) {
 /// in the layout is lower (the index breaks ties); so every two buffers alive together are ordered
 /// and the order has no cycle. Of the buffers below b, one that lies below another of them alive
 /// with it is left out: that one's end is already at least its own.
+/// `reduce` false (while candidates are scored): every lower buffer kept, unsorted, which gives
+/// the same offsets for less work.
 void order_from_layout(MemoryPlan& plan, const plan_detail::Conflicts& conflicts,
-                       const Persistent& persistent, const std::vector<std::int64_t>& layout) {
+                       const Persistent& persistent, const std::vector<std::int64_t>& layout,
+                       bool reduce) {
   const std::size_t n = plan.buffers.size();
   auto lower = [&](std::uint32_t a, std::uint32_t b) {
     if (persistent.is[a] != persistent.is[b]) return static_cast<bool>(persistent.is[a]);
@@ -209,23 +229,9 @@ void order_from_layout(MemoryPlan& plan, const plan_detail::Conflicts& conflicts
       for (const std::uint32_t a : conflicts[b]) {
         if (lower(a, b)) candidates.push_back(a);
       }
-      if (candidates.size() > kReduceUpTo) {
-        below = candidates;  // many alive together (a wide graph): linear in the pairs
-      } else {
-        // The highest first: a lower one alive with a kept one is below it, so its end is no
-        // more.
-        std::sort(candidates.begin(), candidates.end(),
-                  [&](std::uint32_t x, std::uint32_t y) { return lower(y, x); });
-        for (const std::uint32_t a : candidates) {
-          const bool covered = std::any_of(below.begin(), below.end(), [&](std::uint32_t k) {
-            return plan_detail::meet(plan.buffers[a], plan.buffers[k]);
-          });
-          if (!covered) below.push_back(a);
-        }
-      }
       const PlannedBuffer& me = plan.buffers[b];
       if (!persistent.by_first.empty()) {
-        if (persistent.top_at[me.first] != kNone) below.push_back(persistent.top_at[me.first]);
+        if (persistent.top_at[me.first] != kNone) candidates.push_back(persistent.top_at[me.first]);
         // The persistent buffers written during its life.
         auto written_after =
             std::upper_bound(persistent.by_first.begin(), persistent.by_first.end(), me.first,
@@ -233,8 +239,25 @@ void order_from_layout(MemoryPlan& plan, const plan_detail::Conflicts& conflicts
         for (; written_after != persistent.by_first.end() &&
                plan.buffers[*written_after].first <= me.last;
              ++written_after) {
-          below.push_back(*written_after);
+          candidates.push_back(*written_after);
         }
+      }
+      if (!reduce) {
+        below = candidates;
+        for (const std::uint32_t a : below) in_a_list[a] = true;
+        continue;
+      }
+      // The highest first: a lower one alive with a kept one is below it, so its end is no more.
+      // Past kReduceUpTo kept ones the rest are kept without looking (a wide graph): the work
+      // stays linear in the pairs.
+      std::sort(candidates.begin(), candidates.end(),
+                [&](std::uint32_t x, std::uint32_t y) { return lower(y, x); });
+      for (const std::uint32_t a : candidates) {
+        const bool covered = below.size() <= kReduceUpTo &&
+                             std::any_of(below.begin(), below.end(), [&](std::uint32_t k) {
+                               return plan_detail::meet(plan.buffers[a], plan.buffers[k]);
+                             });
+        if (!covered) below.push_back(a);
       }
     }
     std::sort(below.begin(), below.end());
@@ -292,7 +315,7 @@ void improve(MemoryPlan& plan, const plan_detail::Conflicts& conflicts,
         const std::int64_t saved = keys[b];
         if (saved == move) continue;
         keys[b] = move;
-        order_from_layout(plan, conflicts, persistent, keys);
+        order_from_layout(plan, conflicts, persistent, keys, false);
         const double s = score(plan, ex);
         if (s < best - 1e-9) {
           best = s;
@@ -359,7 +382,7 @@ MemoryPlan make_memory_plan(const ComputeContext& ctx, const PlanOptions& option
   if (ex.sizes.empty()) {
     // No example evaluates (the model runs nowhere in the sampled box): the buffers in order.
     order_from_layout(plan, conflicts, persistent,
-                      std::vector<std::int64_t>(plan.buffers.size(), 0));
+                      std::vector<std::int64_t>(plan.buffers.size(), 0), true);
   } else {
     // The best-fit layout at each example is a candidate; the one whose generalisation does best
     // over all the examples is kept, then improved one buffer at a time.
@@ -367,7 +390,7 @@ MemoryPlan make_memory_plan(const ComputeContext& ctx, const PlanOptions& option
     std::vector<std::int64_t> keys;
     for (std::size_t k = 0; k < ex.sizes.size(); ++k) {
       std::vector<std::int64_t> layout = plan_detail::best_fit_offsets(ex.sizes[k], conflicts);
-      order_from_layout(plan, conflicts, persistent, layout);
+      order_from_layout(plan, conflicts, persistent, layout, false);
       const double s = score(plan, ex);
       if (k == 0 || s < best) {
         best = s;
@@ -376,7 +399,7 @@ MemoryPlan make_memory_plan(const ComputeContext& ctx, const PlanOptions& option
       }
     }
     improve(plan, conflicts, persistent, ex, keys, best);
-    order_from_layout(plan, conflicts, persistent, keys);
+    order_from_layout(plan, conflicts, persistent, keys, true);
   }
   closed_forms(pool, plan);
   return plan;
