@@ -13,6 +13,7 @@
 
 #include "cctx/compute_context.hpp"
 #include "cctx/errors.hpp"
+#include "cctx/fit.hpp"
 #include "cctx/host.hpp"
 #include "cctx/output_file.hpp"
 #include "cctx/report.hpp"

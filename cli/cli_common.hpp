@@ -76,9 +76,6 @@ void end_process_after_output();
 void add_let_option(CLI::App& cmd, AnalysisArgs& args);
 /// Hands the --let relations to the session (usage error on "SYM=EXPR" that is not).
 void add_relations(Session& session, const AnalysisArgs& args);
-/// "2GiB", "512 MiB", "1.5G", "3000000000": bytes (binary units for KiB..TiB and bare K/M/G/T,
-/// decimal for kB/MB/GB/TB); throws cctx::Error (usage) naming `option` on bad text.
-std::int64_t parse_byte_size(const std::string& text, std::string_view option);
 
 void add_analyze_command(CLI::App& app);
 void add_fit_command(CLI::App& app);

@@ -35,34 +35,6 @@ void add_relations(Session& session, const AnalysisArgs& args) {
   }
 }
 
-std::int64_t parse_byte_size(const std::string& text, std::string_view option) {
-  auto bad = [&]() {
-    return Error(std::string(option) + " '" + text +
-                     "': expected a size in bytes such as 2GiB, 512MiB, 1.5G or 3000000000",
-                 ExitCode::kUsage);
-  };
-  std::size_t used = 0;
-  double number = 0;
-  try {
-    number = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw bad();
-  }
-  std::string unit = text.substr(used);
-  while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
-  static const std::pair<std::string_view, double> kUnits[] = {
-      {"", 1},     {"B", 1},      {"K", 0x1p10},   {"KiB", 0x1p10}, {"k", 0x1p10}, {"kB", 1e3},
-      {"KB", 1e3}, {"M", 0x1p20}, {"MiB", 0x1p20}, {"MB", 1e6},     {"G", 0x1p30}, {"GiB", 0x1p30},
-      {"GB", 1e9}, {"T", 0x1p40}, {"TiB", 0x1p40}, {"TB", 1e12}};
-  for (const auto& [name, scale] : kUnits) {
-    if (unit != name) continue;
-    const double bytes = std::floor(number * scale);
-    if (!std::isfinite(bytes) || bytes < 0 || bytes >= 0x1p63) throw bad();
-    return static_cast<std::int64_t>(bytes);
-  }
-  throw bad();
-}
-
 namespace {
 
 struct FitArgs {
@@ -127,6 +99,20 @@ std::vector<std::int64_t> frontier_rows(const FitResult& outer_alone) {
   }
   rows.push_back(top);
   return rows;
+}
+
+/// onnxruntime-genai's search.max_length when the model has a genai_config.json and the varied
+/// symbol is the attention mask's length (past plus new tokens): the longest context that fits.
+/// Not with past_present_share_buffer, whose caches are max_length long whatever the context
+/// (the fit then varies nothing the configuration sets).
+std::vector<std::string> genai_settings(const std::string& model_path, const Model& model,
+                                        const std::string& symbol, std::int64_t value) {
+  const std::optional<GenaiConfig> config = find_genai_config(model_path);
+  if (!config || config->share_buffer || genai_total_length_symbol(*config, model) != symbol) {
+    return {};
+  }
+  return {"onnxruntime-genai (" + config->file.filename().string() +
+          "): \"search\": {\"max_length\": " + std::to_string(value) + "}"};
 }
 
 /// The servers' settings the answer translates to: Triton's max_batch_size when the varied
@@ -241,8 +227,11 @@ void run_fit(const FitArgs& args) {
     throw ModelError(a.model + ": " + e.what());
   }
   if (outer.empty() && report.fits.front().best) {
-    report.suggestions =
-        server_settings(session.symbolic(), inner, report.fits.front().best->value);
+    const std::int64_t best = report.fits.front().best->value;
+    report.suggestions = server_settings(session.symbolic(), inner, best);
+    for (std::string& s : genai_settings(a.model, session.model(), inner, best)) {
+      report.suggestions.push_back(std::move(s));
+    }
   }
   if (a.format == "json") {
     write_stdout(safe_text::json(fit_json(report), 2) + "\n");

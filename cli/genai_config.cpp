@@ -105,6 +105,10 @@ std::optional<GenaiConfig> find_genai_config(const fs::path& path) {
   return c;
 }
 
+std::string genai_total_length_symbol(const GenaiConfig& config, const Model& model) {
+  return dim_symbol(model.proto().graph(), config.attention_mask, 1);
+}
+
 std::vector<std::string> apply_genai_config(const GenaiConfig& c, const Model& model,
                                             Profile& profile,
                                             std::vector<SymbolRelation>& relations) {

@@ -39,6 +39,10 @@ std::vector<std::string> apply_genai_config(const GenaiConfig& config, const Mod
                                             Profile& profile,
                                             std::vector<SymbolRelation>& relations);
 
+/// The symbol of the attention mask's axis 1 (the total length: past plus new tokens), the one
+/// that search.max_length bounds; "" when the mask has no such symbol.
+std::string genai_total_length_symbol(const GenaiConfig& config, const Model& model);
+
 /// The model a command analyses, when `path` has a genai_config.json: its decoder loaded, the
 /// configuration applied to `profile` and `relations`, the decisions on stderr. nullopt when it
 /// has none (the caller loads `path` itself).

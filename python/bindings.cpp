@@ -472,5 +472,10 @@ PYBIND11_MODULE(_cctx, m) {
       },
       py::arg("model"), "Compact text listing of a model");
   m.def("_load_default_plugins", [] { default_host(); });
+  m.def(
+      "_parse_byte_size",
+      [](const std::string& text, const std::string& what) { return parse_byte_size(text, what); },
+      py::arg("text"), py::arg("what"),
+      "Bytes from text such as '2GiB', '512 MiB', '1.5G' (cctx fit --budget's parser)");
   add_shape_inference(m);
 }

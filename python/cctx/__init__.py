@@ -18,15 +18,12 @@ from ._cctx import (  # noqa: F401  (re-exported API)
     ComputeContext,
     Error,
     __version__,
+    _parse_byte_size,
     evaluate_expression,
     pretty_onnx,
     simplify_expression,
 )
 from . import shape_inference  # noqa: F401  (`from cctx import shape_inference`)
-
-_BYTE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KiB": 1 << 10, "k": 1 << 10, "kB": 10**3,
-               "KB": 10**3, "M": 1 << 20, "MiB": 1 << 20, "MB": 10**6, "G": 1 << 30,
-               "GiB": 1 << 30, "GB": 10**9, "T": 1 << 40, "TiB": 1 << 40, "TB": 10**12}
 
 
 def _bytes(budget) -> int:
@@ -37,11 +34,7 @@ def _bytes(budget) -> int:
         return budget
     if not isinstance(budget, str):
         raise TypeError("budget must be an int or a size such as '2GiB'")
-    import re
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]*)\s*", budget)
-    if not m or m.group(2) not in _BYTE_UNITS:
-        raise Error(f"budget '{budget}': expected a size in bytes such as 2GiB, 512MiB, 1.5G")
-    return int(float(m.group(1)) * _BYTE_UNITS[m.group(2)])
+    return _parse_byte_size(budget, "budget")  # the command line's parser
 
 
 def fit(model, budget, vary: str, fixed=None, profile=None) -> dict:

@@ -181,6 +181,21 @@ TEST(DeployerGenai, TheFolderAnswersForItsConfiguration) {
   EXPECT_TRUE(contains(found["limited_by"].get<std::string>(),
                        "'total_sequence_length' = 1025 is outside its bounds [1, 1024]"))
       << fit.out;
+  // Varying the total length, the answer is onnxruntime-genai's search.max_length.
+  const test::RunResult context =
+      run_cctx("fit " + quoted(plain) +
+               " --format json --budget 256KiB --vary total_sequence_length --eval batch_size=1,"
+               "sequence_length=1 --let past_sequence_length=total_sequence_length-sequence_length "
+               "--bounds past_sequence_length=0:1024");
+  ASSERT_EQ(context.exit_code, 0) << context.err;
+  const Json answer = Json::parse(context.out);
+  ASSERT_TRUE(answer["fits"][0]["value"].is_number()) << context.out;
+  const std::int64_t longest = answer["fits"][0]["value"];
+  EXPECT_LT(longest, 1024) << context.out;  // the budget decides, not max_length
+  ASSERT_EQ(answer["suggestions"].size(), 1U) << context.out;
+  EXPECT_EQ(answer["suggestions"][0],
+            "onnxruntime-genai (genai_config.json): \"search\": {\"max_length\": " +
+                std::to_string(longest) + "}");
   // With a shared past/present buffer the past caches are max_length long whatever is given.
   const auto shared = genai_folder(dir, true);
   const test::RunResult s = run_cctx("analyze " + quoted(shared) +

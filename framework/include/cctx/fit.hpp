@@ -8,6 +8,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cctx/session.hpp"
@@ -64,6 +65,11 @@ struct FitResult {
 /// budget or refused. Throws Error (usage) when the symbol is unknown or the fixed values are
 /// refused (a missing symbol, a value outside its bounds).
 FitResult fit(const Session& session, const FitRequest& request);
+
+/// "2GiB", "512 MiB", "1.5G", "3000000000": bytes (binary units for KiB..TiB and bare K/M/G/T,
+/// decimal for kB/MB/GB/TB), as `cctx fit --budget` and Python's `cctx.fit` read a budget;
+/// throws Error (usage) naming `option` on bad text.
+std::int64_t parse_byte_size(const std::string& text, std::string_view option);
 
 /// The request's figures at each of `values` of the varied symbol (a figure of the reserve
 /// against it: `cctx fit --plot`), evaluated as fit() evaluates them.
