@@ -142,6 +142,7 @@ TEST_F(Plan, TheHtmlPageDrawsEveryBuffer) {
   for (const Json& s : doc["evaluations"][0]["sizes"]) sized += s.get<std::int64_t>() > 0;
   EXPECT_EQ(drawn, sized);
   EXPECT_TRUE(contains(r.out, "data-kind=\"memory-plan\"")) << r.out.substr(0, 400);
+  EXPECT_FALSE(contains(r.out, "\\x0a")) << r.out.substr(0, 1200);  // no escaped newline
 }
 
 TEST_F(Plan, Refusals) {

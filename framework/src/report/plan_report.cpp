@@ -311,7 +311,9 @@ std::string plan_html(const ComputeContext& ctx, const PlanReport& report) {
       xml(report.profile), report.plan->buffers.size(), report.plan->options.alignment,
       xml(offset_text(ctx.pool(), report.plan->arena, report.plan->tops)));
   for (const PlanValues& e : report.evaluations) {
-    out += "<section class=\"plan\">\n<p>" + xml(evaluation_line(e)) + "</p>\n<figure>\n" +
+    std::string line = evaluation_line(e);
+    line.pop_back();  // its newline
+    out += "<section class=\"plan\">\n<p>" + xml(line) + "</p>\n<figure>\n" +
            plan_svg(ctx, *report.plan, e) + "</figure>\n</section>\n";
   }
   if (report.check) out += "<pre id=\"check\">" + xml(plan_check_text(*report.check)) + "</pre>\n";
