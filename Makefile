@@ -14,6 +14,8 @@ DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotob
   python3-pip python3-setuptools python3-wheel python3-venv
 # `make format-check` (run by .ci/run) needs Debian 12's clang-format-14.
 FORMAT_PACKAGES := clang-format-14
+# `make docs` and `make docs-check` (run by .ci/run) need Sphinx, MyST and sphinx-gallery.
+DOCS_PACKAGES := python3-sphinx python3-myst-parser python3-sphinx-gallery
 # Only `make fuzz` needs these: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # The runtime tests (ctest -L runtime) and `make validate` need node and npm. They are checked as
@@ -31,14 +33,15 @@ FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
 .PHONY: all deps fuzz-deps validate-deps format-deps configure build test demo bench sanitize fuzz \
   clean format format-check \
-  coverage-doc validate realmodels decoders peers
+  coverage-doc validate realmodels decoders peers docs docs-check
 
 all: build
 
-deps fuzz-deps validate-deps format-deps:
+deps fuzz-deps validate-deps format-deps docs-deps:
 	@missing=""; \
 	for p in $(DEB_PACKAGES) $(if $(filter fuzz-deps,$@),$(FUZZ_PACKAGES)) \
-	    $(if $(filter format-deps,$@),$(FORMAT_PACKAGES)); do \
+	    $(if $(filter format-deps,$@),$(FORMAT_PACKAGES)) \
+	    $(if $(filter docs-deps,$@),$(DOCS_PACKAGES)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing $(NODE_PACKAGES)"; \
@@ -135,6 +138,21 @@ realmodels: build validate-deps
 	  /usr/bin/python3 tests/realmodels/export_torch.py $(BUILD)/realmodels/torch
 	/usr/bin/python3 tests/realmodels/suite.py --build $(BUILD) --doc docs/real-models.md \
 	  --json $(BUILD)/realmodels/results.json $(REALMODELS_ARGS)
+
+# The documentation site (docs/conf.py): docs/ copied into the build tree and built there with
+# warnings as errors, the gallery's scripts (examples/gallery/) run against the built package.
+# `make docs-check` (in .ci/run) builds the same site without running the scripts: seconds, no build.
+DOCS_OUT := $(BUILD)/docs
+define build_docs
+	rm -rf $(DOCS_OUT)/src && mkdir -p $(DOCS_OUT) && cp -r docs $(DOCS_OUT)/src
+	CCTX_SOURCE_DIR=$(CURDIR) CCTX_DOCS_GALLERY=$(1) PYTHONPATH=$(CURDIR)/$(BUILD)/python MPLBACKEND=Agg \
+	  /usr/bin/python3 -m sphinx -W --keep-going -q -b html $(DOCS_OUT)/src $(DOCS_OUT)/html
+	@echo "the site: $(DOCS_OUT)/html/index.html"
+endef
+docs: build docs-deps
+	$(call build_docs,1)
+docs-check: docs-deps
+	$(call build_docs,0)
 
 # docs/coverage.md: the operator coverage table, generated from the plugins' registered rules.
 coverage-doc: build

@@ -1,5 +1,5 @@
-// onnxruntime-genai's genai_config.json (README, "onnxruntime-genai models"): when the model
-// argument is a folder holding one, or a model file lies next to one that names it, the
+// onnxruntime-genai's genai_config.json (docs/deployers.md, "onnxruntime-genai models"): when the
+// model argument is a folder holding one, or a model file lies next to one that names it, the
 // configuration the user deploys bounds the context symbols and selects the KV cache mode.
 #pragma once
 

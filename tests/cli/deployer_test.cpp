@@ -1,6 +1,6 @@
-// What a deployer acts on (README, "Which figure to reserve" and "The largest batch that fits"),
-// through the real binary: the reserve figure, relations (--let), scenario files, and `cctx fit`
-// checked against `cctx analyze --eval` at the value it returns and the next one.
+// What a deployer acts on (docs/deployers.md, "Which figure to reserve" and "The largest batch that
+// fits"), through the real binary: the reserve figure, relations (--let), scenario files, and `cctx
+// fit` checked against `cctx analyze --eval` at the value it returns and the next one.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
-// Names from the model in every output, through the real `cctx` binary (README, "Text from the
-// model"): a model whose names, op type, domain and dim_params hold terminal escapes, malformed
-// UTF-8, NUL, bidi overrides, C1 controls, newlines, XML specials and spreadsheet formulas must
-// give valid JSON, well-formed SVG and HTML, CSV with the right columns and no formula, and
-// terminal text with no control byte, on stdout and stderr alike.
+// Names from the model in every output, through the real `cctx` binary (docs/robustness.md, "Text
+// from the model"): a model whose names, op type, domain and dim_params hold terminal escapes,
+// malformed UTF-8, NUL, bidi overrides, C1 controls, newlines, XML specials and spreadsheet
+// formulas must give valid JSON, well-formed SVG and HTML, CSV with the right columns and no
+// formula, and terminal text with no control byte, on stdout and stderr alike.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,8 +1,8 @@
-// The rules of output files (README, "Output files"), through the real `cctx` binary, for every
-// file-writing option (--write-model, --plot, --plot-stack): devices and pipes are written
-// through, never replaced; symbolic links are followed; refused targets (folders, block devices,
-// sockets, links to nothing, external data going to another folder) exit 3 and touch nothing;
-// a replaced file keeps its mode and owner; an empty name is a usage error.
+// The rules of output files (docs/robustness.md, "Output files"), through the real `cctx` binary,
+// for every file-writing option (--write-model, --plot, --plot-stack): devices and pipes are
+// written through, never replaced; symbolic links are followed; refused targets (folders, block
+// devices, sockets, links to nothing, external data going to another folder) exit 3 and touch
+// nothing; a replaced file keeps its mode and owner; an empty name is a usage error.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <sys/socket.h>

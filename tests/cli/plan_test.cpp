@@ -1,6 +1,6 @@
-// `cctx plan` through the real binary (README, "A static memory plan"): the JSON document a
-// runtime replays, checked here by an independent replay (offsets from `below`, no two buffers
-// alive together at overlapping addresses), the table, the check, the HTML figure, and the
+// `cctx plan` through the real binary (docs/deployers.md, "A static memory plan"): the JSON
+// document a runtime replays, checked here by an independent replay (offsets from `below`, no two
+// buffers alive together at overlapping addresses), the table, the check, the HTML figure, and the
 // refusals.
 #include <gtest/gtest.h>
 

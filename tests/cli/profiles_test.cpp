@@ -1,6 +1,6 @@
 // Profiles by name through the real binary: `cctx profiles` lists the shipped ones, and
 // `extends: NAME` in a profile file resolves to the shipped profile when no file of that name
-// exists next to it (README, "Profiles").
+// exists next to it (docs/profiles.md, "Profiles").
 #include <gtest/gtest.h>
 
 #include <algorithm>

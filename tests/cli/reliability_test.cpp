@@ -1,6 +1,6 @@
-// The third hostile-input round (README, "Bad input" and "Limits"), through the real `cctx`
-// binary: exponential function inlining, negative sizes, a written model past protobuf's 2 GiB,
-// wide nodes and maps, assignment sweeps, signals while writing, profiles that are FIFOs or
+// The third hostile-input round (docs/robustness.md, "Bad input" and "Limits"), through the real
+// `cctx` binary: exponential function inlining, negative sizes, a written model past protobuf's 2
+// GiB, wide nodes and maps, assignment sweeps, signals while writing, profiles that are FIFOs or
 // secrets, over-long length varints, versions from the future, malformed reports for `diff`,
 // repeated options and out of memory.
 #include <fcntl.h>

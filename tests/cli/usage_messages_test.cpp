@@ -1,4 +1,4 @@
-// Errors that finish the sentence, and what a deployer types (README, "The command line"): a
+// Errors that finish the sentence, and what a deployer types (docs/cli.md, "The command line"): a
 // mistyped profile name lists the shipped ones, an unknown symbol lists the model's, an
 // expression may begin with '-', and one --eval may assign several symbols.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// Weights are never read (README, "Weights"): Model::load parses a model without the data of
-// tensors above 64 elements, the analysis is the same as with every byte parsed, and
+// Weights are never read (docs/performance.md, "Weights"): Model::load parses a model without the
+// data of tensors above 64 elements, the analysis is the same as with every byte parsed, and
 // --write-model copies the skipped bytes back from the file (or, for a stream, from memory).
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>

@@ -1,5 +1,5 @@
 """cctx.fit and ComputeContext.fit against the command line's `cctx fit --format json` and the
-evaluation at the value they return (README, "The largest value that fits")."""
+evaluation at the value they return (docs/deployers.md, "The largest value that fits")."""
 import json
 import os
 import pathlib

@@ -1,4 +1,4 @@
-"""ComputeContext.plan against the command line's `cctx plan --format json` (README, "A static
+"""ComputeContext.plan against the command line's `cctx plan --format json` (docs/deployers.md, "A static
 memory plan"): the same document, replayed here at the assignments it was evaluated at."""
 import json
 import os

@@ -1,4 +1,4 @@
-"""The third hostile-input round for the Python module (README, "Python: one context, several
+"""The third hostile-input round for the Python module (docs/python.md, "Python: one context, several
 threads"): a failed compute leaves the context as it was, one context shared by threads never
 crashes, and wrong argument types are TypeErrors that name the argument."""
 import json

@@ -1,10 +1,13 @@
-"""The seed document's script, with only its import lines changed, prints the seed's output."""
+"""The seed document's script (the documentation gallery's first example,
+examples/gallery/plot_compute_context_memory.py), with only its import lines changed, prints the
+seed's output."""
 import os
 import pathlib
 import subprocess
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
+SCRIPT = HERE.parent.parent / "examples" / "gallery" / "plot_compute_context_memory.py"
 
 
 def normalise(text: str) -> list[str]:
@@ -15,7 +18,7 @@ def normalise(text: str) -> list[str]:
 def test_seed_script_prints_the_seed_output_and_draws_the_plot(tmp_path):
     env = dict(os.environ, MPLBACKEND="Agg")
     result = subprocess.run(
-        [sys.executable, str(HERE / "seed_script.py")],
+        [sys.executable, str(SCRIPT)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr
@@ -28,8 +31,15 @@ def test_seed_script_prints_the_seed_output_and_draws_the_plot(tmp_path):
 
 def test_seed_script_differs_from_the_seed_only_in_imports():
     seed = pathlib.Path(os.environ["CCTX_SEED_DOC"]).read_text()
-    script = (HERE / "seed_script.py").read_text()
-    code_lines = [line for line in script.splitlines() if line.strip()]
+    script = SCRIPT.read_text()
+    # The leading docstring is the gallery's header: the seed page's title and introduction, each
+    # line of which (without its reStructuredText underline and bullet marks) is the seed's.
+    header, code = script.split('"""', 2)[1:]
+    for line in header.splitlines():
+        text = line.strip().removeprefix("* ")
+        if text and set(text) != {"="}:
+            assert text in seed, f"header line not in the seed document: {text!r}"
+    code_lines = [line for line in code.splitlines() if line.strip()]
     for line in code_lines:
         if "import" in line and ("cctx" in line or "onnx" in line):
             continue  # the changed import lines

@@ -147,7 +147,7 @@ TEST_F(ReportBrowser, LargeModelPageShowsOnePage) {
 
 // Names from the model are data on the page, whatever bytes they hold: a markup name stays
 // text (no element, no script run), terminal escapes and bidi overrides are spelled out, and the
-// table script still renders every row (README, "Text from the model").
+// table script still renders every row (docs/robustness.md, "Text from the model").
 TEST_F(ReportBrowser, HostileNamesStayText) {
   const std::string markup = "<img src=x onerror=\"document.title='owned'\">";
   test::ModelBuilder b(18);

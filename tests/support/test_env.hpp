@@ -67,8 +67,8 @@ RunResult run_cctx(const std::string& args, const std::string& prefix = "");
 /// Whether `needle` occurs in `text`.
 bool contains(const std::string& text, const std::string& needle);
 
-/// The bad-input contract of one run (README, "Bad input"): exit code `code`, one line on stderr
-/// holding every needle, nothing on stdout. Records gtest failures.
+/// The bad-input contract of one run (docs/robustness.md, "Bad input"): exit code `code`, one line
+/// on stderr holding every needle, nothing on stdout. Records gtest failures.
 void expect_error(const RunResult& r, int code, std::initializer_list<std::string> needles);
 
 }  // namespace cctx::test

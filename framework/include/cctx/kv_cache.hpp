@@ -1,6 +1,7 @@
 // A decoder's KV cache, found in the analysed graph: the past key/value tensors the caller feeds
 // in, each paired with the present tensor the run writes. The reports split it out of the
-// reserve ("inputs ... (KV cache ...)") and give its size per token (README, "KV cache").
+// reserve ("inputs ... (KV cache ...)") and give its size per token (docs/deployers.md, "KV
+// cache").
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Every file cctx writes (--write-model, --plot, --plot-stack, the Python module's model and
 // figure writes) goes through OutputFile, so that one set of rules decides what happens to the
-// target (README, "Output files"):
+// target (docs/robustness.md, "Output files"):
 // - a new name, or an existing regular file: written to a temporary file in the target's folder
 //   and renamed over it on commit, so that a failure never leaves a partial file; a replaced file
 //   keeps its mode and, where the process may set it, its owner and group;

@@ -279,8 +279,8 @@ std::string scenario_table(const ComputeContext& ctx, const std::vector<PeakEval
   return out;
 }
 
-/// The lines under one evaluation's peak: the reserve, its roles (README, "Which figure to
-/// reserve"), the budget's verdict, the KV cache's bytes.
+/// The lines under one evaluation's peak: the reserve, its roles (docs/deployers.md, "Which figure
+/// to reserve"), the budget's verdict, the KV cache's bytes.
 std::string reserve_lines(const PeakEvaluation& e, const std::optional<KvFigures>& cache,
                           std::int64_t budget) {
   std::string out =

@@ -36,12 +36,17 @@ def clean_env(site=None):
 
 
 def readme_python_blocks(source: pathlib.Path):
+    """The ```python blocks of the README's Python section and of docs/python.md: each must run
+    against the installed package."""
     text = (source / "README.md").read_text()
     section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     if not blocks:
         sys.exit("FAIL: no ```python block in the README's Python section")
-    return blocks
+    page = re.findall(r"```python\n(.*?)```", (source / "docs" / "python.md").read_text(), flags=re.S)
+    if not page:
+        sys.exit("FAIL: no ```python block in docs/python.md")
+    return blocks + page
 
 
 def check_package(site: pathlib.Path, source: pathlib.Path, build: pathlib.Path, label: str):

@@ -1,3 +1,16 @@
+"""
+ComputeContext memory expressions
+=================================
+
+ComputeContext reports, for each node, how much memory is already live before execution, how much extra output allocation is still needed, and the resulting total. When input shapes are symbolic, these quantities stay symbolic as well.
+
+This example shows how to:
+
+* Build a small graph with one symbolic dimension N.
+* Run every analysis at once with ComputeContext.compute().
+* Print a table with the symbolic memory expressions for every node.
+* Evaluate total_bytes for a few concrete values of N and plot the resulting curves.
+"""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
