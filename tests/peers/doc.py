@@ -82,13 +82,24 @@ def summarise(data):
                 c = compare.closest(pt["figures"], pt["measured"])
                 if c is not None and c != "cctx":
                     not_closest.append(pt)
+    causes, peer_wrong = {}, {}
+    for r in rows:
+        for t, e in r.get("tool_errors", {}).items():
+            key = (t, e[:110])
+            causes.setdefault(key, []).append(r["name"])
+        for p in r["points"]:
+            for t, ws in p.get("wrong", {}).items():
+                if t != "cctx" and ws:
+                    peer_wrong.setdefault((t, r["name"]), [0, ws[0]])[0] += len(ws)
     all_mem = [p for ps in mem_points.values() for p in ps]
     mem = {f: compare.memory_summary(ps) for f, ps in mem_points.items() if ps}
     mem["all"] = compare.memory_summary(all_mem)
     bench = {r["name"]: r.get("time_rounds", {}) for r in rows if r["family"] == "bench export"}
     return {"shapes": shapes, "crashes": crashes, "models": models, "gaps": gaps,
             "wrong_cctx": wrong_cctx, "memory": mem, "memory_points": all_mem,
-            "not_closest": not_closest, "times": times, "bench": bench, "harness": harness}
+            "not_closest": not_closest, "times": times, "bench": bench, "harness": harness,
+            "causes": causes, "peer_wrong": peer_wrong,
+            "paths": {r["name"]: r.get("path") for r in rows}}
 
 
 def median(xs):
@@ -167,7 +178,9 @@ def markdown(data, s):
             f"initializers'; onnxsim {v.get('onnxsim')} is the newest with a wheel for Python "
             "3.11, 0.8 ships sources only): they are compared on shapes and time, not memory.",
             "",
-            "## Shapes",
+            ""]
+    out += targets_section(s)
+    out += ["## Shapes",
             "",
             "Every main-graph node output that ONNX Runtime returns at a point (the real-model "
             "suite's assignments; the decoders at check.py's points; the bench exports at two), "
@@ -195,6 +208,7 @@ def markdown(data, s):
                        f"{c['absent']} | {s['crashes'].get(f, {}).get(t, 0)} |")
         out.append("")
     out += gap_section(s)
+    out += peers_section(s)
     out += memory_section(s)
     out += time_section(data, s)
     out += ["## Rerunning", "",
@@ -205,6 +219,46 @@ def markdown(data, s):
             "build/peers/venv/bin/python tests/peers/peers.py --build build --from-json build/peers/results.json --doc docs/peers.md",
             "```", ""]
     return "\n".join(out)
+
+
+def targets_section(s):
+    """The issue's targets, one line each, met or not."""
+    out = ["## The targets", "",
+           "| target | family | cctx | best peer | met |", "|---|---|---|---|---|"]
+    for f in FAMILIES:
+        c = s["shapes"].get(f, {})
+        if not s["models"].get(f) or not c.get("cctx", {}).get("values"):
+            continue
+        peers = {t: x for t, x in c.items() if t != "cctx" and x["values"]}
+        if not peers:
+            continue
+        for what, key in (("values resolved (complete)", compare.complete),
+                          ("values equal to ONNX Runtime's", lambda x: x["equal"])):
+            best = max(peers, key=lambda t: key(peers[t]))
+            mine, theirs = key(c["cctx"]), key(peers[best])
+            out.append(f"| {what} >= best peer | {f} | {mine} | {theirs} ({best}) | "
+                       f"{'yes' if mine >= theirs else '**no**'} |")
+    kinds = {}
+    for g in s["gaps"]:
+        kinds[g[3]] = kinds.get(g[3], 0) + 1
+    wrong_where_right = kinds.get(compare.WRONG, 0)
+    out.append(f"| never wrong where a peer is right | all | {wrong_where_right} value-points wrong "
+               f"where a peer is right ({len(s['gaps'])} not equal where a peer is) | - | "
+               f"{'yes' if not wrong_where_right else '**no**'} |")
+    m = s["memory"].get("all", {})
+    if m.get("_points"):
+        share = m["_reference_closest_share"]
+        out.append(f"| memory figure closest to ONNX Runtime's on >= 90% of points | all | "
+                   f"{m.get('cctx', {}).get('closest', 0)} of {m['_points']} ({share:.0%}) | - | "
+                   f"{'yes' if share >= 0.9 else '**no**'} |")
+    for name, rounds in sorted(s["bench"].items()):
+        b = bench_ratios(rounds)
+        if b:
+            out.append(f"| time <= 0.3x the fastest symbolic peer | {name} | {b['cctx']:.3f}x "
+                       f"(`cctx shapes`), {b['cctx analyze']:.3f}x (`cctx analyze`) | "
+                       f"{b['fastest_s']:.3f} s ({b['fastest']}) | "
+                       f"{'yes' if b['cctx'] <= 0.3 else '**no**'} |")
+    return out + [""]
 
 
 def gap_section(s):
@@ -238,6 +292,44 @@ def gap_section(s):
             out.append(f"- {name}: {err[:160]}")
         out.append("")
     return out
+
+
+def peers_section(s):
+    out = ["### What the peers get wrong, and where they fail", "",
+           "A peer's symbolic text is evaluated as written, with the usual precedence (`a + 1/2` "
+           "is a + 0.5); a declared shape a peer keeps (a graph output's or value_info's) is "
+           "its answer. Wrong values per peer and model (count over points, one example):", ""]
+    if s["peer_wrong"]:
+        out += ["| peer | model | wrong | example: value, peer, ONNX Runtime |", "|---|---|---|---|"]
+        for (t, model), (n, w) in sorted(s["peer_wrong"].items(), key=lambda kv: -kv[1][0])[:30]:
+            out.append(f"| {t} | {model} | {n} | `{w['value']}`: {w['tool']} vs {w['ort']} |")
+        out.append("")
+    out += ["Failures and refusals (models; the message's last line):", "",
+            "| tool | models | message | e.g. |", "|---|---|---|---|"]
+    for (t, msg), names in sorted(s["causes"].items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
+        clean = msg.replace("|", "/").replace("`", "'")
+        out.append(f"| {t} | {len(names)} | {clean}{opsets(s, names, msg)} | {names[0]} |")
+    return out + [""]
+
+
+def opsets(s, names, msg):
+    """The ai.onnx opsets of the models a tool returned nothing for (ONNX Runtime's symbolic
+    inference returns None below opset 7, and onnxslim's entry then fails on None)."""
+    if "returned nothing" not in msg and "'NoneType' object has no attribute 'graph'" not in msg:
+        return ""
+    try:
+        import onnx
+    except ImportError:
+        return ""
+    found = set()
+    for n in names:
+        path = s["paths"].get(n)
+        try:
+            m = onnx.load(path, load_external_data=False)
+            found |= {o.version for o in m.opset_import if o.domain in ("", "ai.onnx")}
+        except Exception:  # noqa: BLE001 -- a hint only
+            continue
+    return f" (the models' opsets: {', '.join(map(str, sorted(found)))})" if found else ""
 
 
 def memory_section(s):
@@ -289,7 +381,13 @@ def time_section(data, s):
            "load_external_data=False)`); `bench_load_floor`'s in-process parse of the same "
            "file is in the JSON results (`load_floor_s`). `cctx` is `cctx shapes --format json`, "
            "`cctx analyze` the whole analysis to JSON. The concrete tools' time is their first "
-           "point's.", ""]
+           "point's. Peak RSS is GNU time's `%M` of the tool's process.", ""]
+    if data.get("retimed"):
+        rv = data["retimed"]["versions"]
+        out += [f"Time and RSS were measured again on {data['retimed']['date']} (`--retime`: the "
+                "first run's RSS figures carried the driver's own RSS across exec), with cctx "
+                f"built at {rv.get('commit')} (the shapes and memory figures above: "
+                f"{data['versions'].get('commit')}).", ""]
     for name, rounds in sorted(s["bench"].items()):
         if not rounds:
             continue

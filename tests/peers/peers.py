@@ -305,7 +305,7 @@ def main():
     p.add_argument("--build", type=pathlib.Path, default=REPO / "build")
     p.add_argument("--doc", type=pathlib.Path)
     p.add_argument("--json", type=pathlib.Path, help="default: BUILD/peers/results.json")
-    p.add_argument("--from-json", type=pathlib.Path, help="write the doc from an earlier run")
+    p.add_argument("--from-json", help="write the doc from earlier runs' results (A[,B...])")
     p.add_argument("--only", default="")
     p.add_argument("--sources", default="repo,torch,npm,testdata,decoders,bench")
     p.add_argument("--scale", default="10000", help="bench_pipeline_scale exports (node counts)")
@@ -313,6 +313,8 @@ def main():
     p.add_argument("--jobs", type=int, default=2, help="models at a time (not the bench exports)")
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--no-memory", action="store_true", help="skip ONNX Runtime's heap")
+    p.add_argument("--retime", action="store_true",
+                   help="with --from-json: measure time and RSS again, keep the rest")
     p.add_argument("--history", type=pathlib.Path, default=HERE / "history.tsv",
                    help="append one line per run ('none' to skip)")
     args = p.parse_args()
@@ -320,9 +322,19 @@ def main():
     out_json = args.json or args.build / "peers" / "results.json"
     import doc
     if args.from_json:
-        data = json.loads(args.from_json.read_text())
+        # Several runs' results (A,B: e.g. the 100k export run on its own) make one page: the
+        # first run's date and versions, every run's rows.
+        files = [pathlib.Path(f) for f in str(args.from_json).split(",")]
+        data = json.loads(files[0].read_text())
+        for f in files[1:]:
+            more = json.loads(f.read_text())
+            data["rows"] += more["rows"]
+            data["seconds"] = data.get("seconds", 0) + more.get("seconds", 0)
     else:
-        runtime = runtime_mod.snapshot(args.build, args.build / "peers" / "runtime")
+        # The snapshot already there when it is whole (the tree may be mid-rebuild now).
+        runtime = args.build / "peers" / "runtime"
+        if not (runtime / "bin" / "cctx").exists():
+            runtime = runtime_mod.snapshot(args.build, runtime)
         ctx = Context(args, runtime)
         scale = [int(x) for x in args.scale.split(",") if x]
         ms = catalog_mod.catalog(args.build, runtime, ctx.work, args.sources.split(","), scale)
@@ -347,11 +359,35 @@ def main():
         data["seconds"] = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()
         out_json.parent.mkdir(parents=True, exist_ok=True)
         out_json.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    if args.retime:
+        # Time and RSS again for the rows of --from-json, everything else kept (a run whose
+        # time figures need measuring again without repeating ONNX Runtime's runs).
+        runtime = runtime_mod.snapshot(args.build, args.build / "peers" / "runtime")
+        ctx = Context(args, runtime)
+        scale = [int(x) for x in args.scale.split(",") if x]
+        ms = {m["name"]: m for m in catalog_mod.catalog(args.build, runtime, ctx.work,
+                                                        args.sources.split(","), scale)}
+        rows = [r for r in data["rows"] if r["name"] in ms]
+        ordinary = [r for r in rows if r["family"] != "bench export"]
+
+        def again(r):
+            r["time"] = time_rounds(ctx, ms[r["name"]], 1)
+            return r
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            for r in pool.map(again, ordinary):
+                say(f"retimed {r['name']}")
+        for r in rows:
+            if r["family"] == "bench export":
+                r["time_rounds"] = time_rounds(ctx, ms[r["name"]], args.rounds)
+                say(f"retimed {r['name']} ({args.rounds} rounds)")
+        data["retimed"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime(
+            "%Y-%m-%d %H:%M UTC"), "versions": versions(ctx)}
+        out_json.write_text(json.dumps(data, indent=1, default=str) + "\n")
     summary = doc.summarise(data)
     print(doc.text_summary(summary))
     if args.doc:
         args.doc.write_text(doc.markdown(data, summary))
-    if str(args.history) != "none" and not args.from_json and not args.only:
+    if str(args.history) != "none" and not args.from_json and not args.only:  # once per run
         doc.append_history(args.history, data, summary)
     return 0
 

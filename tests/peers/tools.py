@@ -111,7 +111,7 @@ def run_ort_symbolic(path):
     # auto_merge: merge conflicting symbolic dims instead of failing (what its CLI users pass).
     out = SymbolicShapeInference.infer_shapes(model, auto_merge=True)
     if out is None:
-        raise RuntimeError("SymbolicShapeInference returned nothing (an unsupported op)")
+        raise RuntimeError("SymbolicShapeInference returned nothing (it does for opsets below 7)")
     got = from_proto(out)
     return {"values": {n: got[n] for n in node_outputs(out.graph) if n in got}}
 
