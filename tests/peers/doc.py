@@ -375,7 +375,7 @@ def memory_section(s):
 
 def time_section(data, s):
     out = ["## Time and peak RSS of the tools", "",
-           "Whole process (`os.wait4` of the child: interpreter, imports, load, inference, "
+           "Whole process (wall clock around the child: interpreter, imports, load, inference, "
            "writing the result), each tool in turn on each model. **floor**: a fresh Python "
            "process that imports onnx and parses the structure (`onnx.load(..., "
            "load_external_data=False)`); `bench_load_floor`'s in-process parse of the same "
@@ -385,8 +385,9 @@ def time_section(data, s):
     if data.get("retimed"):
         rv = data["retimed"]["versions"]
         out += [f"Time and RSS were measured again on {data['retimed']['date']} (`--retime`: the "
-                "first run's RSS figures carried the driver's own RSS across exec), with cctx "
-                f"built at {rv.get('commit')} (the shapes and memory figures above: "
+                "first run's RSS figures carried the driver's own RSS across exec), the "
+                f"repository at {rv.get('commit')} and cctx as built in the tree then, which may "
+                "hold uncommitted work (the shapes and memory figures above: "
                 f"{data['versions'].get('commit')}).", ""]
     for name, rounds in sorted(s["bench"].items()):
         if not rounds:
@@ -409,8 +410,8 @@ def time_section(data, s):
             out += ["", f"cctx: {b['cctx']:.3f}x the fastest symbolic peer ({b['fastest']}) with "
                     f"`cctx shapes`, {b['cctx analyze']:.3f}x with `cctx analyze` (target: 0.3x).", ""]
     out += ["### Median per model, by family", "",
-            "(models run two at a time on two cores, so these are comparable within a row, "
-            "not with the table above)", "",
+            "(models run two at a time on two cores, on a machine that may be busy with "
+            "other work, so these are comparable within a row, not with the table above)", "",
             "| family | " + " | ".join(["floor", "cctx", "cctx analyze"] + TOOLS[1:]) + " |",
             "|---|" + "---|" * (len(TOOLS) + 2)]
     for f in FAMILIES:
