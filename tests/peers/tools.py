@@ -107,9 +107,20 @@ def run_onnx_shape_inference(path):
 def run_ort_symbolic(path):
     import onnx
     from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
+    import os
+    import tempfile
     model = onnx.load(path)
-    # auto_merge: merge conflicting symbolic dims instead of failing (what its CLI users pass).
-    out = SymbolicShapeInference.infer_shapes(model, auto_merge=True)
+    # It writes sym_shape_infer_temp.onnx into the working directory: a folder of its own keeps
+    # that out of the source tree `make peers` runs in.
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="ort-symbolic-") as scratch:
+        os.chdir(scratch)
+        try:
+            # auto_merge: merge conflicting symbolic dims instead of failing (what its CLI users
+            # pass).
+            out = SymbolicShapeInference.infer_shapes(model, auto_merge=True)
+        finally:
+            os.chdir(here)
     if out is None:
         raise RuntimeError("SymbolicShapeInference returned nothing (it does for opsets below 7)")
     got = from_proto(out)
