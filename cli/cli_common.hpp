@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,6 +77,10 @@ void end_process_after_output();
 void add_let_option(CLI::App& cmd, AnalysisArgs& args);
 /// Hands the --let relations to the session (usage error on "SYM=EXPR" that is not).
 void add_relations(Session& session, const AnalysisArgs& args);
+/// The model of `args` in a Session on a host of `profile`: an onnxruntime-genai folder's decoder
+/// with its configuration applied to `profile` and its relations, then --let's. For the commands
+/// that load one model and analyse it (fit, plan).
+std::unique_ptr<Session> open_session(const AnalysisArgs& args, Profile& profile);
 
 void add_analyze_command(CLI::App& app);
 void add_fit_command(CLI::App& app);

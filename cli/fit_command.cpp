@@ -35,6 +35,18 @@ void add_relations(Session& session, const AnalysisArgs& args) {
   }
 }
 
+std::unique_ptr<Session> open_session(const AnalysisArgs& args, Profile& profile) {
+  std::vector<SymbolRelation> genai_relations;
+  std::optional<Model> configured =
+      load_with_genai_config(args.model, profile, StreamPayloads::kDrop, genai_relations);
+  auto host = std::make_shared<Host>(profile);
+  Model model = configured ? std::move(*configured) : Model::load(args.model, profile.limits);
+  auto session = std::make_unique<Session>(host, std::move(model));
+  for (SymbolRelation& r : genai_relations) session->add_relation(std::move(r));
+  add_relations(*session, args);
+  return session;
+}
+
 namespace {
 
 struct FitArgs {
@@ -177,15 +189,9 @@ void run_fit(const FitArgs& args) {
   const std::string inner = args.vary.back();
   std::optional<OutputFile> plot_out;  // opened (and refused) before the analysis
   if (args.plot) plot_out.emplace(*args.plot);
-  std::vector<SymbolRelation> genai_relations;
-  std::optional<Model> configured =
-      load_with_genai_config(a.model, profile, StreamPayloads::kDrop, genai_relations);
-  auto host = std::make_shared<Host>(profile);
-  Model model = configured ? std::move(*configured) : Model::load(a.model, profile.limits);
-  Session session(host, std::move(model));
-  for (SymbolRelation& r : genai_relations) session.add_relation(std::move(r));
-  add_relations(session, a);
-  FitReport report{a.model, host->profile().name, outer, {}};
+  const std::unique_ptr<Session> opened = open_session(a, profile);
+  Session& session = *opened;
+  FitReport report{a.model, session.host().profile().name, outer, {}};
   std::vector<FitPoint> points;  // the figure's (--plot, --format html)
   try {
     session.analyse();
@@ -194,8 +200,8 @@ void run_fit(const FitArgs& args) {
                        budget,
                        given[0],
                        "--eval",
-                       host->profile().memory.headroom_bytes,
-                       host->profile().memory.headroom_percent};
+                       session.host().profile().memory.headroom_bytes,
+                       session.host().profile().memory.headroom_percent};
     if (args.headroom) {
       std::tie(request.headroom_bytes, request.headroom_percent) = parse_headroom(*args.headroom);
     }

@@ -12,7 +12,6 @@
 #include "cctx/safe_text.hpp"
 #include "cctx/session.hpp"
 #include "cli_common.hpp"
-#include "genai_config.hpp"
 
 namespace cctx::cli {
 
@@ -24,7 +23,7 @@ struct PlanArgs {
   std::uint64_t seed = 1;
   std::int64_t alignment = 64;
   bool no_scratch = false;
-  std::int64_t span = 1023;
+  std::int64_t span = kUnboundedSpan;
 };
 
 void run_plan(const PlanArgs& args) {
@@ -44,16 +43,10 @@ void run_plan(const PlanArgs& args) {
                 ExitCode::kUsage);
   }
   allow_explicit_zeros(given, profile);
-  std::vector<SymbolRelation> genai_relations;
-  std::optional<Model> configured =
-      load_with_genai_config(a.model, profile, StreamPayloads::kDrop, genai_relations);
-  auto host = std::make_shared<Host>(profile);
-  Model model = configured ? std::move(*configured) : Model::load(a.model, profile.limits);
-  Session session(host, std::move(model));
-  for (SymbolRelation& r : genai_relations) session.add_relation(std::move(r));
-  add_relations(session, a);
+  const std::unique_ptr<Session> opened = open_session(a, profile);
+  Session& session = *opened;
   MemoryPlan plan;
-  PlanReport report{a.model, host->profile().name, &plan, {}, std::nullopt};
+  PlanReport report{a.model, session.host().profile().name, &plan, {}, std::nullopt};
   std::string text;
   try {
     session.analyse();
@@ -63,10 +56,7 @@ void run_plan(const PlanArgs& args) {
     if (!given.empty()) {
       // The session checks the assignments and completes them (relations, data-dependent sizes
       // at their upper bounds); the plan is the symbolic analysis's, evaluated there.
-      const Evaluation ev = session.evaluate(given);
-      for (const Assignment& at : ev.assignments) {
-        report.evaluations.push_back(evaluate_plan(ctx, plan, at, true));
-      }
+      report.evaluations = evaluate_plan(ctx, plan, session.evaluate(given).assignments, true);
     }
     if (args.check > 0) {
       PlanCheckOptions options;

@@ -68,6 +68,16 @@ Assignment to_assignment(const py::handle& given, const char* what = "assignment
   return a;
 }
 
+/// A list of {symbol: int} dicts; `what` names the method in the TypeError otherwise.
+std::vector<Assignment> assignment_list(const py::object& given, const char* what) {
+  if (!py::isinstance<py::iterable>(given) || py::isinstance<py::dict>(given)) {
+    throw py::type_error(std::string(what) + ": evaluate must be a list of {symbol: int} dicts");
+  }
+  std::vector<Assignment> out;
+  for (const py::handle item : given) out.push_back(to_assignment(item));
+  return out;
+}
+
 class PyComputeContext {
  public:
   explicit PyComputeContext(const py::object& profile) : host_(host_for(profile)) {}
@@ -255,18 +265,11 @@ class PyComputeContext {
     const MemoryPlan plan = make_memory_plan(ctx, PlanOptions{alignment, scratch});
     PlanReport report{a->model().source(), a->host().profile().name, &plan, {}, std::nullopt};
     if (!evaluate.is_none()) {
-      std::vector<Assignment> given;
-      if (py::isinstance<py::dict>(evaluate)) {
-        given.push_back(to_assignment(evaluate));
-      } else {
-        for (const py::handle item : evaluate) {
-          given.push_back(to_assignment(py::reinterpret_borrow<py::object>(item)));
-        }
-      }
-      const Evaluation ev = a->evaluate(given, "assignment");
-      for (const Assignment& at : ev.assignments) {
-        report.evaluations.push_back(evaluate_plan(ctx, plan, at, true));
-      }
+      const std::vector<Assignment> given = py::isinstance<py::dict>(evaluate)
+                                                ? std::vector<Assignment>{to_assignment(evaluate)}
+                                                : assignment_list(evaluate, "plan");
+      report.evaluations =
+          evaluate_plan(ctx, plan, a->evaluate(given, "assignment").assignments, true);
     }
     if (check > 0) {
       PlanCheckOptions options;
@@ -289,12 +292,7 @@ class PyComputeContext {
     options.model_path = a->model().source();
     const ComputeContext* report = &a->symbolic();
     if (!evaluate.is_none()) {
-      if (!py::isinstance<py::iterable>(evaluate) || py::isinstance<py::dict>(evaluate)) {
-        throw py::type_error("to_json: evaluate must be a list of {symbol: int} dicts");
-      }
-      std::vector<Assignment> assignments;
-      for (const py::handle item : evaluate) assignments.push_back(to_assignment(item));
-      Evaluation ev = a->evaluate(std::move(assignments), "assignment");
+      Evaluation ev = a->evaluate(assignment_list(evaluate, "to_json"), "assignment");
       report = ev.context;
       options.evaluate = std::move(ev.assignments);
       options.at_upper_bound = std::move(ev.at_upper_bound);

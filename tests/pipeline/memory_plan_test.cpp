@@ -74,7 +74,8 @@ TEST(MemoryPlan, ASmallBoxIsCheckedWhole) {
 TEST(MemoryPlan, OffsetsAtAnAssignmentFollowTheBuffersBelow) {
   const test::Analysis a = analyze(crossing_model());
   const MemoryPlan plan = make_memory_plan(*a.ctx, PlanOptions{1, false});
-  const PlanValues at = evaluate_plan(*a.ctx, plan, {{"N", 3}, {"S", 5}}, true);
+  const PlanValues at =
+      evaluate_plan(*a.ctx, plan, std::vector<Assignment>{{{"N", 3}, {"S", 5}}}, true).front();
   std::int64_t arena = 0;
   for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
     std::int64_t offset = 0;
@@ -100,7 +101,8 @@ TEST(MemoryPlan, OffsetsAtAnAssignmentFollowTheBuffersBelow) {
 TEST(MemoryPlan, AlignmentRoundsEverySize) {
   const test::Analysis a = analyze(crossing_model());
   const MemoryPlan plan = make_memory_plan(*a.ctx, PlanOptions{64, true});
-  const PlanValues at = evaluate_plan(*a.ctx, plan, {{"N", 3}, {"S", 5}}, false);
+  const PlanValues at =
+      evaluate_plan(*a.ctx, plan, std::vector<Assignment>{{{"N", 3}, {"S", 5}}}, false).front();
   for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
     EXPECT_EQ(at.sizes[b] % 64, 0) << b;
     EXPECT_EQ(at.offsets[b] % 64, 0) << b;

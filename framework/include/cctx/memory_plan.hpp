@@ -77,16 +77,20 @@ struct PlanValues {
   std::int64_t no_reuse = 0;             ///< every buffer's size added up (no reuse at all)
 };
 
-/// Evaluates the plan at `assignment`: the sizes' expressions, then the offsets in plan.order
+/// Evaluates the plan at each assignment: the sizes' expressions, then the offsets in plan.order
 /// (throws ExprError as ExprPool::eval does). The best-fit arena is computed when `best_fit` is
-/// set.
-PlanValues evaluate_plan(const ComputeContext& ctx, const MemoryPlan& plan,
-                         const Assignment& assignment, bool best_fit);
+/// set (the pairs of buffers alive together are listed once for all the assignments).
+std::vector<PlanValues> evaluate_plan(const ComputeContext& ctx, const MemoryPlan& plan,
+                                      const std::vector<Assignment>& assignments, bool best_fit);
+
+/// How far a symbol without a finite upper bound is sampled above its lower bound, by the planner's
+/// examples and (unless told otherwise) by the checker.
+inline constexpr std::int64_t kUnboundedSpan = 1023;
 
 struct PlanCheckOptions {
   int assignments = 1000;
   /// Symbols without a finite upper bound are sampled up to lower bound + span.
-  std::int64_t unbounded_span = 1023;
+  std::int64_t unbounded_span = kUnboundedSpan;
   /// The best-fit plan is computed at the first this many checked assignments (it is quadratic).
   int best_fit_assignments = 200;
   std::uint64_t seed = 1;

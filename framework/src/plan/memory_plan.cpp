@@ -94,7 +94,7 @@ struct Examples {
 
 Examples examples(ExprPool& pool, const std::vector<PlannedBuffer>& buffers,
                   const std::vector<std::string>& symbols) {
-  const auto box = plan_detail::sample_box(pool, symbols, 1023);
+  const auto box = plan_detail::sample_box(pool, symbols, kUnboundedSpan);
   std::vector<Expr> sizes;
   sizes.reserve(buffers.size());
   for (const PlannedBuffer& b : buffers) sizes.push_back(b.size);

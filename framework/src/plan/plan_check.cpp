@@ -176,7 +176,7 @@ PlanCheck check_memory_plan(const ComputeContext& ctx, const MemoryPlan& plan,
   // What the analysis says must be placed, independently of the plan's buffers.
   plan_detail::ValueLives lives = plan_detail::value_lives(ctx);
   std::vector<std::uint32_t> planned_in(g.values().size(), plan_detail::kNone);
-  std::vector<Expr> exprs;  // member bytes, then buffer sizes and offsets, then the arena
+  std::vector<Expr> exprs;  // member bytes, buffer sizes, closed forms of offsets and arena
   std::vector<Item> items;
   for (std::uint32_t b = 0; b < plan.buffers.size(); ++b) {
     const PlannedBuffer& buffer = plan.buffers[b];
@@ -276,10 +276,14 @@ PlanCheck check_memory_plan(const ComputeContext& ctx, const MemoryPlan& plan,
     }
     ++check.checked;
     const std::size_t buffers = plan.buffers.size();
-    std::vector<std::int64_t> sizes(at.begin() + static_cast<std::ptrdiff_t>(sizes_at),
-                                    at.begin() + static_cast<std::ptrdiff_t>(sizes_at + buffers));
-    std::int64_t arena = 0;
-    const std::vector<std::int64_t> offsets = plan_detail::plan_offsets(plan, sizes, arena);
+    const bool best_fit = conflicts && check.checked <= options.best_fit_assignments;
+    PlanValues v = plan_detail::values_at(
+        plan, a,
+        std::vector<std::int64_t>(at.begin() + static_cast<std::ptrdiff_t>(sizes_at),
+                                  at.begin() + static_cast<std::ptrdiff_t>(sizes_at + buffers)),
+        best_fit ? &*conflicts : nullptr);
+    const std::vector<std::int64_t>& offsets = v.offsets;
+    const std::int64_t arena = v.arena;
     for (const auto& [b, k] : closed) {
       if (at[k] != offsets[b]) {
         ++check.outside;
@@ -293,7 +297,7 @@ PlanCheck check_memory_plan(const ComputeContext& ctx, const MemoryPlan& plan,
                        point_text(box, p), at[arena_at], arena));
     }
     for (std::size_t b = 0; b < buffers; ++b) {
-      const std::int64_t size = sizes[b], offset = offsets[b];
+      const std::int64_t size = v.sizes[b], offset = offsets[b];
       if (offset < 0 || offset + size > arena) {
         ++check.outside;
         fail(fmt::format("at {}: buffer {} [{}, {}) is outside the arena of {} bytes",
@@ -303,7 +307,7 @@ PlanCheck check_memory_plan(const ComputeContext& ctx, const MemoryPlan& plan,
     for (std::size_t i = 0; i < items.size(); ++i) {
       const std::int64_t offset = offsets[items[i].buffer];
       const std::int64_t bytes = at[items[i].bytes_index];
-      if (bytes > sizes[items[i].buffer]) {
+      if (bytes > v.sizes[items[i].buffer]) {
         ++check.outside;
         fail(fmt::format("at {}: '{}' ({} bytes) is larger than its buffer {}", point_text(box, p),
                          g.value(items[i].value).name, bytes, items[i].buffer));
@@ -333,31 +337,17 @@ PlanCheck check_memory_plan(const ComputeContext& ctx, const MemoryPlan& plan,
       active.push_back(i);
     }
 
-    const std::int64_t floor = plan_detail::live_floor(plan, sizes);
-    std::int64_t no_reuse = 0;
-    for (const std::int64_t s : sizes) no_reuse += s;
-    if (arena > no_reuse) ++check.over_no_reuse;
-    const double ratio = floor > 0 ? static_cast<double>(arena) / static_cast<double>(floor) : 1.0;
+    if (v.arena > v.no_reuse) ++check.over_no_reuse;
+    auto over_floor = [&](std::int64_t bytes) {
+      return v.floor > 0 ? static_cast<double>(bytes) / static_cast<double>(v.floor) : 1.0;
+    };
+    const double ratio = over_floor(v.arena);
     check.arena_ratio.push_back(ratio);
-    const bool best_fit = conflicts && check.checked <= options.best_fit_assignments;
-    std::optional<std::int64_t> fitted;
-    if (best_fit) {
-      fitted = plan_detail::best_fit_arena(sizes, *conflicts);
-      check.best_fit_ratio.push_back(
-          floor > 0 ? static_cast<double>(*fitted) / static_cast<double>(floor) : 1.0);
-    }
+    if (v.best_fit) check.best_fit_ratio.push_back(over_floor(*v.best_fit));
     if (!check.worst || ratio > worst_ratio) {
       worst_ratio = ratio;
-      PlanValues w;
-      w.assignment = a;
-      w.sizes = sizes;
-      w.offsets = offsets;
-      w.arena = arena;
-      w.floor = floor;
-      w.no_reuse = no_reuse;
-      w.best_fit = fitted;
-      if (!fitted && conflicts) w.best_fit = plan_detail::best_fit_arena(sizes, *conflicts);
-      check.worst = std::move(w);
+      if (!v.best_fit && conflicts) v.best_fit = plan_detail::best_fit_arena(v.sizes, *conflicts);
+      check.worst = std::move(v);
     }
   }
   return check;

@@ -123,23 +123,32 @@ std::vector<std::int64_t> plan_offsets(const MemoryPlan& plan,
   return offset;
 }
 
+PlanValues values_at(const MemoryPlan& plan, Assignment assignment, std::vector<std::int64_t> sizes,
+                     const Conflicts* best_fit) {
+  PlanValues v;
+  v.assignment = std::move(assignment);
+  v.sizes = std::move(sizes);
+  v.offsets = plan_offsets(plan, v.sizes, v.arena);
+  v.floor = live_floor(plan, v.sizes);
+  v.no_reuse = std::accumulate(v.sizes.begin(), v.sizes.end(), std::int64_t{0});
+  if (best_fit != nullptr) v.best_fit = best_fit_arena(v.sizes, *best_fit);
+  return v;
+}
+
 }  // namespace plan_detail
 
-PlanValues evaluate_plan(const ComputeContext& ctx, const MemoryPlan& plan,
-                         const Assignment& assignment, bool best_fit) {
+std::vector<PlanValues> evaluate_plan(const ComputeContext& ctx, const MemoryPlan& plan,
+                                      const std::vector<Assignment>& assignments, bool best_fit) {
   std::vector<Expr> sizes;
   sizes.reserve(plan.buffers.size());
   for (const PlannedBuffer& b : plan.buffers) sizes.push_back(b.size);
-  PlanValues out;
-  out.assignment = assignment;
-  out.sizes = ctx.pool().eval_all(sizes, assignment);
-  out.offsets = plan_detail::plan_offsets(plan, out.sizes, out.arena);
-  out.floor = plan_detail::live_floor(plan, out.sizes);
-  out.no_reuse = std::accumulate(out.sizes.begin(), out.sizes.end(), std::int64_t{0});
-  if (best_fit) {
-    if (const auto conflicts = plan_detail::conflicts_for_best_fit(plan.buffers)) {
-      out.best_fit = plan_detail::best_fit_arena(out.sizes, *conflicts);
-    }
+  std::optional<plan_detail::Conflicts> conflicts;
+  if (best_fit && !assignments.empty())
+    conflicts = plan_detail::conflicts_for_best_fit(plan.buffers);
+  std::vector<PlanValues> out;
+  for (const Assignment& assignment : assignments) {
+    out.push_back(plan_detail::values_at(plan, assignment, ctx.pool().eval_all(sizes, assignment),
+                                         conflicts ? &*conflicts : nullptr));
   }
   return out;
 }

@@ -43,6 +43,11 @@ std::vector<std::int64_t> best_fit_offsets(const std::vector<std::int64_t>& size
 /// The arena of that layout.
 std::int64_t best_fit_arena(const std::vector<std::int64_t>& sizes, const Conflicts& conflicts);
 
+/// The plan at one assignment from its buffers' sizes there: the offsets, the arena, the floor,
+/// the no-reuse sum, and the best-fit arena when `best_fit` lists the pairs.
+PlanValues values_at(const MemoryPlan& plan, Assignment assignment, std::vector<std::int64_t> sizes,
+                     const Conflicts* best_fit);
+
 /// The plan's offsets at `sizes`: each buffer's offset the largest end of those below it, in
 /// plan.order; and the arena, the largest end of plan.tops.
 std::vector<std::int64_t> plan_offsets(const MemoryPlan& plan,

@@ -22,26 +22,41 @@ const char* kind_name(PlannedBuffer::Kind k) {
   return k == PlannedBuffer::Kind::kScratch ? "scratch" : "tensor";
 }
 
-/// The q-quantile of `v` (nearest rank); 0 when empty.
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(k, v.size() - 1)];
-}
+/// What the text and the JSON say of a list of ratios: computed once, sorted once.
+struct RatioSummary {
+  std::size_t count = 0;
+  double median = 0, p90 = 0, worst = 0;
+  double within_1_10 = 0, within_1_05 = 0;  ///< percent of the ratios
+};
 
-double share_within(const std::vector<double>& v, double limit) {
-  if (v.empty()) return 0;
-  const auto n = std::count_if(v.begin(), v.end(), [&](double r) { return r <= limit + 1e-12; });
-  return 100.0 * static_cast<double>(n) / static_cast<double>(v.size());
+RatioSummary summarize(std::vector<double> v) {
+  RatioSummary r;
+  r.count = v.size();
+  if (v.empty()) return r;
+  std::sort(v.begin(), v.end());
+  // Nearest rank.
+  auto quantile = [&](double q) {
+    const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(k, v.size() - 1)];
+  };
+  auto within = [&](double limit) {
+    const auto n = std::upper_bound(v.begin(), v.end(), limit + 1e-12) - v.begin();
+    return 100.0 * static_cast<double>(n) / static_cast<double>(v.size());
+  };
+  r.median = quantile(0.5);
+  r.p90 = quantile(0.9);
+  r.worst = v.back();
+  r.within_1_10 = within(1.10);
+  r.within_1_05 = within(1.05);
+  return r;
 }
 
 std::string ratio_summary(const std::vector<double>& v) {
+  const RatioSummary r = summarize(v);
   return fmt::format(
       "median {:.3f}, 90th percentile {:.3f}, worst {:.3f}; within 1.10 at {:.1f}%, "
       "within 1.05 at {:.1f}%",
-      quantile(v, 0.5), quantile(v, 0.9), v.empty() ? 0.0 : quantile(v, 1.0), share_within(v, 1.10),
-      share_within(v, 1.05));
+      r.median, r.p90, r.worst, r.within_1_10, r.within_1_05);
 }
 
 std::string values_text(const ComputeContext& ctx, const PlannedBuffer& b) {
@@ -229,14 +244,10 @@ nlohmann::ordered_json plan_json(const ComputeContext& ctx, const PlanReport& re
     for (const auto& [name, r] : c.sampled) sampled[name] = {r.lo, r.hi};
     jc["sampled"] = std::move(sampled);
     auto ratios = [](const std::vector<double>& v) {
-      Json r;
-      r["count"] = v.size();
-      r["median"] = quantile(v, 0.5);
-      r["p90"] = quantile(v, 0.9);
-      r["worst"] = v.empty() ? 0.0 : quantile(v, 1.0);
-      r["within_1_10"] = share_within(v, 1.10);
-      r["within_1_05"] = share_within(v, 1.05);
-      return r;
+      const RatioSummary s = summarize(v);
+      return Json{
+          {"count", s.count}, {"median", s.median},           {"p90", s.p90},
+          {"worst", s.worst}, {"within_1_10", s.within_1_10}, {"within_1_05", s.within_1_05}};
     };
     jc["arena_over_floor"] = ratios(c.arena_ratio);
     jc["best_fit_over_floor"] = ratios(c.best_fit_ratio);
