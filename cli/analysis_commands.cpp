@@ -371,8 +371,8 @@ void run_analyze(const AnalysisArgs& args, const FigureArgs& figures) {
       // Without --wide, what would not fit a terminal moves: long formulas to a footer, the
       // per-node figures of a large graph to one row per node.
       FormulaFolder folder(!args.wide);
-      text = specialized + "Symbolic ComputeContext.memory table:\n" + memory_table(rctx, &folder) +
-             "\n" + scratch_listing(rctx, &folder);
+      text = specialized + rewrites_text(rctx) + "Symbolic ComputeContext.memory table:\n" +
+             memory_table(rctx, &folder) + "\n" + scratch_listing(rctx, &folder);
       if (!evaluate.empty()) {
         constexpr std::size_t kColumnsThatFit = 12;
         text += "\n" + (args.wide || rctx.node_count() <= kColumnsThatFit

@@ -13,5 +13,9 @@ void register_conv(Registration& reg);     // Conv, ConvTranspose
 void register_rnn(Registration& reg);      // LSTM, GRU, RNN
 void register_tensor(Registration& reg);   // Where, Softmax, LogSoftmax, Resize, TopK, zeros
 void register_inplace(Registration& reg);  // the in-place kernels: aliases, unary activations
+/// Conv's working buffer (im2col), which FusedConv (a Conv with an activation) shares.
+const cctx::sdk::IScratchEstimator& conv_scratch_estimator();
+/// The graph optimisations of the level the profile's option `graph_optimization` names.
+cctx::sdk::Status register_rewrites(cctx::sdk::IRegistrar& r);
 
 }  // namespace cctx::opsets::onnxruntime

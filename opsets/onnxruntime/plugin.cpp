@@ -19,7 +19,7 @@ Status register_all(IRegistrar& r) noexcept {
       family(reg);
       if (!reg.ok()) return reg.status();
     }
-    return Status::kOk;
+    return register_rewrites(r);
   });
 }
 

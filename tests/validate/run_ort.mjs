@@ -76,8 +76,8 @@ async function settle() {
 }
 
 const options = {
-  graphOptimizationLevel: 'disabled',
-  intraOpNumThreads: 1,
+  graphOptimizationLevel: spec.optimization || 'disabled',
+  intraOpNumThreads: spec.threads || 1,
   interOpNumThreads: 1,
   executionMode: 'sequential',
   enableCpuMemArena: spec.mode === 'arena',

@@ -65,6 +65,10 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--history", default=str(HERE / "history.tsv"))
     p.add_argument("--json", type=pathlib.Path, help="write every point's numbers here")
     p.add_argument("--timeout", type=int, default=900, help="seconds per ONNX Runtime run")
+    p.add_argument("--optimization", default="disabled",
+                   choices=["disabled", "basic", "extended", "all"],
+                   help="ONNX Runtime's graph optimisation level (its default: all)")
+    p.add_argument("--threads", type=int, default=1, help="ONNX Runtime's intra-op threads")
     p.add_argument("--no-per-node", dest="per_node", action="store_false",
                    help="skip the per-node check against ONNX Runtime's profiler")
     return p.parse_args()
@@ -84,12 +88,15 @@ class Tools:
             sys.exit("validate.py: missing " + ", ".join(missing))
 
 
+SESSION = {"optimization": "disabled", "threads": 1}  # set from the command line in main()
+
+
 def measure(tools: Tools, model: pathlib.Path, shapes: dict, mode: str, timeout: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="cctx-validate-") as tmp:
         env = dict(os.environ, LD_PRELOAD=str(tools.counter.resolve()),
                    CCTX_ALLOC_REPORT=os.path.join(tmp, "readings"))
         spec = {"model": str(model), "inputs": shapes, "mode": mode,
-                "ort": str(tools.node_modules.resolve())}
+                "ort": str(tools.node_modules.resolve()), **SESSION}
         proc = subprocess.run(["node", "--expose-gc", str(tools.run_ort), json.dumps(spec)],
                               env=env, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
@@ -188,6 +195,7 @@ def ratio(pred: Optional[int], meas: Optional[int]) -> Optional[float]:
 
 def main() -> int:
     args = parse_args()
+    SESSION.update(optimization=args.optimization, threads=args.threads)
     tools = Tools(args.build, args.cctx)
     models_dir = args.models or args.build / "validate" / "models"
     manifest = json.loads((models_dir / "manifest.json").read_text())

@@ -204,6 +204,22 @@ struct ReserveTrend {
   std::string reason;  ///< when not shown: the first part that is not
 };
 
+/// How a node of the analysed graph came from the model's nodes: the runtime's graph rewrites
+/// (docs/design/rewrites.md) that made it, in the order they applied, and the model's nodes it
+/// stands for (their names, or "#k" for the k-th node of the file when it has none).
+struct RewriteOrigin {
+  std::vector<std::string> rules;
+  std::vector<std::string> nodes;
+};
+
+/// What the runtime's graph rewrites did to the main graph.
+struct RewriteSummary {
+  std::size_t nodes_before = 0;
+  std::size_t nodes_after = 0;
+  std::vector<std::pair<std::string, std::size_t>> applied;  ///< rule, times, in first-use order
+  std::size_t initializers_dropped = 0;  ///< read by the rewritten nodes only, now by none
+};
+
 class ComputeContext {
  public:
   /// Uses the host's registry (kept alive by this context) and profile options.
@@ -241,6 +257,10 @@ class ComputeContext {
 
   // ---- per node of the main graph (NodeId == index) -------------------------------------------
   std::size_t node_count() const;
+  /// Where node n came from when the profile's runtime rewrote the graph, else nullptr.
+  const RewriteOrigin* rewrite_origin(NodeId n) const;
+  /// The rewrites' summary, or nullptr when no rewrite applied (the model's graph is analysed).
+  const RewriteSummary* rewrite_summary() const;
   Tag node_tag(NodeId n) const;
   ValueIds release_after(NodeId n) const;
   ValueIds not_used_after(NodeId n) const;

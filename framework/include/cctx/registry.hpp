@@ -16,6 +16,8 @@ namespace cctx {
 /// A loaded plugin library. Rule entries hold it by shared_ptr so the library stays mapped while
 /// any rule it registered may still be called.
 struct PluginHandle;
+/// A graph rewrite a plugin registered (framework/src/rewrite/rewrite_rule.hpp).
+struct RewriteRule;
 
 /// The rule kinds, in the order the pipeline uses them.
 enum class RuleKind : std::uint8_t { kShape, kTagTraits, kTagRule, kInplace, kScratch };
@@ -91,6 +93,12 @@ class RuleRegistry {
   /// Name of a plugin-registered element type (empty when unknown).
   std::string dtype_name(std::int32_t code) const;
 
+  /// Adds a graph rewrite after those already registered (rewrites apply in registration
+  /// order). Throws PluginError naming both origins when one of the same name exists and
+  /// `replace` is false; with `replace`, the new one takes the old one's place.
+  void add_rewrite(std::shared_ptr<const RewriteRule> rule, bool replace);
+  const std::vector<std::shared_ptr<const RewriteRule>>& rewrites() const { return rewrites_; }
+
   const DomainMap& table(RuleKind kind) const { return tables_[static_cast<std::size_t>(kind)]; }
   /// Drops every entry (teardown: before the libraries are unloaded).
   void clear();
@@ -98,6 +106,7 @@ class RuleRegistry {
  private:
   DomainMap tables_[kRuleKindCount];
   std::vector<DomainRange> domains_;
+  std::vector<std::shared_ptr<const RewriteRule>> rewrites_;
   std::map<std::int32_t, std::pair<std::uint32_t, std::string>> dtypes_;
 };
 

@@ -80,6 +80,9 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
                          const std::vector<std::vector<BoundedSymbol>>& at_upper_bound = {},
                          const std::vector<std::string>& names = {},
                          FormulaFolder* folder = nullptr, std::int64_t budget = 0);
+/// "" when the profile's runtime did not rewrite the graph; else one line: the node counts
+/// before and after, and each rewrite with how often it applied.
+std::string rewrites_text(const ComputeContext& ctx);
 /// Warnings and notes, one per line ("" when none).
 std::string diagnostics_text(const ComputeContext& ctx);
 

@@ -19,6 +19,7 @@
 #include "pipeline/buffer_plan.hpp"
 #include "pipeline/rule_bindings.hpp"
 #include "pipeline/stage_results.hpp"
+#include "rewrite/graph_rewrite.hpp"
 #include "util/hash_index.hpp"
 
 namespace cctx {
@@ -33,6 +34,9 @@ struct Analysis {
   /// The analysed form of a model whose local-function calls were inlined (else null): new
   /// nodes for the bodies, the model's own messages for the rest (inline_functions.hpp).
   std::unique_ptr<InlinedModel> inlined;
+  /// The graph the profile's runtime really runs, when its rewrites changed it (else null):
+  /// what `model` points at from then on (rewrite/graph_rewrite.hpp).
+  std::unique_ptr<RewrittenModel> rewritten;
   std::unique_ptr<ExprPool> pool;
   std::unique_ptr<GraphView> graph;
   /// The binding step, right after the graph view: every kind's rules (read through rules_of).

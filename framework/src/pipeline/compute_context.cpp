@@ -90,6 +90,10 @@ void run_stages(ComputeContext::State& s, const Model& model) {
     // Local-function calls are analysed through their bodies, inlined per call site.
     s.inlined = inline_local_functions(model, s.options.limits.nodes);
     if (s.inlined) s.model = &s.inlined->model();
+    // The runtime's graph rewrites (its optimiser's fusions and eliminations): what it runs is
+    // what is planned.
+    s.rewritten = rewrite_model(*s.model, s.registry->rewrites());
+    if (s.rewritten) s.model = &s.rewritten->model();
     s.graph = std::make_unique<GraphView>(*s.model);
     s.rules.bind(*s.graph, *s.registry);
   });
@@ -153,6 +157,14 @@ std::optional<Expr> ComputeContext::value_bytes(ValueId v) const {
 }
 
 std::size_t ComputeContext::node_count() const { return state_->memory.nodes.size(); }
+const RewriteOrigin* ComputeContext::rewrite_origin(NodeId n) const {
+  const State& s = *state_;
+  if (!s.rewritten || !s.graph || n >= s.graph->nodes().size()) return nullptr;
+  return s.rewritten->origin(s.graph->node(n).proto);
+}
+const RewriteSummary* ComputeContext::rewrite_summary() const {
+  return state_->rewritten ? &state_->rewritten->summary() : nullptr;
+}
 Tag ComputeContext::node_tag(NodeId n) const { return state_->tags.nodes.at(n); }
 ValueIds ComputeContext::release_after(NodeId n) const { return state_->plan.release_after.at(n); }
 ValueIds ComputeContext::not_used_after(NodeId n) const {

@@ -102,6 +102,14 @@ void ComputeContext::write_shapes_to_model(Model& model) const {
   const GraphView& g = *s.graph;
   ExprPool& pool = *s.pool;
   onnx::ModelProto& target = model.proto();
+  if (s.rewritten) {
+    // The analysed graph is the runtime's, not the file's: its nodes and values are not the
+    // model's to annotate.
+    throw Error(model.source() +
+                    ": cannot write annotations: the profile's runtime rewrote the graph before "
+                    "the analysis (graph_optimization); use a profile without rewrites for that",
+                ExitCode::kUsage);
+  }
   if (s.inlined) {
     // The analysis ran on the model with its local functions inlined: that form is written.
     if (target.functions_size() == 0) {

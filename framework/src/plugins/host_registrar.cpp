@@ -4,6 +4,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
+#include "rewrite/rewrite_rule.hpp"
 
 namespace cctx {
 
@@ -163,6 +164,20 @@ sdk::Status HostRegistrar::accept_option(sdk::StringRef key, sdk::StringRef mean
   }
 }
 
+sdk::Status HostRegistrar::add_rewrite(sdk::StringRef name, sdk::StringRef pattern,
+                                       sdk::StringRef replacement) noexcept {
+  try {
+    RewriteRule rule = parse_rewrite_rule(text(name), std::string_view(pattern.data, pattern.size),
+                                          std::string_view(replacement.data, replacement.size));
+    rule.origin = origin_;
+    rewrites_.push_back(std::make_shared<const RewriteRule>(std::move(rule)));
+    return sdk::Status::kOk;
+  } catch (const std::exception& e) {
+    errors_.push_back(e.what());
+    return sdk::Status::kInvalidArgument;
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> HostRegistrar::accepted_options() const {
   std::vector<std::pair<std::string, std::string>> out = options_declared_;
   for (const std::string& key : options_read_) {
@@ -203,6 +218,20 @@ void HostRegistrar::require_declared_domains() {
 void HostRegistrar::commit() {
   // Check every key first so that a conflict leaves the registry untouched.
   if (!override_rules_) {
+    for (std::size_t i = 0; i < rewrites_.size(); ++i) {
+      const std::string& name = rewrites_[i]->name;
+      std::string other;
+      for (const auto& have : registry_.rewrites()) {
+        if (have->name == name) other = have->origin;
+      }
+      for (std::size_t j = 0; j < i && other.empty(); ++j) {
+        if (rewrites_[j]->name == name) other = origin_;
+      }
+      if (!other.empty()) {
+        throw PluginError("rewrite '" + name + "' registered twice: by " + other + " and by " +
+                          origin_);
+      }
+    }
     for (const Staged& s : staged_) {
       if (const RuleEntry* e = registry_.find_exact(s.kind, s.domain, s.op_type, s.since_version)) {
         throw PluginError(std::string(rule_kind_name(s.kind)) + " rule " +
@@ -218,6 +247,8 @@ void HostRegistrar::commit() {
   }
   for (DomainRange& d : domains_) registry_.declare_domain(std::move(d));
   for (auto& [code, bits, name] : dtypes_) registry_.add_dtype(code, bits, std::move(name));
+  for (auto& rule : rewrites_) registry_.add_rewrite(std::move(rule), override_rules_);
+  rewrites_.clear();
   staged_.clear();
 }
 

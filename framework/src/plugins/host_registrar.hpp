@@ -36,6 +36,8 @@ class HostRegistrar final : public sdk::IRegistrar {
   bool option(sdk::StringRef key, sdk::StringRef* value) const noexcept override;
   sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override;
   sdk::Status accept_option(sdk::StringRef key, sdk::StringRef meaning) noexcept override;
+  sdk::Status add_rewrite(sdk::StringRef name, sdk::StringRef pattern,
+                          sdk::StringRef replacement) noexcept override;
 
   /// The options this plugin accepts, as (key, meaning): those it declared with accept_option()
   /// in declaration order, then those it only read with option() (meaning "").
@@ -69,6 +71,7 @@ class HostRegistrar final : public sdk::IRegistrar {
   std::vector<Staged> staged_;
   std::vector<DomainRange> domains_;
   std::vector<std::tuple<std::int32_t, std::uint32_t, std::string>> dtypes_;
+  std::vector<std::shared_ptr<const RewriteRule>> rewrites_;
   std::vector<std::string> errors_;
   mutable std::vector<std::string> options_read_;  // option() is const in the SDK
   std::vector<std::pair<std::string, std::string>> options_declared_;

@@ -2,6 +2,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/registry.hpp"
+#include "rewrite/rewrite_rule.hpp"
 
 namespace cctx {
 
@@ -126,8 +127,22 @@ void RuleRegistry::add_dtype(std::int32_t code, std::uint32_t bits, std::string 
   dtypes_[code] = {bits, std::move(name)};
 }
 
+void RuleRegistry::add_rewrite(std::shared_ptr<const RewriteRule> rule, bool replace) {
+  for (std::shared_ptr<const RewriteRule>& have : rewrites_) {
+    if (have->name != rule->name) continue;
+    if (!replace) {
+      throw PluginError("rewrite '" + rule->name + "' registered twice: by " + have->origin +
+                        " and by " + rule->origin);
+    }
+    have = std::move(rule);
+    return;
+  }
+  rewrites_.push_back(std::move(rule));
+}
+
 void RuleRegistry::clear() {
   for (DomainMap& table : tables_) table.clear();
+  rewrites_.clear();
   domains_.clear();
   dtypes_.clear();
 }

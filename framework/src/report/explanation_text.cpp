@@ -149,6 +149,11 @@ std::string explain_text(const nlohmann::ordered_json& doc) {
       "Node {}{} ({}), tag {}: {} = {}({})\n", scalar(node["index"]), name, scalar(node["op_type"]),
       node["tag"].get<std::string>().empty() ? "-" : scalar(node["tag"]), joined(node["outputs"]),
       scalar(node["op_type"]), joined(node["inputs"]));
+  if (node.contains("rewritten_from")) {
+    const Json& r = node["rewritten_from"];
+    out += "  the runtime's rewrite of the model's nodes " + joined(r["nodes"]) + " (" +
+           joined(r["rules"]) + ")\n";
+  }
   for (const Json& f : doc["rule_failures"]) {
     out += "  failed: the " + scalar(f["kind"]) + " rule of " + scalar(f["rule"]) + ": " +
            scalar(f["message"]) + "\n";

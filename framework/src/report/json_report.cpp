@@ -111,6 +111,13 @@ Json value_json(const ComputeContext& ctx, ValueId v) {
   return value;
 }
 
+Json rewrite_origin_json(const RewriteOrigin& origin) {
+  Json j;
+  j["rules"] = origin.rules;
+  j["nodes"] = origin.nodes;
+  return j;
+}
+
 Json node_json(const ComputeContext& ctx, NodeId n) {
   ExprPool& pool = ctx.pool();
   const GraphView& g = ctx.graph();
@@ -146,6 +153,9 @@ Json node_json(const ComputeContext& ctx, NodeId n) {
                  {"outputs", bucket_json(pool, p.outputs)},
                  {"total_bytes", amount_json(pool, p.total)}};
   j["peak_scratch_bytes"] = amount_json(pool, ctx.node_peak_memory(n));
+  if (const RewriteOrigin* origin = ctx.rewrite_origin(n)) {
+    j["rewritten_from"] = rewrite_origin_json(*origin);
+  }
   return j;
 }
 
@@ -317,6 +327,19 @@ std::vector<std::pair<const char*, Json>> trailing_members(const ComputeContext&
   out.emplace_back("unsized_values", names(ctx.graph(), ctx.unsized_values()));
   out.emplace_back("warnings", warnings_json(ctx));
   out.emplace_back("rule_failures", rule_failures_json(ctx));
+  if (const RewriteSummary* summary = ctx.rewrite_summary()) {
+    // Only when the profile's runtime rewrote the graph: other reports stay as they were.
+    Json applied = Json::array();
+    for (const auto& [rule, times] : summary->applied) {
+      applied.push_back(Json{{"rule", rule}, {"times", times}});
+    }
+    Json r;
+    r["nodes_before"] = summary->nodes_before;
+    r["nodes_after"] = summary->nodes_after;
+    r["initializers_dropped"] = summary->initializers_dropped;
+    r["applied"] = std::move(applied);
+    out.emplace_back("rewrites", std::move(r));
+  }
   return out;
 }
 
@@ -610,6 +633,8 @@ void write_bucket(ValueWriter& w, const char (&head)[N], ExprPool& pool, const B
   write_items(out, head, bucket.size(), member, 10, '}');
 }
 
+void append_nested(TextBuffer& out, const Json& value, int levels);
+
 /// node_json(ctx, n), written.
 void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
   ExprPool& pool = ctx.pool();
@@ -657,6 +682,10 @@ void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
   w.amount(pool, p.total);
   out.put("\n      },\n      \"peak_scratch_bytes\": ");
   w.amount(pool, ctx.node_peak_memory(n));
+  if (const RewriteOrigin* origin = ctx.rewrite_origin(n)) {
+    out.put(",\n      \"rewritten_from\": ");
+    append_nested(out, rewrite_origin_json(*origin), 3);
+  }
   out.put("\n    }");
 }
 

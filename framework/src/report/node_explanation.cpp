@@ -90,10 +90,14 @@ class Explainer {
     Json inputs = Json::array(), outputs = Json::array();
     for (const std::string& s : node.proto->input()) inputs.push_back(s);
     for (const std::string& s : node.proto->output()) outputs.push_back(s);
-    return {
+    Json j = {
         {"index", n_},           {"name", node.proto->name()},         {"op_type", node.op_type},
         {"domain", node.domain}, {"tag", tag_name(ctx_.node_tag(n_))}, {"inputs", inputs},
         {"outputs", outputs}};
+    if (const RewriteOrigin* origin = ctx_.rewrite_origin(n_)) {
+      j["rewritten_from"] = {{"rules", origin->rules}, {"nodes", origin->nodes}};
+    }
+    return j;
   }
 
   std::string created_text(const report_detail::BufferHistory& h) const {

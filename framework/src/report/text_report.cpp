@@ -351,6 +351,18 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
   return out;
 }
 
+std::string rewrites_text(const ComputeContext& ctx) {
+  const RewriteSummary* summary = ctx.rewrite_summary();
+  if (summary == nullptr) return "";
+  std::string applied;
+  for (const auto& [rule, times] : summary->applied) {
+    applied += (applied.empty() ? "" : ", ") + rule + " x" + std::to_string(times);
+  }
+  return "Graph as the runtime rewrites it before planning: " +
+         std::to_string(summary->nodes_before) + " nodes -> " +
+         std::to_string(summary->nodes_after) + " (" + applied + ")\n\n";
+}
+
 std::string diagnostics_text(const ComputeContext& ctx) {
   std::string out;
   for (const Diagnostic& d : ctx.diagnostics()) {

@@ -98,4 +98,6 @@ void register_conv(Registration& reg) {
   register_every_version(reg, "ConvTranspose", 1, kConvTransposeScratch);
 }
 
+const sdk::IScratchEstimator& conv_scratch_estimator() { return kConvScratch; }
+
 }  // namespace cctx::opsets::onnxruntime

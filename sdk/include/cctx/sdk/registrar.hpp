@@ -60,6 +60,16 @@ class CCTX_SDK_VISIBLE IRegistrar {
   /// kInvalidArgument for an empty key.
   /// @since 1.2
   virtual Status accept_option(StringRef key, StringRef meaning) noexcept = 0;
+  /// Registers a graph rewrite: the runtime replaces the nodes matching `pattern` by
+  /// `replacement` before it plans memory, so the later stages analyse the graph it really runs
+  /// (a fusion, an elimination, a layout change). Both are text in the form of
+  /// docs/design/rewrites.md, e.g. pattern `c = Conv(x, const w, ?b); y = Relu(c)`, replacement
+  /// `y = com.microsoft:FusedConv(x, w, ?b) [c, activation=@y]`. Rewrites apply in registration
+  /// order, plugins in profile order. `name` identifies it in reports and must be unique unless
+  /// the plugin is loaded with `override: true`. kInvalidArgument (with the reason, as fail())
+  /// for text that does not parse.
+  /// @since 1.7
+  virtual Status add_rewrite(StringRef name, StringRef pattern, StringRef replacement) noexcept = 0;
 
  protected:
   ~IRegistrar() = default;

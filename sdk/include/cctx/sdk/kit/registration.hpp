@@ -66,6 +66,14 @@ class Registration {
   void tag_rule(const char* op, std::int32_t since, const ITagRule& rule) noexcept {
     if (ok()) status_ = r_.add_tag_rule(key(op, since), &rule);
   }
+  /// A graph rewrite (IRegistrar::add_rewrite, SDK 1.7): the runtime runs `replacement` where
+  /// the graph matches `pattern`.
+  void rewrite(const char* name, const char* pattern, const char* replacement) noexcept {
+    if (ok()) {
+      status_ = r_.add_rewrite(StringRef::from_c_str(name), StringRef::from_c_str(pattern),
+                               StringRef::from_c_str(replacement));
+    }
+  }
   /// Records a registration failure with a message (the host rolls the plugin back).
   void fail(const std::string& message) noexcept {
     if (ok())

@@ -1,0 +1,552 @@
+#include "rewrite/graph_rewrite.hpp"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include "model/borrowed_fields.hpp"
+#include "rewrite/rewrite_rule.hpp"
+
+namespace cctx {
+
+using detail::borrow;
+using detail::borrow_one;
+using detail::hand_back;
+
+namespace {
+
+constexpr int kMaxRounds = 5;
+
+/// One node of the main graph while it is rewritten.
+struct WorkNode {
+  const onnx::NodeProto* proto = nullptr;  ///< the original, or `made`
+  std::unique_ptr<onnx::NodeProto> made;   ///< a replacement node's own message
+  std::string domain;                      ///< normalised
+  std::vector<std::string> inputs, outputs;
+  bool alive = true;
+  bool inputs_changed = false;  ///< an original whose readers were renamed: written as a copy
+  std::size_t slot = 0;         ///< position: the original's index, a replacement its anchor's
+  std::size_t sequence = 0;     ///< order among nodes of one slot
+  std::optional<RewriteOrigin> origin;
+};
+
+/// Variables bound by one attempt to match a pattern.
+struct Binding {
+  std::map<std::string, std::string, std::less<>> values;  ///< "" for an absent input
+  std::map<std::string, std::vector<std::string>, std::less<>> lists;
+  std::vector<std::size_t> matched;  ///< per pattern node, the work node
+};
+
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+bool commutative(const WorkNode& n) {
+  return n.domain.empty() && (n.proto->op_type() == "Add" || n.proto->op_type() == "Mul");
+}
+
+/// Collects every name read inside the bodies of `g`'s nodes (their own values included: a
+/// superset of what they read from outside, which is all that matters here).
+void collect_body_reads(const onnx::GraphProto& g, std::unordered_set<std::string>& reads) {
+  for (const onnx::NodeProto& n : g.node()) {
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      auto scan = [&reads](const onnx::GraphProto& body) {
+        for (const onnx::NodeProto& m : body.node()) {
+          for (const std::string& in : m.input()) reads.insert(in);
+        }
+        for (const onnx::ValueInfoProto& o : body.output()) reads.insert(o.name());
+        collect_body_reads(body, reads);
+      };
+      if (a.has_g()) scan(a.g());
+      for (const onnx::GraphProto& body : a.graphs()) scan(body);
+    }
+  }
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(const onnx::GraphProto& g) {
+    for (const onnx::ValueInfoProto& o : g.output()) outside_.insert(o.name());
+    collect_body_reads(g, outside_);
+    for (const onnx::TensorProto& t : g.initializer()) constants_.emplace(t.name(), &t);
+    nodes_.reserve(static_cast<std::size_t>(g.node_size()));
+    for (int k = 0; k < g.node_size(); ++k) {
+      const onnx::NodeProto& p = g.node(k);
+      WorkNode w;
+      w.proto = &p;
+      w.domain = std::string(normalize_domain(p.domain()));
+      w.inputs.assign(p.input().begin(), p.input().end());
+      w.outputs.assign(p.output().begin(), p.output().end());
+      w.slot = static_cast<std::size_t>(k);
+      add(std::move(w));
+      if (p.op_type() == "Constant" && normalize_domain(p.domain()).empty() &&
+          p.output_size() > 0) {
+        for (const onnx::AttributeProto& a : p.attribute()) {
+          if (a.name() == "value" && a.has_t()) constants_.emplace(p.output(0), &a.t());
+        }
+        if (!constants_.count(p.output(0))) constants_.emplace(p.output(0), nullptr);
+      }
+    }
+  }
+
+  bool apply(const RewriteRule& rule) {
+    bool changed = false;
+    const RewriteNode& anchor = rule.pattern.back();
+    produced_by_.clear();
+    for (std::size_t k = 0; k < rule.pattern.size(); ++k) {
+      for (const std::string& o : rule.pattern[k].outputs) produced_by_[o] = k;
+    }
+    // Nodes made by this pass are visited too (they are appended): a chain of eliminations
+    // goes in one pass.
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      if (!nodes_[i].alive || !op_matches(anchor, nodes_[i])) continue;
+      Binding b;
+      b.matched.assign(rule.pattern.size(), kNone);
+      if (!match(rule, rule.pattern.size() - 1, i, b) || !removable(rule, b)) continue;
+      replace(rule, b);
+      changed = true;
+    }
+    return changed;
+  }
+
+  std::size_t live_count() const {
+    return static_cast<std::size_t>(
+        std::count_if(nodes_.begin(), nodes_.end(), [](const WorkNode& n) { return n.alive; }));
+  }
+  std::vector<WorkNode>& nodes() { return nodes_; }
+  const std::vector<std::pair<std::string, std::size_t>>& applied() const { return applied_; }
+  /// Initializers that lost their last reader to a rewrite.
+  bool orphaned(const std::string& name) const {
+    return read_before_.count(name) != 0 && live_readers(name) == 0 && outside_.count(name) == 0;
+  }
+
+ private:
+  void add(WorkNode w) {
+    const std::size_t id = nodes_.size();
+    for (const std::string& in : w.inputs) {
+      if (!in.empty()) readers_[in].push_back(id);
+    }
+    for (const std::string& o : w.outputs) {
+      if (!o.empty()) producer_[o] = id;
+    }
+    nodes_.push_back(std::move(w));
+  }
+
+  std::size_t live_readers(const std::string& name) const {
+    auto it = readers_.find(name);
+    if (it == readers_.end()) return 0;
+    std::size_t count = 0;
+    for (std::size_t r : it->second) {
+      if (!nodes_[r].alive) continue;
+      count += static_cast<std::size_t>(
+          std::count(nodes_[r].inputs.begin(), nodes_[r].inputs.end(), name));
+    }
+    return count;
+  }
+
+  static bool op_matches(const RewriteNode& p, const WorkNode& n) {
+    if (p.domain != n.domain) return false;
+    return std::find(p.op_types.begin(), p.op_types.end(), n.proto->op_type()) != p.op_types.end();
+  }
+
+  bool match(const RewriteRule& rule, std::size_t k, std::size_t id, Binding& b) {
+    const RewriteNode& p = rule.pattern[k];
+    const WorkNode& n = nodes_[id];
+    if (!n.alive || !op_matches(p, n)) return false;
+    if (std::find(b.matched.begin(), b.matched.end(), id) != b.matched.end()) return false;
+    b.matched[k] = id;
+    for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+      if (p.outputs[i] == "_") continue;
+      const std::string name = i < n.outputs.size() ? n.outputs[i] : std::string();
+      if (name.empty()) return false;
+      auto [it, fresh] = b.values.emplace(p.outputs[i], name);
+      if (!fresh && it->second != name) return false;
+    }
+    if (commutative(n) && p.inputs.size() == 2 && n.inputs.size() == 2 && !p.inputs[0].rest &&
+        !p.inputs[1].rest) {
+      Binding first = b;
+      if (match_inputs(rule, p, n.inputs, first)) {
+        b = std::move(first);
+        return true;
+      }
+      const std::vector<std::string> swapped{n.inputs[1], n.inputs[0]};
+      return match_inputs(rule, p, swapped, b);
+    }
+    return match_inputs(rule, p, n.inputs, b);
+  }
+
+  bool match_inputs(const RewriteRule& rule, const RewriteNode& p,
+                    const std::vector<std::string>& inputs, Binding& b) {
+    std::size_t pos = 0;
+    for (const RewriteArg& a : p.inputs) {
+      if (a.rest) {
+        std::vector<std::string> rest(
+            inputs.begin() + static_cast<std::ptrdiff_t>(std::min(pos, inputs.size())),
+            inputs.end());
+        pos = inputs.size();
+        auto [it, fresh] = b.lists.emplace(a.var, rest);
+        if (!fresh && it->second != rest) return false;
+        continue;
+      }
+      const std::string name = pos < inputs.size() ? inputs[pos] : std::string();
+      ++pos;
+      if (name.empty()) {
+        if (!a.optional) return false;
+        auto [it, fresh] = b.values.emplace(a.var, std::string());
+        if (!fresh && !it->second.empty()) return false;
+        continue;
+      }
+      if (!bind(rule, a, name, b)) return false;
+    }
+    for (; pos < inputs.size(); ++pos) {
+      if (!inputs[pos].empty()) return false;  // an input the pattern does not mention
+    }
+    return true;
+  }
+
+  bool bind(const RewriteRule& rule, const RewriteArg& a, const std::string& name, Binding& b) {
+    auto [it, fresh] = b.values.emplace(a.var, name);
+    if (!fresh) return it->second == name;
+    auto made = produced_by_.find(a.var);
+    if (made != produced_by_.end()) {
+      auto p = producer_.find(name);
+      if (p == producer_.end() || !nodes_[p->second].alive) return false;
+      return match(rule, made->second, p->second, b);
+    }
+    if (!a.constant) return true;
+    auto c = constants_.find(name);
+    if (c == constants_.end() || producer_is_live_nonconstant(name)) return false;
+    if (a.scalar) {
+      const onnx::TensorProto* t = c->second;
+      if (t == nullptr) return false;
+      for (std::int64_t d : t->dims()) {
+        if (d != 1) return false;
+      }
+    }
+    if (a.dim_multiple > 0) {
+      const onnx::TensorProto* t = c->second;
+      if (t == nullptr || a.dim_index >= t->dims_size()) return false;
+      if (t->dims(a.dim_index) % a.dim_multiple != 0) return false;
+    }
+    return true;
+  }
+
+  /// A constant's name made again by a live node that is not the Constant (never in a valid
+  /// model, but a rewrite must not trust it).
+  bool producer_is_live_nonconstant(const std::string& name) const {
+    auto p = producer_.find(name);
+    if (p == producer_.end()) return false;
+    const WorkNode& n = nodes_[p->second];
+    return n.alive && n.proto->op_type() != "Constant";
+  }
+
+  /// Every value the match removes is read by matched nodes alone and is no graph output nor
+  /// read inside a body; a renamed value (`y = x`) may have other readers but no outside one.
+  bool removable(const RewriteRule& rule, const Binding& b) const {
+    std::unordered_set<std::string> kept, renamed;
+    for (const RewriteNode& r : rule.replacement) {
+      for (const std::string& o : r.outputs) {
+        auto it = b.values.find(o);
+        if (it == b.values.end()) continue;
+        (r.is_rename() ? renamed : kept).insert(it->second);
+      }
+    }
+    std::unordered_set<std::size_t> matched(b.matched.begin(), b.matched.end());
+    for (std::size_t id : b.matched) {
+      for (const std::string& o : nodes_[id].outputs) {
+        if (o.empty() || kept.count(o) != 0) continue;
+        if (outside_.count(o) != 0) return false;
+        if (renamed.count(o) != 0) continue;
+        auto it = readers_.find(o);
+        if (it == readers_.end()) continue;
+        for (std::size_t r : it->second) {
+          if (nodes_[r].alive && matched.count(r) == 0) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  static std::string node_label(const WorkNode& n) {
+    if (!n.proto->name().empty()) return n.proto->name();
+    return "#" + std::to_string(n.slot);
+  }
+
+  void replace(const RewriteRule& rule, const Binding& b) {
+    const std::size_t anchor = b.matched.back();
+    const std::size_t slot = nodes_[anchor].slot;
+    RewriteOrigin origin;
+    for (std::size_t id : b.matched) {
+      WorkNode& n = nodes_[id];
+      n.alive = false;
+      if (n.origin) {
+        for (const std::string& r : n.origin->rules) {
+          if (std::find(origin.rules.begin(), origin.rules.end(), r) == origin.rules.end())
+            origin.rules.push_back(r);
+        }
+        origin.nodes.insert(origin.nodes.end(), n.origin->nodes.begin(), n.origin->nodes.end());
+      } else {
+        origin.nodes.push_back(node_label(n));
+      }
+      for (const std::string& o : n.outputs) {
+        auto p = producer_.find(o);
+        if (p != producer_.end() && p->second == id) producer_.erase(p);
+      }
+    }
+    origin.rules.push_back(rule.name);
+    const WorkNode& head = nodes_[b.matched.front()];
+    const std::string head_name = head.proto->name();
+    std::size_t made = 0;
+    for (const RewriteNode& r : rule.replacement) {
+      if (r.is_rename()) continue;
+      WorkNode w;
+      w.made = std::make_unique<onnx::NodeProto>();
+      onnx::NodeProto& p = *w.made;
+      p.set_op_type(r.op_types.front());
+      if (!r.domain.empty()) p.set_domain(r.domain);
+      if (!head_name.empty()) {
+        p.set_name(made == 0 ? head_name : head_name + "/" + r.op_types.front());
+      }
+      for (const RewriteArg& a : r.inputs) {
+        if (a.rest) {
+          auto it = b.lists.find(a.var);
+          if (it != b.lists.end())
+            w.inputs.insert(w.inputs.end(), it->second.begin(), it->second.end());
+          continue;
+        }
+        auto it = b.values.find(a.var);
+        w.inputs.push_back(it != b.values.end() ? it->second : fresh_name(head_name, a.var));
+      }
+      while (!w.inputs.empty() && w.inputs.back().empty()) w.inputs.pop_back();
+      for (const std::string& o : r.outputs) {
+        auto it = b.values.find(o);
+        w.outputs.push_back(it != b.values.end() ? it->second : fresh_name(head_name, o));
+      }
+      for (const RewriteAttr& a : r.attributes) add_attribute(rule, a, b, p);
+      for (const std::string& in : w.inputs) p.add_input(in);
+      for (const std::string& o : w.outputs) p.add_output(o);
+      w.proto = w.made.get();
+      w.domain = r.domain;
+      w.slot = slot;
+      w.sequence = ++sequence_;
+      w.origin = origin;
+      ++made;
+      add(std::move(w));
+    }
+    for (const RewriteNode& r : rule.replacement) {
+      if (!r.is_rename()) continue;
+      rename(b.values.at(r.outputs.front()), b.values.at(r.inputs.front().var));
+    }
+    auto it = std::find_if(applied_.begin(), applied_.end(),
+                           [&](const auto& a) { return a.first == rule.name; });
+    if (it == applied_.end()) {
+      applied_.emplace_back(rule.name, 1);
+    } else {
+      ++it->second;
+    }
+  }
+
+  /// Readers of `from` read `to` instead.
+  void rename(const std::string& from, const std::string& to) {
+    auto it = readers_.find(from);
+    if (it == readers_.end()) return;
+    std::vector<std::size_t> readers = std::move(it->second);
+    readers_.erase(it);
+    for (std::size_t r : readers) {
+      WorkNode& n = nodes_[r];
+      if (!n.alive) continue;
+      for (std::string& in : n.inputs) {
+        if (in != from) continue;
+        in = to;
+        n.inputs_changed = true;
+      }
+      readers_[to].push_back(r);
+    }
+  }
+
+  std::string fresh_name(const std::string& head, const std::string& var) {
+    std::string base = (head.empty() ? std::string("rewrite") : head) + "/" + var;
+    std::string name = base;
+    for (int k = 1; producer_.count(name) != 0 || constants_.count(name) != 0; ++k) {
+      name = base + "_" + std::to_string(k);
+    }
+    return name;
+  }
+
+  void add_attribute(const RewriteRule& rule, const RewriteAttr& a, const Binding& b,
+                     onnx::NodeProto& p) const {
+    auto source = [&]() -> const onnx::NodeProto* {
+      auto k = produced_by_.find(a.from);
+      if (k == produced_by_.end()) return nullptr;
+      return nodes_[b.matched[k->second]].proto;
+    };
+    switch (a.kind) {
+      case RewriteAttr::Kind::kCopyFrom: {
+        const onnx::NodeProto* from = source();
+        if (from == nullptr) return;
+        for (const onnx::AttributeProto& attr : from->attribute()) {
+          bool present = false;
+          for (const onnx::AttributeProto& have : p.attribute())
+            present |= have.name() == attr.name();
+          if (!present) *p.add_attribute() = attr;
+        }
+        return;
+      }
+      case RewriteAttr::Kind::kString:
+      case RewriteAttr::Kind::kOpTypeOf: {
+        onnx::AttributeProto* attr = p.add_attribute();
+        attr->set_name(a.name);
+        attr->set_type(onnx::AttributeProto::STRING);
+        if (a.kind == RewriteAttr::Kind::kString) {
+          attr->set_s(a.text);
+        } else if (const onnx::NodeProto* from = source()) {
+          attr->set_s(from->op_type());
+        }
+        return;
+      }
+      case RewriteAttr::Kind::kInt: {
+        onnx::AttributeProto* attr = p.add_attribute();
+        attr->set_name(a.name);
+        attr->set_type(onnx::AttributeProto::INT);
+        attr->set_i(a.integer);
+        return;
+      }
+    }
+    (void)rule;
+  }
+
+ public:
+  void note_initial_readers() {
+    for (const auto& [name, readers] : readers_) {
+      if (constants_.count(name) != 0) read_before_.insert(name);
+    }
+  }
+
+ private:
+  std::vector<WorkNode> nodes_;
+  std::unordered_map<std::string, std::vector<std::size_t>> readers_;
+  std::unordered_map<std::string, std::size_t> producer_;
+  std::unordered_set<std::string> outside_;  ///< graph outputs and names read inside bodies
+  /// Initializers and Constant nodes' outputs, with their tensor (null: not a tensor value).
+  std::unordered_map<std::string, const onnx::TensorProto*> constants_;
+  std::unordered_set<std::string> read_before_;
+  std::map<std::string, std::size_t, std::less<>> produced_by_;  ///< of the current rule
+  std::vector<std::pair<std::string, std::size_t>> applied_;
+  std::size_t sequence_ = 0;
+};
+
+}  // namespace
+
+RewrittenModel::RewrittenModel(Model model)
+    : owned_(std::make_unique<onnx::GraphProto>()), model_(std::move(model)) {}
+
+RewrittenModel::~RewrittenModel() {
+  onnx::GraphProto& g = *model_.proto().mutable_graph();
+  hand_back(g.mutable_node());
+  hand_back(g.mutable_initializer());
+  hand_back(g.mutable_sparse_initializer());
+  hand_back(g.mutable_input());
+  hand_back(g.mutable_output());
+  hand_back(g.mutable_value_info());
+  hand_back(g.mutable_quantization_annotation());
+}
+
+const RewriteOrigin* RewrittenModel::origin(const onnx::NodeProto* node) const {
+  auto it = origins_.find(node);
+  return it == origins_.end() ? nullptr : &it->second;
+}
+
+std::unique_ptr<RewrittenModel> rewrite_model(
+    const Model& model, std::span<const std::shared_ptr<const RewriteRule>> rules) {
+  if (rules.empty()) return nullptr;
+  const onnx::ModelProto& from = model.proto();
+  const onnx::GraphProto& graph = from.graph();
+  Rewriter rewriter(graph);
+  rewriter.note_initial_readers();
+  bool any = false;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool changed = false;
+    for (const auto& rule : rules) changed = rewriter.apply(*rule) || changed;
+    any = any || changed;
+    if (!changed) break;
+  }
+  if (!any) return nullptr;
+
+  auto proto = std::make_unique<onnx::ModelProto>();
+  proto->set_ir_version(from.ir_version());
+  *proto->mutable_opset_import() = from.opset_import();
+  proto->set_producer_name(from.producer_name());
+  proto->set_producer_version(from.producer_version());
+  proto->set_domain(from.domain());
+  proto->set_model_version(from.model_version());
+  proto->set_doc_string(from.doc_string());
+  *proto->mutable_metadata_props() = from.metadata_props();
+  *proto->mutable_functions() = from.functions();
+  onnx::GraphProto* g = proto->mutable_graph();
+  g->set_name(graph.name());
+  g->set_doc_string(graph.doc_string());
+  auto out = std::make_unique<RewrittenModel>(Model::adopt(std::move(proto), model.source()));
+  g = out->model_.proto().mutable_graph();
+  std::size_t dropped = 0;
+  g->mutable_initializer()->Reserve(graph.initializer_size());
+  for (const onnx::TensorProto& t : graph.initializer()) {
+    if (rewriter.orphaned(t.name())) {
+      ++dropped;
+      continue;
+    }
+    borrow_one(t, g->mutable_initializer());
+  }
+  borrow(graph.sparse_initializer(), g->mutable_sparse_initializer());
+  borrow(graph.input(), g->mutable_input());
+  borrow(graph.output(), g->mutable_output());
+  borrow(graph.value_info(), g->mutable_value_info());
+  borrow(graph.quantization_annotation(), g->mutable_quantization_annotation());
+
+  std::vector<WorkNode>& nodes = rewriter.nodes();
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const WorkNode& n = nodes[i];
+    if (!n.alive) continue;
+    // A Constant whose every reader went with a rewrite goes too (ONNX Runtime holds Constant
+    // nodes as initializers, and drops unread ones).
+    if (n.proto->op_type() == "Constant" && n.domain.empty() && n.outputs.size() == 1 &&
+        rewriter.orphaned(n.outputs[0])) {
+      ++dropped;
+      continue;
+    }
+    order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (nodes[a].slot != nodes[b].slot) return nodes[a].slot < nodes[b].slot;
+    return nodes[a].sequence < nodes[b].sequence;
+  });
+  g->mutable_node()->Reserve(static_cast<int>(order.size()));
+  for (std::size_t i : order) {
+    WorkNode& n = nodes[i];
+    const onnx::NodeProto* p = n.proto;
+    if (n.made) {
+      onnx::NodeProto* owned = n.made.release();
+      out->owned_->mutable_node()->AddAllocated(owned);
+      if (n.inputs_changed) {
+        owned->clear_input();
+        for (const std::string& in : n.inputs) owned->add_input(in);
+      }
+      p = owned;
+    } else if (n.inputs_changed) {
+      onnx::NodeProto* copy = out->owned_->add_node();
+      *copy = *n.proto;
+      copy->clear_input();
+      for (const std::string& in : n.inputs) copy->add_input(in);
+      p = copy;
+    }
+    borrow_one(*p, g->mutable_node());
+    if (n.origin) out->origins_.emplace(p, std::move(*n.origin));
+  }
+  out->summary_.nodes_before = static_cast<std::size_t>(graph.node_size());
+  out->summary_.nodes_after = order.size();
+  out->summary_.applied = rewriter.applied();
+  out->summary_.initializers_dropped = dropped;
+  return out;
+}
+
+}  // namespace cctx
