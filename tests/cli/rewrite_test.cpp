@@ -19,21 +19,23 @@ using Json = nlohmann::json;
 class Rewrites : public ::testing::Test {
  protected:
   void SetUp() override {
-    // x -> Conv -> BatchNormalization -> Relu -> Conv -> Add(x) -> Relu -> Identity -> y: a
-    // ResNet block with 16 channels (one AVX-512 NCHWc block).
+    // x -> Conv -> r0 -> Conv -> BatchNormalization -> Relu -> Conv -> Add(r0) -> Relu ->
+    // Identity -> y: a residual block with 16 channels (one AVX-512 NCHWc block).
     test::ModelBuilder b(17);
     b.input("x", test::kFloat, {"N", std::int64_t{16}, "H", "W"});
     const std::vector<std::int64_t> pads{1, 1, 1, 1};
+    b.initializer(test::tensor_zeros("w0", test::kFloat, {16, 16, 1, 1}));
     b.initializer(test::tensor_zeros("w1", test::kFloat, {16, 16, 3, 3}));
     b.initializer(test::tensor_zeros("w2", test::kFloat, {16, 16, 3, 3}));
     for (const char* p : {"s", "t", "m", "v"}) {
       b.initializer(test::tensor_zeros(p, test::kFloat, {16}));
     }
-    b.node("Conv", {"x", "w1"}, {"c1"}, {test::attr("pads", pads)}, "", "conv1");
+    b.node("Conv", {"x", "w0"}, {"r0"}, {}, "", "conv0");
+    b.node("Conv", {"r0", "w1"}, {"c1"}, {test::attr("pads", pads)}, "", "conv1");
     b.node("BatchNormalization", {"c1", "s", "t", "m", "v"}, {"b1"}, {}, "", "bn1");
     b.node("Relu", {"b1"}, {"r1"}, {}, "", "relu1");
     b.node("Conv", {"r1", "w2"}, {"c2"}, {test::attr("pads", pads)}, "", "conv2");
-    b.node("Add", {"c2", "x"}, {"a"}, {}, "", "add");
+    b.node("Add", {"c2", "r0"}, {"a"}, {}, "", "add");
     b.node("Relu", {"a"}, {"r2"}, {}, "", "relu2");
     b.node("Identity", {"r2"}, {"y"}, {}, "", "out");
     b.output("y", test::kFloat);
@@ -51,24 +53,26 @@ class Rewrites : public ::testing::Test {
 
 TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
   const Json j = report("onnxruntime-cpu-optimized-no-arena");
-  // Conv+BN+Relu and Conv+Add+Relu as two NCHWc Convs; the Identity makes the graph output and
-  // stays.
-  ASSERT_EQ(j["nodes"].size(), 3u);
-  EXPECT_EQ(j["nodes"][0]["domain"], "com.microsoft.nchwc");
-  EXPECT_EQ(j["nodes"][0]["rewritten_from"]["nodes"], Json({"conv1", "bn1", "relu1"}));
-  EXPECT_EQ(j["nodes"][0]["rewritten_from"]["rules"],
+  // Conv, Conv+BN+Relu and Conv+Add+Relu as three NCHWc Convs, the last adding r0 itself (its
+  // Sum input); the Identity makes the graph output, stays, and reads the blocked value
+  // through one ReorderOutput.
+  ASSERT_EQ(j["nodes"].size(), 5u);
+  EXPECT_EQ(j["nodes"][1]["domain"], "com.microsoft.nchwc");
+  EXPECT_EQ(j["nodes"][1]["rewritten_from"]["nodes"], Json({"conv1", "bn1", "relu1"}));
+  EXPECT_EQ(j["nodes"][1]["rewritten_from"]["rules"],
             Json({"ConvBNFusion", "ConvActivationFusion", "NchwcFusedConv"}));
-  EXPECT_EQ(j["nodes"][1]["rewritten_from"]["nodes"], Json({"conv2", "add", "relu2"}));
-  EXPECT_EQ(j["nodes"][1]["inputs"], Json({"r1", "w2", "", "x"}));
-  EXPECT_EQ(j["nodes"][2]["op_type"], "Identity");
-  EXPECT_FALSE(j["nodes"][2].contains("rewritten_from"));
-  EXPECT_EQ(j["rewrites"]["nodes_before"], 7);
-  EXPECT_EQ(j["rewrites"]["nodes_after"], 3);
+  EXPECT_EQ(j["nodes"][2]["rewritten_from"]["nodes"], Json({"conv2", "add", "relu2"}));
+  EXPECT_EQ(j["nodes"][2]["inputs"], Json({"r1", "w2", "", "r0"}));
+  EXPECT_EQ(j["nodes"][3]["op_type"], "ReorderOutput");
+  EXPECT_EQ(j["nodes"][4]["op_type"], "Identity");
+  EXPECT_FALSE(j["nodes"][4].contains("rewritten_from"));
+  EXPECT_EQ(j["rewrites"]["nodes_before"], 8);
+  EXPECT_EQ(j["rewrites"]["nodes_after"], 5);
   EXPECT_EQ(j["rewrites"]["initializers_dropped"], 4);  // the BatchNormalization's
 
   // Run memory: fewer buffers than the unoptimised plan, and at least r1 and the output (x is a
   // graph input, which the NCHWc Conv does not write into).
-  const std::int64_t buffer = 2 * 16 * 9 * 11 * 4;
+  const std::int64_t buffer = 2 * 16 * 9 * 11 * 4;  // N*16*H*W floats
   const Json& ev = j["peak"]["evaluations"][0];
   const Json plain = report("onnxruntime-cpu-no-arena")["peak"]["evaluations"][0];
   EXPECT_LT(ev["run_bytes"].get<std::int64_t>(), plain["run_bytes"].get<std::int64_t>());
@@ -77,22 +81,22 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
   const test::RunResult table =
       run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-optimized-no-arena");
   EXPECT_TRUE(contains(table.out,
-                       "Graph as the runtime rewrites it before planning: 7 nodes -> 3 "
-                       "(ConvBNFusion x1, ConvActivationFusion x1, NchwcConvAddActivationFusion "
-                       "x1, NchwcFusedConv x1)"))
+                       "Graph as the runtime rewrites it before planning: 8 nodes -> 5 "
+                       "(ConvBNFusion x1, ConvActivationFusion x1, NchwcConv x2, NchwcFusedConv "
+                       "x1, NchwcConvSumFusion x1, NchwcConvReluFusion x1, NchwcReorderOutput x1)"))
       << table.out;
   const test::RunResult explain =
-      run_cctx("explain " + quoted(model_) + " 1 --profile onnxruntime-cpu-optimized-no-arena");
+      run_cctx("explain " + quoted(model_) + " 2 --profile onnxruntime-cpu-optimized-no-arena");
   EXPECT_TRUE(contains(explain.out,
                        "the runtime's rewrite of the model's nodes conv2, add, relu2 "
-                       "(NchwcConvAddActivationFusion)"))
+                       "(NchwcConv, NchwcConvSumFusion, NchwcConvReluFusion)"))
       << explain.out << explain.err;
 }
 
 TEST_F(Rewrites, UnoptimizedProfileAndTheSeedsAreUntouched) {
   for (const char* profile : {"onnxruntime-cpu-no-arena", "default"}) {
     const Json j = report(profile);
-    EXPECT_EQ(j["nodes"].size(), 7u) << profile;
+    EXPECT_EQ(j["nodes"].size(), 8u) << profile;
     EXPECT_FALSE(j.contains("rewrites")) << profile;
   }
 }

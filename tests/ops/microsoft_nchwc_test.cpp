@@ -61,7 +61,23 @@ TEST(MicrosoftNchwcReorder, OutputChannelsMustFitTheBlockedTensor) {
   auto a = test::analyze(b);
   EXPECT_TRUE(a.has_warning("attribute 'channels' 9 exceeds the blocked channels 8"))
       << a.warnings();
-  EXPECT_TRUE(a.has_warning("missing required attribute 'channels'")) << a.warnings();
+  // Without `channels` (cctx's own rewrite into NCHWc leaves it out after a pool, whose
+  // channels are whole blocks) the blocked count stands.
+  EXPECT_EQ(a.dims("Z"), (test::Dims{"N", "8", "H", "W"}));
+}
+
+TEST(MicrosoftNchwcConv, NchwcBlockAttributePadsToItsBlock) {
+  // cctx's rewrite writes the machine's block (16 with AVX-512) on the Convs it blocks: their
+  // weights are the model's, unpadded. 20 maps pad to 32 (24 with the default 8).
+  ModelBuilder b = nchwc_model();
+  b.input("image", kFloat, {"N", 3, "H", "W"}).input("w1", kFloat, {20, 3, 1, 1});
+  b.node("Conv", {"image", "w1"}, {"y16"}, {attr("nchwc_block", std::int64_t{16})}, kNchwc);
+  b.node("Conv", {"image", "w1"}, {"y8"}, {}, kNchwc);
+  b.node("Conv", {"image", "w1"}, {"bad"}, {attr("nchwc_block", std::int64_t{4})}, kNchwc);
+  auto a = test::analyze(b);
+  EXPECT_EQ(a.dims("y16"), (test::Dims{"N", "32", "H", "W"}));
+  EXPECT_EQ(a.dims("y8"), (test::Dims{"N", "24", "H", "W"}));
+  EXPECT_TRUE(a.has_warning("attribute 'nchwc_block' must be 8 or 16")) << a.warnings();
 }
 
 TEST(MicrosoftNchwcConv, PadsOutputChannelsAndFollowsConvSpatialSizes) {

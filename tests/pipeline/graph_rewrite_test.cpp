@@ -16,13 +16,19 @@ namespace {
 using namespace stage_test;
 
 std::vector<std::shared_ptr<const RewriteRule>> rules(
-    std::initializer_list<std::array<const char*, 3>> texts) {
+    std::initializer_list<std::array<const char*, 3>> texts, std::vector<int> passes = {}) {
   std::vector<std::shared_ptr<const RewriteRule>> out;
   for (const auto& [name, pattern, replacement] : texts) {
+    const int pass = out.size() < passes.size() ? passes[out.size()] : 0;
     out.push_back(
-        std::make_shared<const RewriteRule>(parse_rewrite_rule(name, pattern, replacement)));
+        std::make_shared<const RewriteRule>(parse_rewrite_rule(name, pattern, replacement, pass)));
   }
   return out;
+}
+
+std::vector<std::string> inputs_of(const Model& m, int node) {
+  const onnx::NodeProto& n = m.proto().graph().node(node);
+  return {n.input().begin(), n.input().end()};
 }
 
 std::vector<std::string> ops(const Model& m) {
@@ -142,9 +148,10 @@ TEST(GraphRewrite, MatchesEitherOrderOfACommutativeOperator) {
   b.node("Conv", {"X", "w"}, {"c"});
   b.node("Add", {"X", "c"}, {"Y"});  // the Conv's output second
   b.output("Y", kFloat);
+  const Model model = b.build();
   const auto rewritten =
-      rewrite_model(b.build(), rules({{"ConvAdd", "c = Conv(x, const w{d0%8}, ?b); y = Add(c, s)",
-                                       "y = com.microsoft:FusedConv(x, w, ?b, s) [c]"}}));
+      rewrite_model(model, rules({{"ConvAdd", "c = Conv(x, const w{d0%8}, ?b); y = Add(c, s)",
+                                   "y = com.microsoft:FusedConv(x, w, ?b, s) [c]"}}));
   ASSERT_NE(rewritten, nullptr);
   const onnx::NodeProto& fused = rewritten->model().proto().graph().node(0);
   EXPECT_EQ(std::vector<std::string>(fused.input().begin(), fused.input().end()),
@@ -154,6 +161,98 @@ TEST(GraphRewrite, MatchesEitherOrderOfACommutativeOperator) {
       rewrite_model(b.build(), rules({{"ConvAdd", "c = Conv(x, const w{d0%16}, ?b); y = Add(c, s)",
                                        "y = com.microsoft:FusedConv(x, w, ?b, s) [c]"}})),
       nullptr);
+}
+
+// A layout change: the readers of a blocked value without a blocked kernel read one copy of it;
+// the blocked reader keeps reading the value; the rule does not apply again.
+TEST(GraphRewrite, KeptNodesAndReroutesInsertOneCopyForTheOtherReaders) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("Make", {"X"}, {"p"}, {}, "x.blocked");
+  b.node("Use", {"p"}, {"a"}, {}, "x.blocked");
+  b.node("Relu", {"p"}, {"r"});
+  b.node("Sigmoid", {"p"}, {"s"});
+  b.output("a", kFloat);
+  b.output("r", kFloat);
+  b.output("s", kFloat);
+  const Model model = b.build();
+  const auto rewritten =
+      rewrite_model(model, rules({{"Unblock", "keep p = x.blocked:Make(*i)",
+                                   "q = x.blocked:Unblock(p); reroute p -> q for !x.blocked:*"}}));
+  ASSERT_NE(rewritten, nullptr);
+  const Model& m = rewritten->model();
+  EXPECT_EQ(ops(m), (std::vector<std::string>{"x.blocked:Make", "x.blocked:Unblock",
+                                              "x.blocked:Use", "Relu", "Sigmoid"}));
+  EXPECT_EQ(inputs_of(m, 1), (std::vector<std::string>{"p"}));
+  const std::string q = m.proto().graph().node(1).output(0);
+  EXPECT_EQ(inputs_of(m, 2), (std::vector<std::string>{"p"}));
+  EXPECT_EQ(inputs_of(m, 3), (std::vector<std::string>{q}));
+  EXPECT_EQ(inputs_of(m, 4), (std::vector<std::string>{q}));
+  EXPECT_EQ(rewritten->summary().applied,
+            (std::vector<std::pair<std::string, std::size_t>>{{"Unblock", 1}}));
+}
+
+// Two readers that each get the same inserted node share one (ONNX Runtime's common
+// subexpressions): the second insertion finds the first.
+TEST(GraphRewrite, AnInsertedNodeEqualToALiveOneIsShared) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("Relu", {"X"}, {"x"});
+  b.node("Sigmoid", {"x"}, {"s1"});
+  b.node("Sigmoid", {"x"}, {"s2"});
+  b.output("s1", kFloat);
+  b.output("s2", kFloat);
+  const Model model = b.build();
+  const auto rewritten =
+      rewrite_model(model, rules({{"CopyFirst", "keep x = Relu(a); y = Sigmoid(x)",
+                                   "t = x.l:Copy(x); y = x.l:Sigmoid(t) [y]"}}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()),
+            (std::vector<std::string>{"Relu", "x.l:Copy", "x.l:Sigmoid", "x.l:Sigmoid"}));
+}
+
+TEST(GraphRewrite, AttributeAndDimTestsSelectTheNodes) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", std::int64_t{32}, std::int64_t{4}, std::int64_t{4}});
+  b.initializer(test::tensor_zeros("w_one", kFloat, {16, 32, 1, 1}));  // d1 % 16 == 0
+  b.initializer(test::tensor_zeros("w_rgb", kFloat, {16, 3, 1, 1}));   // d1 < 16
+  b.initializer(test::tensor_zeros("w_odd", kFloat, {16, 24, 1, 1}));  // neither
+  b.initializer(test::tensor_zeros("w_dw", kFloat, {32, 1, 1, 1}));
+  b.node("Conv", {"X", "w_one"}, {"a"}, {}, "", "one");
+  b.node("Slice", {"X"}, {"X3"});
+  b.node("Conv", {"X3", "w_rgb"}, {"b"}, {}, "", "rgb");
+  b.node("Slice", {"X"}, {"X24"});
+  b.node("Conv", {"X24", "w_odd"}, {"c"}, {}, "", "odd");
+  b.node("Conv", {"X", "w_dw"}, {"d"}, {test::attr("group", std::int64_t{32})}, "", "dw");
+  for (const char* y : {"a", "b", "c", "d"}) b.output(y, kFloat);
+  const Model model = b.build();
+  const auto rewritten =
+      rewrite_model(model, rules({{"OneGroup", "y = Conv{group?=1}(x, const w{d1%16|d1<16, d0=16})",
+                                   "y = x.b:Conv(x, w) [y]"}}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()),
+            (std::vector<std::string>{"x.b:Conv", "Slice", "x.b:Conv", "Slice", "Conv", "Conv"}));
+}
+
+// Passes run in order whatever the order of registration, each to its fixpoint: a chain of
+// two Relus is folded by the pass-0 rule before the pass-1 rule reads the result.
+TEST(GraphRewrite, PassesRunInOrder) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("Relu", {"X"}, {"r1"});
+  b.node("Relu", {"r1"}, {"r2"});
+  b.node("Relu", {"r2"}, {"r3"});
+  b.node("Sigmoid", {"r3"}, {"Y"});
+  b.output("Y", kFloat);
+  const Model model = b.build();
+  const auto rewritten =
+      rewrite_model(model, rules({{"Late", "r = Relu(x); y = Sigmoid(r)", "y = x.l:ReluSigmoid(x)"},
+                                  {"Early", "a = Relu(x); y = Relu(a)", "y = Relu(x)"}},
+                                 {1, 0}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()), (std::vector<std::string>{"x.l:ReluSigmoid"}));
+  EXPECT_EQ(rewritten->summary().applied,
+            (std::vector<std::pair<std::string, std::size_t>>{{"Early", 2}, {"Late", 1}}));
 }
 
 // Through the shipped profile: the graph ONNX Runtime runs at level all is what is planned.

@@ -37,6 +37,10 @@ struct Analysis {
   /// The graph the profile's runtime really runs, when its rewrites changed it (else null):
   /// what `model` points at from then on (rewrite/graph_rewrite.hpp).
   std::unique_ptr<RewrittenModel> rewritten;
+  /// The model as it was before the rewrites (null when none applied). Every value a rewrite
+  /// keeps has its name there: ONNX's inference over it gives the shapes ONNX Runtime's own
+  /// inference gives the rewritten graph, whose fused operators ONNX does not know.
+  const Model* before_rewrites = nullptr;
   std::unique_ptr<ExprPool> pool;
   std::unique_ptr<GraphView> graph;
   /// The binding step, right after the graph view: every kind's rules (read through rules_of).

@@ -93,7 +93,10 @@ void run_stages(ComputeContext::State& s, const Model& model) {
     // The runtime's graph rewrites (its optimiser's fusions and eliminations): what it runs is
     // what is planned.
     s.rewritten = rewrite_model(*s.model, s.registry->rewrites());
-    if (s.rewritten) s.model = &s.rewritten->model();
+    if (s.rewritten) {
+      s.before_rewrites = s.model;
+      s.model = &s.rewritten->model();
+    }
     s.graph = std::make_unique<GraphView>(*s.model);
     s.rules.bind(*s.graph, *s.registry);
   });

@@ -101,8 +101,12 @@ class FreeListPlan {
     // inference over this model.
     const detail::OnnxLibrary& onnx_library = detail::onnx_library();
     try {
+      // A rewritten graph's values keep the names they had in the model: ONNX's inference runs
+      // over the model as it was, as it knows none of the fused operators (ONNX Runtime's own
+      // inference does, and gives a fused node's output the shape the value had).
+      const Model& inferred_model = s_.before_rewrites ? *s_.before_rewrites : *s_.model;
       std::string model;
-      if (!s_.model->proto().SerializeToString(&model)) return false;
+      if (!inferred_model.proto().SerializeToString(&model)) return false;
       std::string serialized;
       std::string error;
       if (!onnx_library.infer_model(model, &serialized, &error)) return false;

@@ -37,7 +37,7 @@ class HostRegistrar final : public sdk::IRegistrar {
   sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override;
   sdk::Status accept_option(sdk::StringRef key, sdk::StringRef meaning) noexcept override;
   sdk::Status add_rewrite(sdk::StringRef name, sdk::StringRef pattern,
-                          sdk::StringRef replacement) noexcept override;
+                          sdk::StringRef replacement, std::int32_t pass) noexcept override;
 
   /// The options this plugin accepts, as (key, meaning): those it declared with accept_option()
   /// in declaration order, then those it only read with option() (meaning "").

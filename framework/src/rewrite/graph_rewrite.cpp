@@ -17,7 +17,10 @@ using detail::hand_back;
 
 namespace {
 
-constexpr int kMaxRounds = 5;
+/// Sweeps of one pass at most (a pass that keeps changing the graph stops there), and rewrites
+/// per node of the graph at most over all passes: rules that undo each other cannot loop.
+constexpr int kMaxSweeps = 64;
+constexpr std::size_t kMaxRewritesPerNode = 16;
 
 /// One node of the main graph while it is rewritten.
 struct WorkNode {
@@ -89,24 +92,32 @@ class Rewriter {
     }
   }
 
-  bool apply(const RewriteRule& rule) {
-    bool changed = false;
-    const RewriteNode& anchor = rule.pattern.back();
-    produced_by_.clear();
-    for (std::size_t k = 0; k < rule.pattern.size(); ++k) {
-      for (const std::string& o : rule.pattern[k].outputs) produced_by_[o] = k;
-    }
-    // Nodes made by this pass are visited too (they are appended): a chain of eliminations
-    // goes in one pass.
+  /// One sweep of a pass: at each node in graph order (nodes made on the way included), every
+  /// rule of the pass whose last pattern node it matches, in order. Returns the rewrites made.
+  std::size_t sweep(std::span<const RewriteRule* const> rules) {
+    std::size_t made = 0;
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      if (!nodes_[i].alive || !op_matches(anchor, nodes_[i])) continue;
-      Binding b;
-      b.matched.assign(rule.pattern.size(), kNone);
-      if (!match(rule, rule.pattern.size() - 1, i, b) || !removable(rule, b)) continue;
-      replace(rule, b);
-      changed = true;
+      for (const RewriteRule* rule : rules) {
+        if (!nodes_[i].alive) break;
+        if (!op_matches(rule->pattern.back(), nodes_[i])) continue;
+        // Each commutative node met while matching may take its inputs in either order: the
+        // orders are tried in turn (the first 2^4 of them) until one match can be applied.
+        for (std::uint32_t mask = 0; mask < 16; ++mask) {
+          Binding b;
+          b.matched.assign(rule->pattern.size(), kNone);
+          swap_mask_ = mask;
+          commutative_seen_ = 0;
+          const bool matched = match(*rule, rule->pattern.size() - 1, i, b);
+          if (matched && applicable(*rule, b)) {
+            replace(*rule, b);
+            ++made;
+            break;
+          }
+          if (mask + 1 >= (1u << std::min<std::uint32_t>(commutative_seen_, 4))) break;
+        }
+      }
     }
-    return changed;
+    return made;
   }
 
   std::size_t live_count() const {
@@ -145,8 +156,7 @@ class Rewriter {
   }
 
   static bool op_matches(const RewriteNode& p, const WorkNode& n) {
-    if (p.domain != n.domain) return false;
-    return std::find(p.op_types.begin(), p.op_types.end(), n.proto->op_type()) != p.op_types.end();
+    return p.ops.accepts(n.domain, n.proto->op_type()) && attr_tests_hold(p, *n.proto);
   }
 
   bool match(const RewriteRule& rule, std::size_t k, std::size_t id, Binding& b) {
@@ -164,13 +174,11 @@ class Rewriter {
     }
     if (commutative(n) && p.inputs.size() == 2 && n.inputs.size() == 2 && !p.inputs[0].rest &&
         !p.inputs[1].rest) {
-      Binding first = b;
-      if (match_inputs(rule, p, n.inputs, first)) {
-        b = std::move(first);
-        return true;
+      const std::uint32_t decision = commutative_seen_++;
+      if (decision < 32 && ((swap_mask_ >> decision) & 1u) != 0) {
+        const std::vector<std::string> swapped{n.inputs[1], n.inputs[0]};
+        return match_inputs(rule, p, swapped, b);
       }
-      const std::vector<std::string> swapped{n.inputs[1], n.inputs[0]};
-      return match_inputs(rule, p, swapped, b);
     }
     return match_inputs(rule, p, n.inputs, b);
   }
@@ -207,8 +215,14 @@ class Rewriter {
   bool bind(const RewriteRule& rule, const RewriteArg& a, const std::string& name, Binding& b) {
     auto [it, fresh] = b.values.emplace(a.var, name);
     if (!fresh) return it->second == name;
-    auto made = produced_by_.find(a.var);
-    if (made != produced_by_.end()) {
+    auto made = rule.produced_by.find(a.var);
+    if (made != rule.produced_by.end() && rule.pattern[made->second].absent) {
+      // A condition: no node the `not` node's operators accept makes the value.
+      auto p = producer_.find(name);
+      return p == producer_.end() || !nodes_[p->second].alive ||
+             !op_matches(rule.pattern[made->second], nodes_[p->second]);
+    }
+    if (made != rule.produced_by.end()) {
       auto p = producer_.find(name);
       if (p == producer_.end() || !nodes_[p->second].alive) return false;
       return match(rule, made->second, p->second, b);
@@ -216,17 +230,58 @@ class Rewriter {
     if (!a.constant) return true;
     auto c = constants_.find(name);
     if (c == constants_.end() || producer_is_live_nonconstant(name)) return false;
-    if (a.scalar) {
+    if (!a.dim_tests.empty()) {
       const onnx::TensorProto* t = c->second;
       if (t == nullptr) return false;
-      for (std::int64_t d : t->dims()) {
-        if (d != 1) return false;
+      for (const auto& clause : a.dim_tests) {
+        bool holds = false;
+        for (const RewriteArg::DimTest& test : clause) holds = holds || dim_test_holds(*t, test);
+        if (!holds) return false;
       }
     }
-    if (a.dim_multiple > 0) {
-      const onnx::TensorProto* t = c->second;
-      if (t == nullptr || a.dim_index >= t->dims_size()) return false;
-      if (t->dims(a.dim_index) % a.dim_multiple != 0) return false;
+    return true;
+  }
+
+  static bool dim_test_holds(const onnx::TensorProto& t, const RewriteArg::DimTest& test) {
+    using Op = RewriteArg::DimTest::Op;
+    if (test.op == Op::kScalar) {
+      return std::all_of(t.dims().begin(), t.dims().end(), [](std::int64_t d) { return d == 1; });
+    }
+    if (test.dim >= t.dims_size()) return false;
+    const std::int64_t d = t.dims(test.dim);
+    switch (test.op) {
+      case Op::kMultipleOf:
+        return d % test.value == 0;
+      case Op::kBelow:
+        return d < test.value;
+      case Op::kEquals:
+        return d == test.value;
+      case Op::kScalar:
+        break;
+    }
+    return false;
+  }
+
+  static bool attr_tests_hold(const RewriteNode& p, const onnx::NodeProto& n) {
+    for (const AttrTest& test : p.attr_tests) {
+      const onnx::AttributeProto* found = nullptr;
+      for (const onnx::AttributeProto& a : n.attribute()) {
+        if (a.name() == test.name) found = &a;
+      }
+      switch (test.op) {
+        case AttrTest::Op::kAbsent:
+          if (found != nullptr) return false;
+          break;
+        case AttrTest::Op::kEquals:
+          if (found == nullptr || found->i() != test.value) return false;
+          break;
+        case AttrTest::Op::kEqualsOrAbsent:
+          if (found != nullptr && found->i() != test.value) return false;
+          break;
+        case AttrTest::Op::kDiffers:
+          if (found != nullptr && found->i() == test.value) return false;
+          break;
+      }
     }
     return true;
   }
@@ -240,9 +295,19 @@ class Rewriter {
     return n.alive && n.proto->op_type() != "Constant";
   }
 
-  /// Every value the match removes is read by matched nodes alone and is no graph output nor
+  /// The matched nodes the replacement removes (not the `keep` ones).
+  static std::vector<std::size_t> removed(const RewriteRule& rule, const Binding& b) {
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < rule.pattern.size(); ++k) {
+      if (!rule.pattern[k].keep && !rule.pattern[k].absent) out.push_back(b.matched[k]);
+    }
+    return out;
+  }
+
+  /// Every value the match removes is read by removed nodes alone and is no graph output nor
   /// read inside a body; a renamed value (`y = x`) may have other readers but no outside one.
-  bool removable(const RewriteRule& rule, const Binding& b) const {
+  /// A reroute must move at least one reader.
+  bool applicable(const RewriteRule& rule, const Binding& b) const {
     std::unordered_set<std::string> kept, renamed;
     for (const RewriteNode& r : rule.replacement) {
       for (const std::string& o : r.outputs) {
@@ -251,8 +316,9 @@ class Rewriter {
         (r.is_rename() ? renamed : kept).insert(it->second);
       }
     }
-    std::unordered_set<std::size_t> matched(b.matched.begin(), b.matched.end());
-    for (std::size_t id : b.matched) {
+    const std::vector<std::size_t> gone = removed(rule, b);
+    const std::unordered_set<std::size_t> removed_set(gone.begin(), gone.end());
+    for (std::size_t id : gone) {
       for (const std::string& o : nodes_[id].outputs) {
         if (o.empty() || kept.count(o) != 0) continue;
         if (outside_.count(o) != 0) return false;
@@ -260,11 +326,32 @@ class Rewriter {
         auto it = readers_.find(o);
         if (it == readers_.end()) continue;
         for (std::size_t r : it->second) {
-          if (nodes_[r].alive && matched.count(r) == 0) return false;
+          if (nodes_[r].alive && removed_set.count(r) == 0) return false;
         }
       }
     }
+    for (const RewriteNode& r : rule.replacement) {
+      if (r.kind != RewriteNode::Kind::kReroute) continue;
+      if (rerouted_readers(r, b.values.at(r.inputs[0].var), removed_set).empty()) return false;
+    }
     return true;
+  }
+
+  /// The live readers of `value` a reroute moves: those its operator set accepts, but none the
+  /// match removes.
+  std::vector<std::size_t> rerouted_readers(const RewriteNode& r, const std::string& value,
+                                            const std::unordered_set<std::size_t>& removed) const {
+    std::vector<std::size_t> out;
+    auto it = readers_.find(value);
+    if (it == readers_.end()) return out;
+    for (std::size_t id : it->second) {
+      const WorkNode& n = nodes_[id];
+      if (!n.alive || removed.count(id) != 0 || !r.ops.accepts(n.domain, n.proto->op_type())) {
+        continue;
+      }
+      if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+    }
+    return out;
   }
 
   static std::string node_label(const WorkNode& n) {
@@ -272,70 +359,144 @@ class Rewriter {
     return "#" + std::to_string(n.slot);
   }
 
+  static void add_origin(RewriteOrigin& origin, const WorkNode& n) {
+    if (n.origin) {
+      for (const std::string& r : n.origin->rules) {
+        if (std::find(origin.rules.begin(), origin.rules.end(), r) == origin.rules.end()) {
+          origin.rules.push_back(r);
+        }
+      }
+      origin.nodes.insert(origin.nodes.end(), n.origin->nodes.begin(), n.origin->nodes.end());
+    } else {
+      origin.nodes.push_back(node_label(n));
+    }
+  }
+
+  /// A live node equal to `w` (operator, inputs, attributes) whose outputs can stand for w's:
+  /// ONNX Runtime shares such nodes (common subexpressions), so a rewrite inserting the same
+  /// reorder for two readers makes one.
+  std::size_t twin(const WorkNode& w) const {
+    if (w.inputs.empty() || w.inputs.front().empty()) return kNone;
+    auto it = readers_.find(w.inputs.front());
+    if (it == readers_.end()) return kNone;
+    const std::string attributes = attribute_text(*w.made);
+    for (std::size_t id : it->second) {
+      const WorkNode& n = nodes_[id];
+      if (!n.alive || n.domain != w.domain || n.proto->op_type() != w.made->op_type() ||
+          n.inputs != w.inputs || n.outputs.size() != w.outputs.size() ||
+          attribute_text(*n.proto) != attributes) {
+        continue;
+      }
+      return id;
+    }
+    return kNone;
+  }
+
+  static std::string attribute_text(const onnx::NodeProto& n) {
+    std::string text;
+    for (const onnx::AttributeProto& a : n.attribute()) text += a.SerializeAsString();
+    return text;
+  }
+
   void replace(const RewriteRule& rule, const Binding& b) {
     const std::size_t anchor = b.matched.back();
     const std::size_t slot = nodes_[anchor].slot;
+    const std::vector<std::size_t> gone = removed(rule, b);
+    const std::unordered_set<std::size_t> removed_set(gone.begin(), gone.end());
+    // Reroutes pick their readers before any node changes.
+    std::vector<std::vector<std::size_t>> reroutes;
+    for (const RewriteNode& r : rule.replacement) {
+      if (r.kind == RewriteNode::Kind::kReroute) {
+        reroutes.push_back(rerouted_readers(r, b.values.at(r.inputs[0].var), removed_set));
+      }
+    }
     RewriteOrigin origin;
-    for (std::size_t id : b.matched) {
+    for (std::size_t id : gone) {
       WorkNode& n = nodes_[id];
       n.alive = false;
-      if (n.origin) {
-        for (const std::string& r : n.origin->rules) {
-          if (std::find(origin.rules.begin(), origin.rules.end(), r) == origin.rules.end())
-            origin.rules.push_back(r);
-        }
-        origin.nodes.insert(origin.nodes.end(), n.origin->nodes.begin(), n.origin->nodes.end());
-      } else {
-        origin.nodes.push_back(node_label(n));
-      }
+      add_origin(origin, n);
       for (const std::string& o : n.outputs) {
         auto p = producer_.find(o);
         if (p != producer_.end() && p->second == id) producer_.erase(p);
       }
     }
+    if (gone.empty()) {
+      // Only kept nodes matched (an insertion): the new nodes stand for what they serve.
+      for (std::size_t id : b.matched) {
+        if (id != kNone) add_origin(origin, nodes_[id]);
+      }
+    }
     origin.rules.push_back(rule.name);
-    const WorkNode& head = nodes_[b.matched.front()];
+    const WorkNode& head = nodes_[*std::find_if(b.matched.begin(), b.matched.end(),
+                                                [](std::size_t id) { return id != kNone; })];
     const std::string head_name = head.proto->name();
+    const bool head_stays = head.alive;
+    // Values only the replacement makes, by variable.
+    std::map<std::string, std::string, std::less<>> fresh;
+    auto value_of = [&](const std::string& var) -> std::string {
+      auto it = b.values.find(var);
+      if (it != b.values.end()) return it->second;
+      auto f = fresh.find(var);
+      if (f != fresh.end()) return f->second;
+      return fresh.emplace(var, fresh_name(head_name, var)).first->second;
+    };
     std::size_t made = 0;
     for (const RewriteNode& r : rule.replacement) {
-      if (r.is_rename()) continue;
+      if (!r.is_node()) continue;
       WorkNode w;
       w.made = std::make_unique<onnx::NodeProto>();
       onnx::NodeProto& p = *w.made;
-      p.set_op_type(r.op_types.front());
-      if (!r.domain.empty()) p.set_domain(r.domain);
+      p.set_op_type(r.op_type());
+      if (!r.ops.domain.empty()) p.set_domain(r.ops.domain);
       if (!head_name.empty()) {
-        p.set_name(made == 0 ? head_name : head_name + "/" + r.op_types.front());
+        p.set_name(made == 0 && !head_stays ? head_name : head_name + "/" + r.op_type());
       }
       for (const RewriteArg& a : r.inputs) {
         if (a.rest) {
           auto it = b.lists.find(a.var);
-          if (it != b.lists.end())
+          if (it != b.lists.end()) {
             w.inputs.insert(w.inputs.end(), it->second.begin(), it->second.end());
+          }
           continue;
         }
-        auto it = b.values.find(a.var);
-        w.inputs.push_back(it != b.values.end() ? it->second : fresh_name(head_name, a.var));
+        w.inputs.push_back(value_of(a.var));
       }
       while (!w.inputs.empty() && w.inputs.back().empty()) w.inputs.pop_back();
+      bool all_fresh = true;
       for (const std::string& o : r.outputs) {
-        auto it = b.values.find(o);
-        w.outputs.push_back(it != b.values.end() ? it->second : fresh_name(head_name, o));
+        all_fresh = all_fresh && b.values.find(o) == b.values.end();
+        w.outputs.push_back(value_of(o));
       }
       for (const RewriteAttr& a : r.attributes) add_attribute(rule, a, b, p);
+      w.domain = r.ops.domain;
+      if (all_fresh) {
+        if (const std::size_t same = twin(w); same != kNone) {
+          for (std::size_t k = 0; k < r.outputs.size(); ++k) {
+            fresh[r.outputs[k]] = nodes_[same].outputs[k];
+          }
+          continue;
+        }
+      }
       for (const std::string& in : w.inputs) p.add_input(in);
       for (const std::string& o : w.outputs) p.add_output(o);
       w.proto = w.made.get();
-      w.domain = r.domain;
+      w.domain = r.ops.domain;
       w.slot = slot;
       w.sequence = ++sequence_;
       w.origin = origin;
       ++made;
       add(std::move(w));
     }
+    std::size_t k = 0;
     for (const RewriteNode& r : rule.replacement) {
-      if (!r.is_rename()) continue;
-      rename(b.values.at(r.outputs.front()), b.values.at(r.inputs.front().var));
+      if (r.is_rename()) {
+        rename(b.values.at(r.outputs.front()), b.values.at(r.inputs.front().var));
+      } else if (r.kind == RewriteNode::Kind::kReroute) {
+        const std::string from = b.values.at(r.inputs[0].var);
+        const std::string to = value_of(r.inputs[1].var);
+        for (std::size_t id : reroutes[k]) reroute(id, from, to);
+        ++k;
+      }
     }
     auto it = std::find_if(applied_.begin(), applied_.end(),
                            [&](const auto& a) { return a.first == rule.name; });
@@ -343,6 +504,21 @@ class Rewriter {
       applied_.emplace_back(rule.name, 1);
     } else {
       ++it->second;
+    }
+  }
+
+  /// Node `id` reads `to` where it read `from`.
+  void reroute(std::size_t id, const std::string& from, const std::string& to) {
+    WorkNode& n = nodes_[id];
+    for (std::string& in : n.inputs) {
+      if (in != from) continue;
+      in = to;
+      n.inputs_changed = true;
+    }
+    readers_[to].push_back(id);
+    auto it = readers_.find(from);
+    if (it != readers_.end()) {
+      std::erase(it->second, id);
     }
   }
 
@@ -376,8 +552,8 @@ class Rewriter {
   void add_attribute(const RewriteRule& rule, const RewriteAttr& a, const Binding& b,
                      onnx::NodeProto& p) const {
     auto source = [&]() -> const onnx::NodeProto* {
-      auto k = produced_by_.find(a.from);
-      if (k == produced_by_.end()) return nullptr;
+      auto k = rule.produced_by.find(a.from);
+      if (k == rule.produced_by.end()) return nullptr;
       return nodes_[b.matched[k->second]].proto;
     };
     switch (a.kind) {
@@ -404,6 +580,18 @@ class Rewriter {
         }
         return;
       }
+      case RewriteAttr::Kind::kDimOf: {
+        auto v = b.values.find(a.from);
+        auto c = v == b.values.end() ? constants_.end() : constants_.find(v->second);
+        if (c == constants_.end() || c->second == nullptr || a.integer >= c->second->dims_size()) {
+          return;  // not a constant with that dim: no attribute
+        }
+        onnx::AttributeProto* attr = p.add_attribute();
+        attr->set_name(a.name);
+        attr->set_type(onnx::AttributeProto::INT);
+        attr->set_i(c->second->dims(static_cast<int>(a.integer)));
+        return;
+      }
       case RewriteAttr::Kind::kInt: {
         onnx::AttributeProto* attr = p.add_attribute();
         attr->set_name(a.name);
@@ -412,7 +600,6 @@ class Rewriter {
         return;
       }
     }
-    (void)rule;
   }
 
  public:
@@ -430,9 +617,12 @@ class Rewriter {
   /// Initializers and Constant nodes' outputs, with their tensor (null: not a tensor value).
   std::unordered_map<std::string, const onnx::TensorProto*> constants_;
   std::unordered_set<std::string> read_before_;
-  std::map<std::string, std::size_t, std::less<>> produced_by_;  ///< of the current rule
   std::vector<std::pair<std::string, std::size_t>> applied_;
   std::size_t sequence_ = 0;
+  /// The input orders of the commutative nodes of the match being tried (bit k: the k-th met
+  /// takes its inputs swapped), and how many were met.
+  std::uint32_t swap_mask_ = 0;
+  std::uint32_t commutative_seen_ = 0;
 };
 
 }  // namespace
@@ -463,13 +653,25 @@ std::unique_ptr<RewrittenModel> rewrite_model(
   const onnx::GraphProto& graph = from.graph();
   Rewriter rewriter(graph);
   rewriter.note_initial_readers();
-  bool any = false;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    bool changed = false;
-    for (const auto& rule : rules) changed = rewriter.apply(*rule) || changed;
-    any = any || changed;
-    if (!changed) break;
+  std::vector<const RewriteRule*> ordered;
+  for (const auto& rule : rules) ordered.push_back(rule.get());
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const RewriteRule* a, const RewriteRule* b) { return a->pass < b->pass; });
+  const std::size_t budget =
+      kMaxRewritesPerNode * (static_cast<std::size_t>(graph.node_size()) + 64);
+  std::size_t total = 0;
+  for (std::size_t first = 0; first < ordered.size();) {
+    std::size_t last = first;
+    while (last < ordered.size() && ordered[last]->pass == ordered[first]->pass) ++last;
+    const std::span<const RewriteRule* const> pass(ordered.data() + first, last - first);
+    for (int sweep = 0; sweep < kMaxSweeps && total < budget; ++sweep) {
+      const std::size_t made = rewriter.sweep(pass);
+      total += made;
+      if (made == 0) break;
+    }
+    first = last;
   }
+  const bool any = total > 0;
   if (!any) return nullptr;
 
   auto proto = std::make_unique<onnx::ModelProto>();

@@ -1,5 +1,6 @@
 #include "rewrite/rewrite_rule.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <utility>
@@ -38,29 +39,49 @@ class Reader {
  private:
   RewriteNode node(bool replacement) {
     RewriteNode n;
-    for (;;) {
-      n.outputs.push_back(identifier("an output name"));
-      skip_blanks();
-      if (!accept(',')) break;
-    }
-    expect('=');
-    std::string first = identifier("an operator or a variable");
+    std::string first = identifier("an output name");
     skip_blanks();
-    if (replacement && n.outputs.size() == 1 && (at_end() || peek() == ';' || peek() == '\n')) {
-      n.inputs.push_back(RewriteArg{first});  // a rename: y = x
+    if (first == "reroute" && !at_end() && ident_start(peek())) {
+      if (!replacement) fail("'reroute' is a replacement statement");
+      n.kind = RewriteNode::Kind::kReroute;
+      n.inputs.push_back(variable(identifier("the value rerouted")));
+      skip_blanks();
+      if (!accept('-') || !accept('>')) fail("expected '->'");
+      n.inputs.push_back(variable(identifier("the value its readers read instead")));
+      if (identifier("'for'") != "for") fail("expected 'for'");
+      n.ops = ops(false);
       return n;
     }
-    if (accept(':')) {
-      n.domain = std::string(normalize_domain(first));
-      first = identifier("an operator");
-    }
-    n.op_types.push_back(first);
-    skip_blanks();
-    while (accept('|')) {
-      n.op_types.push_back(identifier("an operator"));
+    if ((first == "keep" || first == "not") && !at_end() && ident_start(peek())) {
+      if (replacement) fail("'" + first + "' marks a pattern node");
+      (first == "keep" ? n.keep : n.absent) = true;
+      first = identifier("an output name");
       skip_blanks();
     }
-    if (replacement && n.op_types.size() > 1) fail("a replacement node has one operator");
+    n.outputs.push_back(first);
+    while (accept(',')) {
+      n.outputs.push_back(identifier("an output name"));
+      skip_blanks();
+    }
+    expect('=');
+    skip_blanks();
+    const std::size_t start = pos_;
+    if (replacement && !at_end() && ident_start(peek())) {
+      const std::string source = identifier("a variable");
+      skip_blanks();
+      if (n.outputs.size() == 1 && (at_end() || peek() == ';' || peek() == '\n')) {
+        n.kind = RewriteNode::Kind::kRename;
+        n.inputs.push_back(variable(source));  // a rename: y = x
+        return n;
+      }
+      pos_ = start;
+    }
+    n.ops = ops(replacement);
+    skip_blanks();
+    if (accept('{')) {
+      if (replacement) fail("attribute tests belong to pattern nodes");
+      n.attr_tests = attr_tests();
+    }
     expect('(');
     skip_blanks();
     if (!accept(')')) {
@@ -84,6 +105,42 @@ class Reader {
     return n;
   }
 
+  /// `[!][DOMAIN:]Op|Other` or `[!]DOMAIN:*`; a replacement node names one operator.
+  RewriteOps ops(bool replacement) {
+    RewriteOps o;
+    skip_blanks();
+    if (accept('!')) {
+      if (replacement) fail("a replacement node names its operator");
+      o.negated = true;
+    }
+    std::string first = identifier("an operator");
+    skip_blanks();
+    if (accept(':')) {
+      o.domain = std::string(normalize_domain(first));
+      skip_blanks();
+      if (accept('*')) {
+        if (replacement) fail("a replacement node names its operator");
+        o.any_op = true;
+        return o;
+      }
+      first = identifier("an operator");
+      skip_blanks();
+    }
+    o.op_types.push_back(first);
+    while (accept('|')) {
+      o.op_types.push_back(identifier("an operator"));
+      skip_blanks();
+    }
+    if (replacement && o.op_types.size() > 1) fail("a replacement node has one operator");
+    return o;
+  }
+
+  static RewriteArg variable(std::string name) {
+    RewriteArg a;
+    a.var = std::move(name);
+    return a;
+  }
+
   RewriteArg argument() {
     RewriteArg a;
     skip_blanks();
@@ -101,22 +158,79 @@ class Reader {
     skip_blanks();
     if (accept('{')) {
       if (!a.constant) fail("'{...}' checks a constant: write 'const " + a.var + "{...}'");
-      skip_blanks();
-      if (text_.substr(pos_, 6) == "scalar") {
-        pos_ += 6;
-        a.scalar = true;
-        expect('}');
-        return a;
+      for (;;) {
+        std::vector<RewriteArg::DimTest> clause;
+        for (;;) {
+          clause.push_back(dim_test());
+          skip_blanks();
+          if (!accept('|')) break;
+        }
+        a.dim_tests.push_back(std::move(clause));
+        skip_blanks();
+        if (accept('}')) break;
+        expect(',');
       }
-      expect('d');
-      a.dim_index = static_cast<std::int32_t>(number());
-      expect('%');
-      a.dim_multiple = number();
-      if (a.dim_multiple <= 0) fail("a dim's multiple must be positive");
-      expect('}');
-      if (!a.constant) fail("'{d..}' checks a constant's dims: write 'const " + a.var + "{...}'");
     }
     return a;
+  }
+
+  RewriteArg::DimTest dim_test() {
+    using Op = RewriteArg::DimTest::Op;
+    RewriteArg::DimTest t;
+    skip_blanks();
+    if (text_.substr(pos_, 6) == "scalar") {
+      pos_ += 6;
+      t.op = Op::kScalar;
+      return t;
+    }
+    expect('d');
+    t.dim = static_cast<std::int32_t>(number());
+    skip_blanks();
+    if (accept('%')) {
+      t.op = Op::kMultipleOf;
+    } else if (accept('<')) {
+      t.op = Op::kBelow;
+    } else if (accept('=')) {
+      t.op = Op::kEquals;
+    } else {
+      fail("expected '%', '<' or '=' after a dim");
+    }
+    t.value = number();
+    if (t.op == Op::kMultipleOf && t.value <= 0) fail("a dim's multiple must be positive");
+    return t;
+  }
+
+  /// `{group?=1, !activation}` after a pattern node's operator.
+  std::vector<AttrTest> attr_tests() {
+    std::vector<AttrTest> out;
+    for (;;) {
+      AttrTest t;
+      skip_blanks();
+      if (accept('!')) {
+        t.op = AttrTest::Op::kAbsent;
+        t.name = identifier("an attribute");
+      } else {
+        t.name = identifier("an attribute");
+        skip_blanks();
+        if (accept('?')) {
+          expect('=');
+          t.op = AttrTest::Op::kEqualsOrAbsent;
+        } else if (accept('!')) {
+          expect('=');
+          t.op = AttrTest::Op::kDiffers;
+        } else {
+          expect('=');
+          t.op = AttrTest::Op::kEquals;
+        }
+        skip_blanks();
+        const bool negative = accept('-');
+        t.value = negative ? -number() : number();
+      }
+      out.push_back(std::move(t));
+      skip_blanks();
+      if (accept('}')) return out;
+      expect(',');
+    }
   }
 
   RewriteAttr attribute() {
@@ -133,6 +247,13 @@ class Reader {
     if (accept('@')) {
       a.kind = RewriteAttr::Kind::kOpTypeOf;
       a.from = identifier("a variable after '@'");
+    } else if (text_.substr(pos_, 4) == "dim(") {
+      pos_ += 4;
+      a.kind = RewriteAttr::Kind::kDimOf;
+      a.from = identifier("a constant's variable");
+      expect(',');
+      a.integer = number();
+      expect(')');
     } else if (accept('"')) {
       a.kind = RewriteAttr::Kind::kString;
       while (!at_end() && peek() != '"') a.text += text_[pos_++];
@@ -208,6 +329,9 @@ void check_rule(const RewriteRule& r) {
       if (o != "_" && !produced.insert(o).second) fail("pattern output '" + o + "' made twice");
     }
   }
+  if (r.pattern.back().absent) {
+    fail("the pattern's last node cannot be a 'not' condition");
+  }
   // Every pattern node but the last is reached from the last through inputs.
   std::set<std::string> reached;
   std::vector<const RewriteNode*> todo{&r.pattern.back()};
@@ -244,6 +368,13 @@ void check_rule(const RewriteRule& r) {
       }
     }
     for (const RewriteAttr& a : n.attributes) {
+      if (a.kind == RewriteAttr::Kind::kDimOf) {
+        if (bound.count(a.from) == 0) {
+          fail("the replacement's attribute reads the dims of '" + a.from +
+               "', which the pattern does not bind");
+        }
+        continue;
+      }
       if (!a.from.empty() && produced.count(a.from) == 0) {
         fail("the replacement's attribute refers to '" + a.from + "', which no pattern node makes");
       }
@@ -257,13 +388,24 @@ void check_rule(const RewriteRule& r) {
     if (n.is_rename() && produced.count(n.inputs[0].var) != 0) {
       fail("a rename reads a value the pattern makes ('" + n.inputs[0].var + "')");
     }
+    if (n.kind == RewriteNode::Kind::kReroute && produced.count(n.inputs[0].var) == 0) {
+      fail("a reroute moves the readers of a value the pattern makes, not of '" + n.inputs[0].var +
+           "'");
+    }
   }
 }
 
 }  // namespace
 
+bool RewriteOps::accepts(std::string_view node_domain, std::string_view op_type) const {
+  const bool named =
+      normalize_domain(node_domain) == domain &&
+      (any_op || std::find(op_types.begin(), op_types.end(), op_type) != op_types.end());
+  return named != negated;
+}
+
 RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
-                               std::string_view replacement) {
+                               std::string_view replacement, std::int32_t pass) {
   if (name.empty()) throw PluginError("a rewrite without a name");
   RewriteRule r;
   r.name = std::move(name);
@@ -272,6 +414,10 @@ RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
   r.pattern = Reader(pattern, r.name, "pattern").nodes(false);
   r.replacement = Reader(replacement, r.name, "replacement").nodes(true);
   check_rule(r);
+  r.pass = pass;
+  for (std::size_t k = 0; k < r.pattern.size(); ++k) {
+    for (const std::string& o : r.pattern[k].outputs) r.produced_by[o] = k;
+  }
   return r;
 }
 

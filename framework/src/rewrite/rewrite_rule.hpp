@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,10 +18,24 @@ struct RewriteArg {
   bool optional = false;  ///< `?x`: the input may be absent (then x is absent everywhere)
   bool constant = false;  ///< `const x`: an initializer or a Constant node's output
   bool rest = false;      ///< `*x`: every remaining input, in order
-  /// `x{d0%16}`: the constant's dim `dim_index` is a multiple of `dim_multiple` (0: no check).
-  std::int32_t dim_index = -1;
-  std::int64_t dim_multiple = 0;
-  bool scalar = false;  ///< `const x{scalar}`: one element (every dim 1, or rank 0)
+  /// `const w{d1%16|d1<16, d0=8}`: tests of the constant's dims, every clause (`,`) holding
+  /// through one of its alternatives (`|`); `{scalar}`: one element (every dim 1, or rank 0).
+  struct DimTest {
+    enum class Op : std::uint8_t { kMultipleOf, kBelow, kEquals, kScalar };
+    Op op = Op::kMultipleOf;
+    std::int32_t dim = 0;
+    std::int64_t value = 0;
+  };
+  std::vector<std::vector<DimTest>> dim_tests;
+};
+
+/// `Op{group?=1, !activation}(...)`: a pattern node's integer attribute equals a value (`?=`:
+/// or is absent), differs from it (`!=`: or is absent), or is absent (`!name`).
+struct AttrTest {
+  enum class Op : std::uint8_t { kEquals, kEqualsOrAbsent, kDiffers, kAbsent };
+  Op op = Op::kEquals;
+  std::string name;
+  std::int64_t value = 0;
 };
 
 /// An attribute of a replacement node.
@@ -30,6 +45,7 @@ struct RewriteAttr {
     kString,    ///< `[name="text"]`
     kInt,       ///< `[name=3]`
     kOpTypeOf,  ///< `[name=@y]`: the op type of the node that produced variable `from`
+    kDimOf,     ///< `[name=dim(w,0)]`: dim `integer` of the constant bound to variable `from`
   };
   Kind kind = Kind::kCopyFrom;
   std::string name;
@@ -38,28 +54,56 @@ struct RewriteAttr {
   std::int64_t integer = 0;
 };
 
-/// `y0, y1 = domain:Op|Other(args) [attrs]`, or `y = x` (a rename: readers of y read x).
-struct RewriteNode {
+/// Which nodes a pattern node (or a reroute) accepts: `[!][DOMAIN:]Op|Other` or `DOMAIN:*`.
+struct RewriteOps {
   std::string domain;                 ///< normalised: "" for ai.onnx
-  std::vector<std::string> op_types;  ///< alternatives; empty for a rename
-  std::vector<std::string> outputs;   ///< `_` for an output that must be absent or unread
-  std::vector<RewriteArg> inputs;
+  std::vector<std::string> op_types;  ///< alternatives; empty with any_op
+  bool any_op = false;                ///< `DOMAIN:*`
+  bool negated = false;               ///< `!...`: every node the rest does not accept
+  bool accepts(std::string_view node_domain, std::string_view op_type) const;
+};
+
+/// One statement of a rule:
+///  - `y0, y1 = domain:Op|Other(args) [attrs]`: a node (a pattern's may be `keep`: matched and
+///    required, but left in place, its outputs untouched; or `not`: a condition on its output's
+///    producer);
+///  - `y = x` (replacement): a rename, readers of y read x;
+///  - `reroute p -> q for OPS` (replacement): the readers of p that OPS accepts read q instead;
+///    a match where no reader would change is not applied.
+struct RewriteNode {
+  enum class Kind : std::uint8_t { kNode, kRename, kReroute };
+  Kind kind = Kind::kNode;
+  bool keep = false;
+  /// `not x = OPS(...)` (pattern only): x must not be made by a node OPS accepts (a graph input,
+  /// an initializer or any other node's output passes); nothing is matched or removed.
+  bool absent = false;
+  RewriteOps ops;                       ///< the node's operator; a reroute's readers
+  std::vector<std::string> outputs;     ///< `_` for an output that must be absent or unread
+  std::vector<RewriteArg> inputs;       ///< a rename's source; a reroute's p and q
   std::vector<RewriteAttr> attributes;  ///< replacement nodes only
-  bool is_rename() const { return op_types.empty(); }
+  std::vector<AttrTest> attr_tests;     ///< pattern nodes only
+  bool is_rename() const { return kind == Kind::kRename; }
+  bool is_node() const { return kind == Kind::kNode; }
+  const std::string& op_type() const { return ops.op_types.front(); }
 };
 
 struct RewriteRule {
   std::string name;
-  std::string origin;                          ///< the plugin that registered it
+  std::string origin;  ///< the plugin that registered it
+  /// Rules apply pass by pass, in ascending order; within one pass, at each node in graph order
+  /// every rule of the pass in registration order, until nothing changes.
+  std::int32_t pass = 0;
   std::vector<RewriteNode> pattern;            ///< matched from the last node up through its inputs
   std::vector<RewriteNode> replacement;        ///< in order
   std::string pattern_text, replacement_text;  ///< as registered, for `cctx plugins`
+  /// The pattern node that makes each variable (filled by parse_rewrite_rule).
+  std::map<std::string, std::size_t, std::less<>> produced_by;
 };
 
 /// Parses a rule; throws Error (exit code 4, a plugin's fault) naming the rule and what is
 /// wrong: a syntax error, a pattern node its last node does not reach, a replacement that reads
 /// or writes a variable the pattern does not bind.
 RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
-                               std::string_view replacement);
+                               std::string_view replacement, std::int32_t pass = 0);
 
 }  // namespace cctx

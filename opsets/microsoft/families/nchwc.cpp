@@ -25,8 +25,15 @@ namespace {
 /// MLAS's NCHWc block size on AVX2 (see above).
 constexpr std::int64_t kBlock = 8;
 
-/// Channels padded up to a multiple of the block size.
-Dim blocked(Dim channels) { return ceil_div(channels, kBlock) * kBlock; }
+/// Channels padded up to a multiple of the block size: kBlock, or the node's `nchwc_block`. ONNX
+/// Runtime's saved graphs carry no such attribute (their Conv weights are padded already);
+/// cctx's own rewrite into NCHWc (the onnxruntime plugin's option nchwc_block) writes it, as the
+/// weights it leaves untouched are not.
+Dim blocked(const INodeView& node, Dim channels) {
+  const std::int64_t block = node.attr_int_or("nchwc_block", kBlock);
+  if (block != 8 && block != 16) fail("attribute 'nchwc_block' must be 8 or 16");
+  return ceil_div(channels, block) * block;
+}
 
 Shape rank_at_least(const INodeView& node, std::uint32_t i, std::size_t rank) {
   Shape x = input_shape(node, i);
@@ -46,7 +53,7 @@ Status reorder_input(const INodeView& node, IShapeSink& out) {
   if (!x.known) return set_shape(out, 0, node.input_dtype(0), x);
   const bool last = channels_last(node);
   const std::size_t c = last ? x.rank() - 1 : 1, first_spatial = last ? 1 : 2;
-  std::vector<Dim> dims{x.dims[0], blocked(x.dims[c])};
+  std::vector<Dim> dims{x.dims[0], blocked(node, x.dims[c])};
   dims.insert(dims.end(), x.dims.begin() + static_cast<std::ptrdiff_t>(first_spatial),
               x.dims.begin() + static_cast<std::ptrdiff_t>(first_spatial + x.rank() - 2));
   return set_shape(out, 0, node.input_dtype(0), Shape::of(std::move(dims)));
@@ -56,15 +63,20 @@ Status reorder_input(const INodeView& node, IShapeSink& out) {
 /// channels_last): the padding channels are dropped.
 Status reorder_output(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 1);
-  std::int64_t channels;
-  std::string error;
-  if (!positive_attr(node, "channels", &channels, &error)) return fail(error);
   const Shape x = rank_at_least(node, 0, 2);
   if (!x.known) return set_shape(out, 0, node.input_dtype(0), x);
-  const Dim c = node.constant(channels);
-  if (x.dims[1].valid() && c.provably_gt(x.dims[1])) {
-    return fail("attribute 'channels' " + std::to_string(channels) +
-                " exceeds the blocked channels " + to_string(x.dims[1]));
+  // ONNX Runtime always writes `channels`; cctx's own rewrite into NCHWc leaves it out after a
+  // pool, whose channels are whole blocks (nothing padded: the blocked count stands).
+  Dim c = x.dims[1];
+  if (node.attribute_type("channels") != AttrType::kNone) {
+    std::int64_t channels;
+    std::string error;
+    if (!positive_attr(node, "channels", &channels, &error)) return fail(error);
+    c = node.constant(channels);
+    if (x.dims[1].valid() && c.provably_gt(x.dims[1])) {
+      return fail("attribute 'channels' " + std::to_string(channels) +
+                  " exceeds the blocked channels " + to_string(x.dims[1]));
+    }
   }
   const bool last = channels_last(node);
   std::vector<Dim> dims{x.dims[0]};
@@ -87,7 +99,7 @@ Status conv(const INodeView& node, IShapeSink& out) {
   if (const Status s = conv_spatial_outputs(node, out, x, w, false, &sizes); s != Status::kOk) {
     return s;
   }
-  std::vector<Dim> dims{x.dims[0], w.known ? blocked(w.dims[0]) : Dim()};
+  std::vector<Dim> dims{x.dims[0], w.known ? blocked(node, w.dims[0]) : Dim()};
   dims.insert(dims.end(), sizes.begin(), sizes.end());
   return set_shape(out, 0, type, fill_unknown(node, out, 0, std::move(dims)));
 }

@@ -18,64 +18,128 @@ namespace {
 // constant bounds as inputs (opset >= 11) or attributes.
 constexpr const char* kActivations = "Relu|Sigmoid|Tanh|LeakyRelu|HardSigmoid|Clip";
 
+/// The passes: each runs to a fixpoint before the next (ONNX Runtime's levels, then the NCHWc
+/// transformer's stages).
+enum Pass : std::int32_t {
+  kBasic = 0,
+  kExtended = 1,
+  kNchwcConvert = 2,
+  kNchwcFuse = 3,
+  kReorder = 4
+};
+
 void register_basic(Registration& reg) {
   // IdentityElimination, EliminateDropout: readers read the input (kept when the output is a
   // graph output or read inside a body).
-  reg.rewrite("IdentityElimination", "y = Identity(x)", "y = x");
-  reg.rewrite("EliminateDropout", "y, _ = Dropout(x, *r)", "y = x");
+  reg.rewrite("IdentityElimination", "y = Identity(x)", "y = x", kBasic);
+  reg.rewrite("EliminateDropout", "y, _ = Dropout(x, *r)", "y = x", kBasic);
   // ConvBNFusion, ConvMulFusion, ConvAddFusion: the constants fold into the Conv's weights and
   // bias; the Conv's output takes the last node's name.
   reg.rewrite("ConvBNFusion",
               "c = Conv(x, const w, ?const b)\n"
               "y = BatchNormalization(c, const s, const t, const m, const v)",
-              "y = Conv(x, w, ?b) [c]");
+              "y = Conv(x, w, ?b) [c]", kBasic);
   reg.rewrite("ConvMulFusion", "c = Conv(x, const w, ?const b); y = Mul(c, const s)",
-              "y = Conv(x, w, ?b) [c]");
+              "y = Conv(x, w, ?b) [c]", kBasic);
   reg.rewrite("ConvAddFusion", "c = Conv(x, const w, ?const b); y = Add(c, const s)",
-              "y = Conv(x, w, ?b) [c]");
+              "y = Conv(x, w, ?b) [c]", kBasic);
 }
 
 void register_extended(Registration& reg) {
   reg.rewrite("ConvActivationFusion",
               (std::string("c = Conv(x, w, ?b); y = ") + kActivations + "(c, ?const lo, ?const hi)")
                   .c_str(),
-              "y = com.microsoft:FusedConv(x, w, ?b) [c, activation=@y]");
+              "y = com.microsoft:FusedConv(x, w, ?b) [c, activation=@y]", kExtended);
   // GeluFusion (x * 0.5 * (1 + erf(x / sqrt 2)), as exporters spell it), then BiasGeluFusion.
   reg.rewrite("GeluFusion",
               "d = Div(x, const k); e = Erf(d); a = Add(e, const one); m = Mul(x, a)\n"
               "y = Mul(m, const half)",
-              "y = com.microsoft:Gelu(x)");
+              "y = com.microsoft:Gelu(x)", kExtended);
   reg.rewrite("BiasGeluFusion", "b = Add(x, const bias); y = com.microsoft:Gelu(b)",
-              "y = com.microsoft:BiasGelu(x, bias)");
+              "y = com.microsoft:BiasGelu(x, bias)", kExtended);
   // QuickGeluFusion: x * sigmoid(x) (SiLU, Swish) in one kernel.
-  reg.rewrite("QuickGeluFusion", "s = Sigmoid(x); y = Mul(x, s)", "y = com.microsoft:QuickGelu(x)");
+  reg.rewrite("QuickGeluFusion", "s = Sigmoid(x); y = Mul(x, s)", "y = com.microsoft:QuickGelu(x)",
+              kExtended);
   // MatMulScaleFusion: a MatMul's output scaled by a constant scalar, one kernel.
   reg.rewrite("MatMulScaleFusion", "m = MatMul(a, b); y = Div|Mul(m, const s{scalar})",
-              "y = com.microsoft:FusedMatMul(a, b)");
+              "y = com.microsoft:FusedMatMul(a, b)", kExtended);
   // LayerNormFusion: mean, centred, variance, normalised, scaled and shifted in one kernel.
   reg.rewrite("LayerNormFusion",
               "m = ReduceMean(x, *ma); d = Sub(x, m); p = Pow(d, const two)\n"
               "v = ReduceMean(p, *va); a = Add(v, const eps); r = Sqrt(a); n = Div(d, r)\n"
               "g = Mul(n, const gamma); y = Add(g, const beta)",
-              "y = LayerNormalization(x, gamma, beta)");
+              "y = LayerNormalization(x, gamma, beta)", kExtended);
 }
 
 void register_all_level(Registration& reg, const std::string& block) {
-  // NchwcTransformer: a Conv whose output channels are a multiple of the NCHWc block runs as an
-  // NCHWc kernel (com.microsoft.nchwc:Conv), which adds a residual ("Sum", written in place)
-  // and applies the activation itself; the blocked layout changes no size when the channels are
-  // aligned. The residual fusions first, then every aligned Conv and FusedConv.
-  const std::string w = "const w{d0%" + block + "}";
-  const std::string conv = "c = Conv(x, " + w + ", ?b); ";
-  reg.rewrite("NchwcConvAddActivationFusion",
-              (conv + "a = Add(c, s); y = " + kActivations + "(a, ?const lo, ?const hi)").c_str(),
-              "y = com.microsoft.nchwc:Conv(x, w, ?b, s) [c, activation=@y]");
-  reg.rewrite("NchwcConvAddFusion", (conv + "y = Add(c, s)").c_str(),
-              "y = com.microsoft.nchwc:Conv(x, w, ?b, s) [c]");
-  reg.rewrite("NchwcFusedConv", ("y = com.microsoft:FusedConv(x, " + w + ", *r)").c_str(),
-              "y = com.microsoft.nchwc:Conv(x, w, *r) [y]");
-  reg.rewrite("NchwcConv", ("y = Conv(x, " + w + ", *r)").c_str(),
-              "y = com.microsoft.nchwc:Conv(x, w, *r) [y]");
+  // NchwcTransformer (core/optimizer/nchwc_transformer.cc), in its order. A Conv with constant
+  // float weights runs as the NCHWc kernel when, with one group, its input channels are whole
+  // blocks (or fewer than one block: it reads the NCHW input as is) or, grouped, it is depthwise
+  // over whole blocks; its output channels are padded up to whole blocks (`nchwc_block`).
+  const std::string padded = "[y, nchwc_block=" + block + "]";
+  // (An input of fewer channels than a block is read as NCHW: a blocked one is not converted.)
+  const std::string one_group = "const w{d1%" + block + "}, ?const b)";
+  const std::string few_inputs = "const w{d1<" + block + "}, ?const b)";
+  const std::string depthwise = "const w{d0%" + block + ", d1=1}, ?const b)";
+  for (const char* op : {"Conv", "com.microsoft:FusedConv"}) {
+    const std::string name = std::string(op) == "Conv" ? "Conv" : "FusedConv";
+    reg.rewrite(("Nchwc" + name).c_str(),
+                ("y = " + std::string(op) + "{group?=1}(x, " + one_group).c_str(),
+                ("y = com.microsoft.nchwc:Conv(x, w, ?b) " + padded).c_str(), kNchwcConvert);
+    reg.rewrite(("NchwcNchwInput" + name).c_str(),
+                ("not x = com.microsoft.nchwc:*(*z)\ny = " + std::string(op) + "{group?=1}(x, " +
+                 few_inputs)
+                    .c_str(),
+                ("y = com.microsoft.nchwc:Conv(x, w, ?b) " + padded).c_str(), kNchwcConvert);
+    reg.rewrite(("NchwcDepthwise" + name).c_str(),
+                ("y = " + std::string(op) + "{group!=1}(x, " + depthwise).c_str(),
+                ("y = com.microsoft.nchwc:Conv(x, w, ?b) " + padded).c_str(), kNchwcConvert);
+  }
+  // A pool whose input is blocked with whole blocks of channels runs blocked too.
+  const std::string blocked_conv =
+      "keep p = com.microsoft.nchwc:Conv(x, const w{d0%" + block + "}, *r)";
+  constexpr const char* kBlockedPool =
+      "keep p = com.microsoft.nchwc:MaxPool|AveragePool|GlobalAveragePool|GlobalMaxPool(*i)";
+  for (const char* pool : {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"}) {
+    const std::string replacement = std::string("y = com.microsoft.nchwc:") + pool + "(p) [y]";
+    const std::string reads = std::string("; y = ") + pool + "(p)";
+    reg.rewrite((std::string("Nchwc") + pool).c_str(), (blocked_conv + reads).c_str(),
+                replacement.c_str(), kNchwcFuse);
+    reg.rewrite((std::string("Nchwc") + pool + "AfterPool").c_str(),
+                (std::string(kBlockedPool) + reads).c_str(), replacement.c_str(), kNchwcFuse);
+  }
+  // NchwcConvSumFusion: a blocked Conv read only by an Add of two blocked values adds the other
+  // one itself, writing into its buffer (MayInplace(3, 0)); then NchwcConvReluFusion.
+  reg.rewrite("NchwcConvSumFusion",
+              "c = com.microsoft.nchwc:Conv{!activation}(x, w, ?b)\n"
+              "keep s = com.microsoft.nchwc:*(*z); y = Add|Sum(c, s)",
+              "y = com.microsoft.nchwc:Conv(x, w, ?b, s) [c]", kNchwcFuse);
+  reg.rewrite("NchwcConvReluFusion", "c = com.microsoft.nchwc:Conv{!activation}(*i); y = Relu(c)",
+              "y = com.microsoft.nchwc:Conv(*i) [c, activation=@y]", kNchwcFuse);
+  // Where the layouts meet, ONNX Runtime copies: a blocked Conv whose input another operator
+  // made reads it through ReorderInput, and the readers of a blocked value that have no NCHWc
+  // kernel read it through one ReorderOutput (which drops a Conv's padding channels).
+  for (const auto& [name, weights] :
+       {std::pair<const char*, std::string>{"NchwcReorderInput", "d1%" + block},
+        std::pair<const char*, std::string>{"NchwcReorderInputDepthwise", "d1=1"}}) {
+    reg.rewrite(name,
+                ("keep x = !com.microsoft.nchwc:*(*z)\n"
+                 "y = com.microsoft.nchwc:Conv(x, const w{" +
+                 weights + "}, *r)")
+                    .c_str(),
+                "t = com.microsoft.nchwc:ReorderInput(x)\n"
+                "y = com.microsoft.nchwc:Conv(t, w, *r) [y]",
+                kReorder);
+  }
+  constexpr const char* kReroute = "; reroute p -> q for !com.microsoft.nchwc:*";
+  reg.rewrite(
+      "NchwcReorderOutput", "keep p = com.microsoft.nchwc:Conv(x, const w, *r)",
+      (std::string("q = com.microsoft.nchwc:ReorderOutput(p) [channels=dim(w, 0)]") + kReroute)
+          .c_str(),
+      kReorder);
+  reg.rewrite("NchwcReorderOutputAfterPool", kBlockedPool,
+              (std::string("q = com.microsoft.nchwc:ReorderOutput(p)") + kReroute).c_str(),
+              kReorder);
 }
 
 }  // namespace
@@ -111,7 +175,7 @@ sdk::Status register_rewrites(sdk::IRegistrar& r) {
   // planner allows it (contrib_ops/cpu/fused_conv.cc, nchwc_ops.cc: MayInplace(3, 0)); FusedConv
   // is a Conv and takes its working buffer, the NCHWc kernels take none.
   static constexpr sdk::kit::FnInplacePolicy kSumInPlace{
-      [](const sdk::INodeView&, sdk::IInplaceSink& out) { return out.may_reuse(3, 0); }};
+      [](const sdk::INodeView&, sdk::IInplaceSink& out) { return out.may_reuse(0, 3); }};
   Registration reg = sdk::kit::register_domain(r, "com.microsoft", 1, 1);
   reg.inplace("FusedConv", 1, kSumInPlace);
   reg.scratch("FusedConv", 1, conv_scratch_estimator());

@@ -64,12 +64,15 @@ class CCTX_SDK_VISIBLE IRegistrar {
   /// `replacement` before it plans memory, so the later stages analyse the graph it really runs
   /// (a fusion, an elimination, a layout change). Both are text in the form of
   /// docs/design/rewrites.md, e.g. pattern `c = Conv(x, const w, ?b); y = Relu(c)`, replacement
-  /// `y = com.microsoft:FusedConv(x, w, ?b) [c, activation=@y]`. Rewrites apply in registration
-  /// order, plugins in profile order. `name` identifies it in reports and must be unique unless
-  /// the plugin is loaded with `override: true`. kInvalidArgument (with the reason, as fail())
-  /// for text that does not parse.
+  /// `y = com.microsoft:FusedConv(x, w, ?b) [c, activation=@y]`. Rewrites apply by `pass`, in
+  /// ascending order (a runtime's optimiser levels, a layout change after the fusions); within
+  /// a pass, at each node in graph order, the pass's rewrites in registration order (plugins in
+  /// profile order), repeated until nothing changes. `name` identifies it in reports and must be
+  /// unique unless the plugin is loaded with `override: true`. kInvalidArgument (with the
+  /// reason, as fail()) for text that does not parse.
   /// @since 1.7
-  virtual Status add_rewrite(StringRef name, StringRef pattern, StringRef replacement) noexcept = 0;
+  virtual Status add_rewrite(StringRef name, StringRef pattern, StringRef replacement,
+                             std::int32_t pass) noexcept = 0;
 
  protected:
   ~IRegistrar() = default;

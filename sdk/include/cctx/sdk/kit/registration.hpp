@@ -67,11 +67,12 @@ class Registration {
     if (ok()) status_ = r_.add_tag_rule(key(op, since), &rule);
   }
   /// A graph rewrite (IRegistrar::add_rewrite, SDK 1.7): the runtime runs `replacement` where
-  /// the graph matches `pattern`.
-  void rewrite(const char* name, const char* pattern, const char* replacement) noexcept {
+  /// the graph matches `pattern`, in pass `pass`.
+  void rewrite(const char* name, const char* pattern, const char* replacement,
+               std::int32_t pass = 0) noexcept {
     if (ok()) {
       status_ = r_.add_rewrite(StringRef::from_c_str(name), StringRef::from_c_str(pattern),
-                               StringRef::from_c_str(replacement));
+                               StringRef::from_c_str(replacement), pass);
     }
   }
   /// Records a registration failure with a message (the host rolls the plugin back).
