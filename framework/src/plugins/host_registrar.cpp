@@ -167,9 +167,9 @@ sdk::Status HostRegistrar::accept_option(sdk::StringRef key, sdk::StringRef mean
 sdk::Status HostRegistrar::add_rewrite(sdk::StringRef name, sdk::StringRef pattern,
                                        sdk::StringRef replacement, std::int32_t pass) noexcept {
   try {
-    RewriteRule rule = parse_rewrite_rule(text(name), std::string_view(pattern.data, pattern.size),
-                                          std::string_view(replacement.data, replacement.size),
-                                          pass);
+    RewriteRule rule =
+        parse_rewrite_rule(text(name), std::string_view(pattern.data, pattern.size),
+                           std::string_view(replacement.data, replacement.size), pass);
     rule.origin = origin_;
     rewrites_.push_back(std::make_shared<const RewriteRule>(std::move(rule)));
     return sdk::Status::kOk;

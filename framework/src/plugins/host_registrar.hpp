@@ -36,8 +36,8 @@ class HostRegistrar final : public sdk::IRegistrar {
   bool option(sdk::StringRef key, sdk::StringRef* value) const noexcept override;
   sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override;
   sdk::Status accept_option(sdk::StringRef key, sdk::StringRef meaning) noexcept override;
-  sdk::Status add_rewrite(sdk::StringRef name, sdk::StringRef pattern,
-                          sdk::StringRef replacement, std::int32_t pass) noexcept override;
+  sdk::Status add_rewrite(sdk::StringRef name, sdk::StringRef pattern, sdk::StringRef replacement,
+                          std::int32_t pass) noexcept override;
 
   /// The options this plugin accepts, as (key, meaning): those it declared with accept_option()
   /// in declaration order, then those it only read with option() (meaning "").
