@@ -19,6 +19,7 @@ Status register_all(IRegistrar& r) noexcept {
       family(reg);
       if (!reg.ok()) return reg.status();
     }
+    if (const Status s = register_contrib(r); s != Status::kOk) return s;
     return register_rewrites(r);
   });
 }

@@ -60,7 +60,7 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
   EXPECT_EQ(j["nodes"][1]["domain"], "com.microsoft.nchwc");
   EXPECT_EQ(j["nodes"][1]["rewritten_from"]["nodes"], Json({"conv1", "bn1", "relu1"}));
   EXPECT_EQ(j["nodes"][1]["rewritten_from"]["rules"],
-            Json({"ConvBNFusion", "ConvActivationFusion", "NchwcFusedConv"}));
+            Json({"ConvBNFusion", "ConvActivationFusion", "NchwcBlockedInputFusedConv"}));
   EXPECT_EQ(j["nodes"][2]["rewritten_from"]["nodes"], Json({"conv2", "add", "relu2"}));
   EXPECT_EQ(j["nodes"][2]["inputs"], Json({"r1", "w2", "", "r0"}));
   EXPECT_EQ(j["nodes"][3]["op_type"], "ReorderOutput");
@@ -80,10 +80,11 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
 
   const test::RunResult table =
       run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-optimized-no-arena");
-  EXPECT_TRUE(contains(table.out,
-                       "Graph as the runtime rewrites it before planning: 8 nodes -> 5 "
-                       "(ConvBNFusion x1, ConvActivationFusion x1, NchwcConv x2, NchwcFusedConv "
-                       "x1, NchwcConvSumFusion x1, NchwcConvReluFusion x1, NchwcReorderOutput x1)"))
+  EXPECT_TRUE(contains(
+      table.out,
+      "Graph as the runtime rewrites it before planning: 8 nodes -> 5 "
+      "(ConvBNFusion x1, ConvActivationFusion x1, NchwcConv x2, NchwcBlockedInputFusedConv "
+      "x1, NchwcConvSumFusion x1, NchwcConvReluFusion x1, NchwcReorderOutput x1)"))
       << table.out;
   const test::RunResult explain =
       run_cctx("explain " + quoted(model_) + " 2 --profile onnxruntime-cpu-optimized-no-arena");

@@ -247,6 +247,7 @@ class Rewriter {
     if (test.op == Op::kScalar) {
       return std::all_of(t.dims().begin(), t.dims().end(), [](std::int64_t d) { return d == 1; });
     }
+    if (test.op == Op::kRank) return t.dims_size() == test.value;
     if (test.dim >= t.dims_size()) return false;
     const std::int64_t d = t.dims(test.dim);
     switch (test.op) {
@@ -257,6 +258,7 @@ class Rewriter {
       case Op::kEquals:
         return d == test.value;
       case Op::kScalar:
+      case Op::kRank:
         break;
     }
     return false;

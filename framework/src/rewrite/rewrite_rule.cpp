@@ -183,6 +183,13 @@ class Reader {
       t.op = Op::kScalar;
       return t;
     }
+    if (text_.substr(pos_, 4) == "rank") {
+      pos_ += 4;
+      expect('=');
+      t.op = Op::kRank;
+      t.value = number();
+      return t;
+    }
     expect('d');
     t.dim = static_cast<std::int32_t>(number());
     skip_blanks();

@@ -19,9 +19,10 @@ struct RewriteArg {
   bool constant = false;  ///< `const x`: an initializer or a Constant node's output
   bool rest = false;      ///< `*x`: every remaining input, in order
   /// `const w{d1%16|d1<16, d0=8}`: tests of the constant's dims, every clause (`,`) holding
-  /// through one of its alternatives (`|`); `{scalar}`: one element (every dim 1, or rank 0).
+  /// through one of its alternatives (`|`); `scalar`: one element (every dim 1, or rank 0);
+  /// `rank=4`: four dims.
   struct DimTest {
-    enum class Op : std::uint8_t { kMultipleOf, kBelow, kEquals, kScalar };
+    enum class Op : std::uint8_t { kMultipleOf, kBelow, kEquals, kScalar, kRank };
     Op op = Op::kMultipleOf;
     std::int32_t dim = 0;
     std::int64_t value = 0;

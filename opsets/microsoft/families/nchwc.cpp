@@ -93,8 +93,14 @@ Status reorder_output(const INodeView& node, IShapeSink& out) {
 Status conv(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 2);
   const std::int32_t type = node.input_dtype(0);
-  const Shape x = input_shape(node, 0), w = input_shape(node, 1);
+  Shape x = input_shape(node, 0);
+  const Shape w = input_shape(node, 1);
   if (!x.known) return set_shape(out, 0, type, x);
+  // A Conv cctx's rewrite blocked keeps the model's weights [M, C / group, ...], while its input,
+  // when blocked, carries C padded to whole blocks: its channels are read as the weights say.
+  if (node.attribute_type("nchwc_block") != AttrType::kNone && w.known && x.rank() >= 3) {
+    x.dims[1] = w.dims[1] * node.constant(node.attr_int_or("group", 1));
+  }
   std::vector<Dim> sizes;
   if (const Status s = conv_spatial_outputs(node, out, x, w, false, &sizes); s != Status::kOk) {
     return s;
