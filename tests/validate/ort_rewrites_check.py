@@ -3,13 +3,14 @@
 
     ort_rewrites_check.py --build BUILD [--models FILE_OR_DIR ...] [--min-equal N] [--json OUT]
 
-For every model: ONNX Runtime (onnxruntime-node from BUILD/validate/node_modules) saves the graph
+For every model (two small CNNs made here first, then the given ones): ONNX Runtime (onnxruntime-node from BUILD/validate/node_modules) saves the graph
 it runs at graph optimisation level `all` (session option optimizedModelFilePath,
 ort_save_optimized.mjs), and `cctx analyze --profile onnxruntime-cpu-optimized-no-arena` gives
 the graph cctx plans after the onnxruntime plugin's rewrites. Their operators are counted by
 domain and type (Constant nodes left out: ONNX Runtime holds them as initializers). A model is
 "equal" when every count is. Prints one row per model with the operators that differ, and exits
-1 when fewer than --min-equal models are equal (or a tool fails), 0 otherwise.
+1 when fewer than --min-equal models are equal, when a --must-equal model is not, or when a tool
+fails; 0 otherwise.
 """
 import argparse
 import collections
@@ -19,7 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+import numpy as np
 import onnx
+from onnx import TensorProto, helper, numpy_helper
 
 HERE = pathlib.Path(__file__).resolve().parent
 PROFILE = "onnxruntime-cpu-optimized-no-arena"
@@ -31,6 +34,8 @@ def parse_args():
     p.add_argument("--models", nargs="*", type=pathlib.Path,
                    help="files or folders (default: tests/models and BUILD/realmodels/npm)")
     p.add_argument("--min-equal", type=int, default=0)
+    p.add_argument("--must-equal", nargs="*", default=[],
+                   help="model names (file stems) that must be equal")
     p.add_argument("--json", type=pathlib.Path)
     return p.parse_args()
 
@@ -44,6 +49,82 @@ def model_files(args):
         elif root.is_dir():
             files.extend(sorted(root.rglob("*.onnx")))
     return files
+
+
+def generated_models(work):
+    """Small CNNs made here whose rewritten graphs must equal ONNX Runtime's: a ResNet stem and
+    two residual blocks (Conv+BatchNormalization+Relu, MaxPool, Sum fusions, a strided 1x1
+    downsample, GlobalAveragePool, Gemm) and a MobileNet-v2 block (Clip 0..6, depthwise Conv,
+    a channel count that is no whole block)."""
+    def w(name, shape):
+        return numpy_helper.from_array(np.random.default_rng(0).standard_normal(shape)
+                                       .astype(np.float32) * 0.1, name)
+
+    def conv(nodes, inits, x, y, cin, cout, k, stride=1, group=1, bn=True, act=None):
+        inits.append(w(y + "_w", [cout, cin // group, k, k]))
+        c = y + "_c" if (bn or act) else y
+        nodes.append(helper.make_node("Conv", [x, y + "_w"], [c], kernel_shape=[k, k],
+                                      strides=[stride, stride], pads=[k // 2] * 4, group=group))
+        if bn:
+            for p in "sbmv":
+                inits.append(numpy_helper.from_array(np.full([cout], 1.0 if p in "sv" else 0.0,
+                                                             np.float32), f"{y}_{p}"))
+            b = y + "_bn" if act else y
+            nodes.append(helper.make_node("BatchNormalization",
+                                          [c, y + "_s", y + "_b", y + "_m", y + "_v"], [b]))
+            c = b
+        if act == "relu":
+            nodes.append(helper.make_node("Relu", [c], [y]))
+        elif act == "relu6":
+            nodes.append(helper.make_node("Clip", [c, "zero", "six"], [y]))
+
+    models = []
+    nodes, inits = [], []
+    conv(nodes, inits, "image", "stem", 3, 16, 3, stride=2, act="relu")
+    nodes.append(helper.make_node("MaxPool", ["stem"], ["pool"], kernel_shape=[3, 3],
+                                  strides=[2, 2], pads=[1, 1, 1, 1]))
+    conv(nodes, inits, "pool", "b1a", 16, 16, 3, act="relu")
+    conv(nodes, inits, "b1a", "b1b", 16, 16, 3)
+    nodes += [helper.make_node("Add", ["b1b", "pool"], ["b1s"]),
+              helper.make_node("Relu", ["b1s"], ["b1"])]
+    conv(nodes, inits, "b1", "b2a", 16, 32, 3, stride=2, act="relu")
+    conv(nodes, inits, "b2a", "b2b", 32, 32, 3)
+    conv(nodes, inits, "b1", "b2d", 16, 32, 1, stride=2)
+    nodes += [helper.make_node("Add", ["b2b", "b2d"], ["b2s"]),
+              helper.make_node("Relu", ["b2s"], ["b2"]),
+              helper.make_node("GlobalAveragePool", ["b2"], ["gap"]),
+              helper.make_node("Flatten", ["gap"], ["flat"]),
+              helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], transB=1)]
+    inits += [w("fc_w", [10, 32]), w("fc_b", [10])]
+    models.append(("generated_resnet_blocks", nodes, inits))
+
+    nodes, inits = [], []
+    inits += [numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
+              numpy_helper.from_array(np.array(6.0, np.float32), "six")]
+    conv(nodes, inits, "image", "stem", 3, 32, 3, stride=2, act="relu6")
+    conv(nodes, inits, "stem", "dw", 32, 32, 3, group=32, act="relu6")
+    conv(nodes, inits, "dw", "proj", 32, 24, 1)
+    conv(nodes, inits, "proj", "exp", 24, 144, 1, act="relu6")
+    conv(nodes, inits, "exp", "dw2", 144, 144, 3, group=144, act="relu6")
+    conv(nodes, inits, "dw2", "proj2", 144, 24, 1)
+    nodes += [helper.make_node("Add", ["proj2", "proj"], ["res"]),
+              helper.make_node("GlobalAveragePool", ["res"], ["gap"]),
+              helper.make_node("Flatten", ["gap"], ["logits"])]
+    models.append(("generated_mobilenet_block", nodes, inits))
+
+    out = []
+    for name, nodes, inits in models:
+        graph = helper.make_graph(
+            nodes, name,
+            [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+            [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", "K"])], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 7
+        onnx.checker.check_model(model)
+        path = work / (name + ".onnx")
+        onnx.save(model, str(path))
+        out.append(path)
+    return out
 
 
 def counts(ops):
@@ -76,7 +157,7 @@ def main() -> int:
     args = parse_args()
     rows, failures, equal = [], 0, 0
     with tempfile.TemporaryDirectory(prefix="cctx-rewrites-") as tmp:
-        for model in model_files(args):
+        for model in generated_models(pathlib.Path(tmp)) + model_files(args):
             try:
                 ort, ours = ort_ops(args.build, model, pathlib.Path(tmp)), cctx_ops(args.build, model)
             except (RuntimeError, subprocess.TimeoutExpired) as e:
@@ -87,6 +168,8 @@ def main() -> int:
             differ = {op: [ort[op], ours[op]] for op in sorted(set(ort) | set(ours))
                       if ort[op] != ours[op]}
             equal += not differ
+            if differ and model.stem in args.must_equal:
+                failures += 1
             rows.append({"model": model.name, "ort_nodes": sum(ort.values()),
                          "cctx_nodes": sum(ours.values()), "differ": differ})
             shown = ", ".join(f"{op} {a}/{b}" for op, (a, b) in list(differ.items())[:6])
