@@ -83,7 +83,7 @@ bench: build
 # the npm registry, installed into $(BUILD)/validate) and prints measured vs predicted memory,
 # appending to tests/validate/history.tsv. The models are exported once into
 # $(BUILD)/validate/models (delete it to re-export). VALIDATE_ARGS go to validate.py, e.g.
-# VALIDATE_ARGS='--only resnet18,lstm --profile-no-arena onnxruntime-cpu-no-arena'.
+# VALIDATE_ARGS='--only resnet18,lstm --profile-no-arena onnxruntime-cpu-unoptimized-no-arena'.
 VALIDATE_ARGS ?=
 FIT_CHECK_ARGS ?=
 validate: build validate-deps
@@ -91,6 +91,10 @@ validate: build validate-deps
 	@[ -f $(BUILD)/validate/models/manifest.json ] || \
 	  /usr/bin/python3 tests/validate/export_models.py $(BUILD)/validate/models
 	/usr/bin/python3 tests/validate/validate.py --build $(BUILD) $(VALIDATE_ARGS)
+	# ONNX Runtime as a session is usually created (optimisation level all) at 1, 2 and 4 threads,
+	# against onnxruntime-cpu-no-arena and onnxruntime-cpu
+	for t in 1 2 4; do /usr/bin/python3 tests/validate/validate.py --build $(BUILD) --kinds symbolic \
+	  --no-per-node --optimization all --threads $$t $(VALIDATE_ARGS) || exit 1; done
 	# cctx fit against the heap ONNX Runtime takes at the batch it returns (tests/validate/README.md)
 	/usr/bin/python3 tests/validate/fit_check.py --build $(BUILD) $(FIT_CHECK_ARGS)
 

@@ -451,9 +451,10 @@ void add_analyze_command(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("analyze", "Per-node memory profile, scratch and peak of a model");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("--profile", args->profile,
-                  "Analysis profile: a YAML file, or the name of one cctx ships (default, "
-                  "onnxruntime-cpu, onnxruntime-cpu-no-arena); default: default");
+  cmd->add_option(
+      "--profile", args->profile,
+      "Analysis profile: a YAML file, or the name of one cctx ships (default, "
+      "onnxruntime-cpu-unoptimized, onnxruntime-cpu-unoptimized-no-arena); default: default");
   cmd->add_option("--format", args->format, "table | json | csv | html (one self-contained page)")
       ->capture_default_str();
   cmd->add_option("--eval", args->eval, "Evaluate totals and the peak at SYM=V[,V...] (repeatable)")

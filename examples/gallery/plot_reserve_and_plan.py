@@ -3,7 +3,7 @@ The reserve against the batch, the largest batch that fits, and a static plan
 ==============================================================================
 
 A deployer's three questions on the repository's CNN (a PyTorch export with symbolic batch,
-height and width) under the ``onnxruntime-cpu-no-arena`` profile: how much must the process hold
+height and width) under the ``onnxruntime-cpu-unoptimized-no-arena`` profile: how much must the process hold
 at each batch, which is the largest batch within a budget, and how one arena laid out once for
 every size compares with the live bytes no layout can beat.
 """
@@ -21,14 +21,14 @@ except NameError:  # run by sphinx-gallery from examples/gallery
 MODEL = str(SOURCE / "tests" / "models" / "cnn.onnx")
 SIZE = {"height": 224, "width": 224}
 
-ctx = cctx.ComputeContext("onnxruntime-cpu-no-arena")
+ctx = cctx.ComputeContext("onnxruntime-cpu-unoptimized-no-arena")
 ctx.compute(MODEL)
 
 # %%
 # The reserve (session + inputs + run) at each batch, and the largest batch within 256 MiB.
 batches = list(range(1, 81, 2))
 reserve = [ctx.evaluate_runtime({"batch": b, **SIZE})["reserve_bytes"] / 2**20 for b in batches]
-found = cctx.fit(MODEL, "256MiB", "batch", fixed=SIZE, profile="onnxruntime-cpu-no-arena")
+found = cctx.fit(MODEL, "256MiB", "batch", fixed=SIZE, profile="onnxruntime-cpu-unoptimized-no-arena")
 print(f"largest batch within 256 MiB: {found['value']} "
       f"(reserve {found['at']['reserve_bytes'] / 2**20:.1f} MiB; {found['method']})")
 

@@ -50,7 +50,7 @@ def main() -> int:
     print(f"{'model':<40} {'profile':<26} {'checked':>7} {'arena/floor median':>18} "
           f"{'p90':>6} {'worst':>6} {'within 1.10':>11} {'best fit p90':>12}")
     for model in models:
-        for profile in ("default", "onnxruntime-cpu-no-arena"):
+        for profile in ("default", "onnxruntime-cpu-unoptimized-no-arena"):
             r = subprocess.run([args.cctx, "plan", str(model), "--profile", profile, "--check",
                                 "2000", "--format", "json", "-q"], capture_output=True, text=True)
             if r.returncode != 0:

@@ -107,10 +107,12 @@ TEST(CliAnalyze, ArenaProfileCountsWholeRegions) {
       {"batch=1 --eval height=20 --eval width=28", std::int64_t{1} << 20},
       {"batch=64 --eval height=97 --eval width=131", std::int64_t{128} << 20}};
   for (const auto& [eval, pinned] : expected_run) {
-    auto arena = run_cctx("analyze " + cnn + " --format json --profile onnxruntime-cpu --eval " +
-                          std::string(eval));
-    auto plain = run_cctx("analyze " + cnn +
-                          " --format json --profile onnxruntime-cpu-no-arena --eval " + eval);
+    auto arena =
+        run_cctx("analyze " + cnn + " --format json --profile onnxruntime-cpu-unoptimized --eval " +
+                 std::string(eval));
+    auto plain =
+        run_cctx("analyze " + cnn +
+                 " --format json --profile onnxruntime-cpu-unoptimized-no-arena --eval " + eval);
     ASSERT_EQ(arena.exit_code, 0) << arena.err;
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     const auto a = nlohmann::json::parse(arena.out)["peak"]["evaluations"][0];
@@ -124,8 +126,8 @@ TEST(CliAnalyze, ArenaProfileCountsWholeRegions) {
     EXPECT_GE(run, std::int64_t{p["run_bytes"]} / 2) << a << p;
     EXPECT_EQ(a["session_bytes"], p["session_bytes"]);
   }
-  auto seed_run =
-      run_cctx("analyze " + seed() + " --format json --eval N=8 --profile onnxruntime-cpu");
+  auto seed_run = run_cctx("analyze " + seed() +
+                           " --format json --eval N=8 --profile onnxruntime-cpu-unoptimized");
   ASSERT_EQ(seed_run.exit_code, 0) << seed_run.err;
   EXPECT_EQ(nlohmann::json::parse(seed_run.out)["peak"]["evaluations"][0]["run_bytes"],
             std::int64_t{1} << 20);  // a first region of 1 MiB holds everything
@@ -169,7 +171,7 @@ TEST(CliAnalyze, SizeCappedTotalsStillEvaluate) {
 // A shipped profile is found by its name; a bare name that names nothing is a one-line error.
 TEST(CliAnalyze, ShippedProfileByName) {
   auto r = run_cctx("analyze " + seed() +
-                    " --format json --eval N=8 --profile onnxruntime-cpu-no-arena");
+                    " --format json --eval N=8 --profile onnxruntime-cpu-unoptimized-no-arena");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   const auto& e = doc["peak"]["evaluations"][0];

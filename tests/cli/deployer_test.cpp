@@ -50,7 +50,8 @@ class Deployer : public ::testing::Test {
 };
 
 TEST_F(Deployer, ReserveIsSessionPlusInputsPlusRun) {
-  for (const char* profile : {"default", "onnxruntime-cpu-no-arena", "onnxruntime-cpu"}) {
+  for (const char* profile :
+       {"default", "onnxruntime-cpu-unoptimized-no-arena", "onnxruntime-cpu-unoptimized"}) {
     const Json doc = analyze_json(std::string("--profile ") + profile + " --eval B=2,P=5,S=3,T=8");
     const Json& e = doc["peak"]["evaluations"][0];
     // The inputs the caller holds: past 2*5*8, x 2*3*8, mask 2*8 floats.
@@ -61,7 +62,8 @@ TEST_F(Deployer, ReserveIsSessionPlusInputsPlusRun) {
         << profile;
   }
   // Roles: the weights inside the session, the scratch inside the run.
-  const Json roles = analyze_json("--profile onnxruntime-cpu-no-arena --eval B=2,P=5,S=3,T=8");
+  const Json roles =
+      analyze_json("--profile onnxruntime-cpu-unoptimized-no-arena --eval B=2,P=5,S=3,T=8");
   const Json& r = roles["peak"]["evaluations"][0];
   EXPECT_EQ(r["weight_bytes"], 0);  // the fixture has no initializers
   EXPECT_GE(r["run_bytes"].get<std::int64_t>(), r["run_scratch_bytes"].get<std::int64_t>());
@@ -239,7 +241,8 @@ TEST_F(Deployer, LetComputesTheSymbolsAnAssignmentLacks) {
 
 TEST_F(Deployer, ProfileRelationsApply) {
   const auto profile = dir_ / "decoder.yaml";
-  test::write_file(profile, "extends: onnxruntime-cpu-no-arena\nreport:\n  let: {T: P + S}\n");
+  test::write_file(profile,
+                   "extends: onnxruntime-cpu-unoptimized-no-arena\nreport:\n  let: {T: P + S}\n");
   const Json doc = analyze_json("--profile " + quoted(profile) + " --eval B=1,P=3,S=2");
   EXPECT_EQ(doc["peak"]["evaluations"][0]["assignment"]["T"], 5);
 }
@@ -251,8 +254,8 @@ TEST_F(Deployer, ScenariosAreEvaluatedSideBySide) {
                    "prefill: {B: 1, P: 0, S: 512}\n"
                    "decode: {B: 8, P: 2047, S: 1}\n");
   const test::RunResult r =
-      run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-no-arena --scenarios " +
-               quoted(file));
+      run_cctx("analyze " + quoted(model_) +
+               " --profile onnxruntime-cpu-unoptimized-no-arena --scenarios " + quoted(file));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "Scenarios side by side")) << r.out;
   EXPECT_TRUE(contains(r.out, "  prefill (B=1,P=0,S=512,T=512): ")) << r.out;
@@ -268,7 +271,8 @@ TEST_F(Deployer, ScenariosAreEvaluatedSideBySide) {
 }
 
 TEST_F(Deployer, FitReturnsTheLargestValueWithinTheBudget) {
-  for (const char* profile : {"default", "onnxruntime-cpu-no-arena", "onnxruntime-cpu"}) {
+  for (const char* profile :
+       {"default", "onnxruntime-cpu-unoptimized-no-arena", "onnxruntime-cpu-unoptimized"}) {
     for (const char* budget : {"9MiB", "16MiB", "100MB"}) {
       const Json doc = fit_json(std::string("--profile ") + profile + " --budget " + budget +
                                 " --vary B --eval P=511,S=1 --let T=P+S --headroom 0");
@@ -286,15 +290,17 @@ TEST_F(Deployer, FitReturnsTheLargestValueWithinTheBudget) {
       EXPECT_EQ(ra, f["at"]["reserve_bytes"]) << profile << " " << budget;
       EXPECT_LE(ra, limit) << profile << " " << budget;
       EXPECT_GT(rb, limit) << profile << " " << budget;
-      EXPECT_EQ(f["proved_monotone"], std::string(profile) != "onnxruntime-cpu") << profile;
+      EXPECT_EQ(f["proved_monotone"], std::string(profile) != "onnxruntime-cpu-unoptimized")
+          << profile;
     }
   }
 }
 
 TEST_F(Deployer, FitKeepsTheHeadroomFree) {
   // The runtime profiles keep their measured error band free: 1 MiB + 1% without the arena.
-  const Json doc =
-      fit_json("--profile onnxruntime-cpu-no-arena --budget 16MiB --vary B --eval P=511,S=1,T=512");
+  const Json doc = fit_json(
+      "--profile onnxruntime-cpu-unoptimized-no-arena --budget 16MiB --vary B --eval "
+      "P=511,S=1,T=512");
   const Json& f = doc["fits"][0];
   EXPECT_EQ(f["headroom"]["bytes"], 1 << 20);
   EXPECT_EQ(f["headroom"]["percent"], 1);
@@ -303,7 +309,8 @@ TEST_F(Deployer, FitKeepsTheHeadroomFree) {
   EXPECT_GT(next + (1 << 20) + next / 100, 16 << 20);
   // --headroom overrides it: bytes, a percent of the reserve, or both.
   const Json none = fit_json(
-      "--profile onnxruntime-cpu-no-arena --budget 16MiB --vary B --eval P=511,S=1,T=512 "
+      "--profile onnxruntime-cpu-unoptimized-no-arena --budget 16MiB --vary B --eval "
+      "P=511,S=1,T=512 "
       "--headroom 0");
   EXPECT_GT(none["fits"][0]["value"].get<std::int64_t>(), f["value"].get<std::int64_t>());
   const Json both = fit_json("--budget 16MiB --vary B --eval P=511,S=1,T=512 --headroom 2MiB+10%");

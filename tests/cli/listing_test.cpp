@@ -97,7 +97,8 @@ TEST(CliAnalyzeLayout, ScratchLinesAlignWhateverTheOpNameLength) {
   b.node("Softmax", {"B"}, {"Y"}, {test::attr("axis", std::int64_t{0})});
   b.output("Y");
   b.build().save(dir / "m.onnx");
-  auto r = run_cctx("analyze " + quoted(dir / "m.onnx") + " --profile onnxruntime-cpu-no-arena");
+  auto r = run_cctx("analyze " + quoted(dir / "m.onnx") +
+                    " --profile onnxruntime-cpu-unoptimized-no-arena");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto all = lines(r.out);
   auto head = std::find(all.begin(), all.end(), "Per-node peak scratch memory (bytes):");

@@ -74,8 +74,9 @@ TEST(OnnxLibrary, LoadedLibrariesAllocateFromTheExecutablesMalloc) {
 #endif
 
 TEST(OnnxLibrary, LoadedForTheRuntimeShapesOfTheFreeListPlanner) {
-  const auto r = run_cctx("analyze " + model("cnn.onnx") + " --profile onnxruntime-cpu-no-arena",
-                          "env LD_DEBUG=files");
+  const auto r =
+      run_cctx("analyze " + model("cnn.onnx") + " --profile onnxruntime-cpu-unoptimized-no-arena",
+               "env LD_DEBUG=files");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(opened(r, "libonnx.so")) << r.err;
 }

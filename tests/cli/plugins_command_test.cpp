@@ -145,9 +145,9 @@ TEST(CliPluginsFilter, OpListsEveryVersionWithItsPlugin) {
 }
 
 TEST(CliPluginsFilter, OpNamesThePluginOfEachRuleWhenSeveralProvideThem) {
-  // Under onnxruntime-cpu, Conv's shape rule is the onnx plugin's and its scratch estimator the
-  // onnxruntime plugin's (override: true).
-  auto r = run_cctx("plugins --profile onnxruntime-cpu --op ai.onnx::Conv");
+  // Under onnxruntime-cpu-unoptimized, Conv's shape rule is the onnx plugin's and its scratch
+  // estimator the onnxruntime plugin's (override: true).
+  auto r = run_cctx("plugins --profile onnxruntime-cpu-unoptimized --op ai.onnx::Conv");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("ai.onnx::Conv\n  shape@1,11,22: onnx 0.1.0 (", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\n  scratch@1,2,3,"), std::string::npos) << r.out;

@@ -30,7 +30,8 @@ TEST(CliProfiles, TableListsEveryShippedProfileWithPathAndDescription) {
   auto r = run_cctx("profiles");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
-  for (const char* name : {"default", "no-plugins", "onnxruntime-cpu-no-arena", "structural"}) {
+  for (const char* name :
+       {"default", "no-plugins", "onnxruntime-cpu-unoptimized-no-arena", "structural"}) {
     const std::string path = (test::profile_dir() / (std::string(name) + ".yaml")).string();
     EXPECT_NE(r.out.find(path), std::string::npos) << name << "\n" << r.out;
   }
@@ -71,8 +72,8 @@ nlohmann::json runtime_figures(const std::string& profile) {
 
 TEST(CliProfiles, ExtendsByNameFindsTheShippedProfile) {
   test::TempDir dir;
-  write_file(dir / "mine.yaml", "profile: mine\nextends: onnxruntime-cpu-no-arena\n");
-  const auto by_name = runtime_figures("onnxruntime-cpu-no-arena");
+  write_file(dir / "mine.yaml", "profile: mine\nextends: onnxruntime-cpu-unoptimized-no-arena\n");
+  const auto by_name = runtime_figures("onnxruntime-cpu-unoptimized-no-arena");
   EXPECT_EQ(by_name["run"], 528);  // not the default profile's figures
   EXPECT_EQ(runtime_figures(quoted(dir / "mine.yaml")), by_name);
 }

@@ -399,7 +399,7 @@ TEST_F(Reliability, OutOfMemoryIsExitThreeNamingTheFileInEveryCommand) {
   save(b, "chain.onnx");
   for (const std::string& command :
        {"analyze " + quoted(path("chain.onnx")),
-        "diff " + quoted(path("chain.onnx")) + " --profile onnxruntime-cpu",
+        "diff " + quoted(path("chain.onnx")) + " --profile onnxruntime-cpu-unoptimized",
         "explain " + quoted(path("chain.onnx")) + " 3"}) {
     const test::RunResult r = run_cctx(command, "ulimit -v 700000 &&");
     EXPECT_NE(r.exit_code, 134) << command << "\n" << r.err;  // not abort()

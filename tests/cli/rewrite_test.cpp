@@ -1,5 +1,5 @@
 // The runtime's graph rewrites through the real binary (docs/design/rewrites.md): the shipped
-// onnxruntime-cpu-optimized-no-arena profile plans a residual block as ONNX Runtime runs it at
+// onnxruntime-cpu-no-arena profile plans a residual block as ONNX Runtime runs it at
 // level all, and every report says so; the unoptimised profile's reports are unchanged.
 #include <gtest/gtest.h>
 
@@ -52,7 +52,7 @@ class Rewrites : public ::testing::Test {
 };
 
 TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
-  const Json j = report("onnxruntime-cpu-optimized-no-arena");
+  const Json j = report("onnxruntime-cpu-no-arena");
   // Conv, Conv+BN+Relu and Conv+Add+Relu as three NCHWc Convs, the last adding r0 itself (its
   // Sum input); the Identity makes the graph output, stays, and reads the blocked value
   // through one ReorderOutput.
@@ -74,12 +74,12 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
   // graph input, which the NCHWc Conv does not write into).
   const std::int64_t buffer = 2 * 16 * 9 * 11 * 4;  // N*16*H*W floats
   const Json& ev = j["peak"]["evaluations"][0];
-  const Json plain = report("onnxruntime-cpu-no-arena")["peak"]["evaluations"][0];
+  const Json plain = report("onnxruntime-cpu-unoptimized-no-arena")["peak"]["evaluations"][0];
   EXPECT_LT(ev["run_bytes"].get<std::int64_t>(), plain["run_bytes"].get<std::int64_t>());
   EXPECT_GE(ev["run_bytes"].get<std::int64_t>(), 2 * buffer);
 
   const test::RunResult table =
-      run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-optimized-no-arena");
+      run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-no-arena");
   EXPECT_TRUE(contains(
       table.out,
       "Graph as the runtime rewrites it before planning: 8 nodes -> 5 "
@@ -87,7 +87,7 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
       "x1, NchwcConvSumFusion x1, NchwcConvReluFusion x1, NchwcReorderOutput x1)"))
       << table.out;
   const test::RunResult explain =
-      run_cctx("explain " + quoted(model_) + " 2 --profile onnxruntime-cpu-optimized-no-arena");
+      run_cctx("explain " + quoted(model_) + " 2 --profile onnxruntime-cpu-no-arena");
   EXPECT_TRUE(contains(explain.out,
                        "the runtime's rewrite of the model's nodes conv2, add, relu2 "
                        "(NchwcConv, NchwcConvSumFusion, NchwcConvReluFusion)"))
@@ -95,7 +95,7 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
 }
 
 TEST_F(Rewrites, UnoptimizedProfileAndTheSeedsAreUntouched) {
-  for (const char* profile : {"onnxruntime-cpu-no-arena", "default"}) {
+  for (const char* profile : {"onnxruntime-cpu-unoptimized-no-arena", "default"}) {
     const Json j = report(profile);
     EXPECT_EQ(j["nodes"].size(), 8u) << profile;
     EXPECT_FALSE(j.contains("rewrites")) << profile;
@@ -104,7 +104,7 @@ TEST_F(Rewrites, UnoptimizedProfileAndTheSeedsAreUntouched) {
 
 TEST_F(Rewrites, AnnotationsOfARewrittenGraphAreRefused) {
   const test::RunResult r =
-      run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-optimized-no-arena " +
+      run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-no-arena " +
                "--write-model " + quoted(dir_ / "annotated.onnx"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "the profile's runtime rewrote the graph")) << r.err;

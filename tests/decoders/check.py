@@ -14,7 +14,7 @@ onnxruntime-genai feeds them), at each point (batch, sequence, past):
         symbolic shape evaluated at the point (cctx.evaluate_expression). A value ORT returns
         that cctx does not list, or a dim cctx leaves with an unassigned symbol, counts as a
         difference.
-  (ii)  peak: `cctx analyze PATH --profile onnxruntime-cpu-no-arena --format json --eval ...`
+  (ii)  peak: `cctx analyze PATH --profile onnxruntime-cpu-unoptimized-no-arena --format json --eval ...`
         must give a numeric peak.evaluations[i].reserve_bytes at every point; peak.kv_cache is
         recorded (bytes per token, past and present bytes per point).
   (iii) heap: a child process with build/lib/libcctx_alloc_counter.so preloaded runs the
@@ -249,7 +249,7 @@ def main():
             with open(scen, "w") as f:
                 for pname, b, s, p, past_len, a in assigns:
                     f.write("%s: {%s}\n" % (pname, ", ".join("%s: %d" % (k, a[k]) for k in keys)))
-            rc, out, err = cctx_json(build, ["analyze", apath, "--profile", "onnxruntime-cpu-no-arena",
+            rc, out, err = cctx_json(build, ["analyze", apath, "--profile", "onnxruntime-cpu-unoptimized-no-arena",
                                              "--format", "json", "--scenarios", scen])
             for line in err.splitlines():
                 warnings_seen.setdefault(line, set()).add(label.split()[0])

@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models")
 POINTS = [("prefill", 1, 16, 0), ("decode_15", 1, 1, 15), ("decode_127", 1, 1, 127),
           ("decode_511", 1, 1, 511), ("odd", 3, 7, 33)]
-PROFILES = ["onnxruntime-cpu-no-arena", "onnxruntime-cpu"]
+PROFILES = ["onnxruntime-cpu-unoptimized-no-arena", "onnxruntime-cpu-unoptimized"]
 # The caches of the suite: 2 layers x (key, value), [batch, 2 KV heads, length, 16] float32.
 CACHE_ROW_BYTES = 2 * 2 * 2 * 16 * 4
 

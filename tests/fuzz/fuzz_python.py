@@ -34,8 +34,8 @@ import cctx
 
 ROOT = pathlib.Path(os.environ.get("CCTX_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[2])
 STRICT = "plugins:\n  - name: onnx\nshapes: {strict: true}\n"
-PROFILES = [None, STRICT, str(ROOT / "config" / "profiles" / "onnxruntime-cpu.yaml")]
-PROFILE_NAMES = ["None", "STRICT", "'config/profiles/onnxruntime-cpu.yaml'"]
+PROFILES = [None, STRICT, str(ROOT / "config" / "profiles" / "onnxruntime-cpu-unoptimized.yaml")]
+PROFILE_NAMES = ["None", "STRICT", "'config/profiles/onnxruntime-cpu-unoptimized.yaml'"]
 BAD_PROFILES = ["inplce: {enabled: true}\n", "shapes: [1, 2\n", str(ROOT / "no-such-profile.yaml"), 42]
 U = {"N": 3, "M": 5, "B": 2, "S": 7}  # every symbol of the good models
 ALLOWED = (cctx.Error, IndexError, TypeError, ValueError)

@@ -1,7 +1,8 @@
 // The ONNX Runtime scratch plugin (opsets/onnxruntime, libcctx_onnxruntime.so) through the real
 // host: the ai.onnx plugin loaded first, ours after it with `override: true`, as the
-// onnxruntime-cpu profiles load them. Expected bytes are the formulas of opsets/onnxruntime/
-// README.md, each checked there against onnxruntime-node 1.30 (no arena, one thread).
+// onnxruntime-cpu-unoptimized profiles load them. Expected bytes are the formulas of
+// opsets/onnxruntime/ README.md, each checked there against onnxruntime-node 1.30 (no arena, one
+// thread).
 #include <gtest/gtest.h>
 
 #include <string>

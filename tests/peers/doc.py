@@ -337,7 +337,7 @@ def memory_section(s):
            "ONNX Runtime's heap during one run (no arena, no memory pattern; `make validate`'s "
            "allocation counter under run_ort.mjs: the peak during the third run above the heap "
            "held before it, the inputs being held by the caller) against each tool's figure for "
-           "it: cctx's `run_bytes` (`cctx analyze --profile onnxruntime-cpu-no-arena --eval "
+           "it: cctx's `run_bytes` (`cctx analyze --profile onnxruntime-cpu-unoptimized-no-arena --eval "
            "...`), onnx-tool's `compress_memory` plan minus the graph inputs (**onnx-tool plan**) "
            "and the sum of its per-node memory column minus the weights (**onnx-tool sum**: every "
            "activation, no reuse). Every point of every model with a symbolic input or an npm "

@@ -37,7 +37,7 @@ suite = catalog_mod.suite
 SYMBOLIC = ["onnx", "onnx-shape-inference", "ort-symbolic", "onnxslim"]
 CONCRETE = list(tools_mod.CONCRETE)
 PEERS = SYMBOLIC + CONCRETE
-PROFILE = "onnxruntime-cpu-no-arena"
+PROFILE = "onnxruntime-cpu-unoptimized-no-arena"
 PRINT_LOCK = threading.Lock()
 
 

@@ -1,6 +1,7 @@
 // The arena model (pipeline/arena_model.hpp): the region ladder, best fit, splitting and merging
-// of ONNX Runtime's BFC arena, and the memory pattern's offsets; then the onnxruntime-cpu
-// profile end to end on a small chain whose arena can be worked out by hand.
+// of ONNX Runtime's BFC arena, and the memory pattern's offsets; then the
+// onnxruntime-cpu-unoptimized profile end to end on a small chain whose arena can be worked out by
+// hand.
 #include "pipeline/arena_model.hpp"
 
 #include <gtest/gtest.h>
@@ -124,7 +125,7 @@ TEST(ArenaProfile, TinyChainByHand) {
     b.node("Relu", {"X"}, {"A"});
     b.node("Sigmoid", {"A"}, {"Y"});
     b.output("Y", kFloat);
-    const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu"));
+    const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu-unoptimized"));
     const test::Analysis a = test::analyze(b.build(), profile);
     EXPECT_EQ(a.ctx->evaluate_peak({}).run_bytes, want) << n;
   }

@@ -1,6 +1,7 @@
 // The free_list buffer planner (ONNX Runtime's sequential plan) through the shipped
-// onnxruntime-cpu-no-arena profile: no element-wise op in place, freed buffers reused at equal
-// size, a reused buffer held until its last value's last reader, graph outputs on their own.
+// onnxruntime-cpu-unoptimized-no-arena profile: no element-wise op in place, freed buffers reused
+// at equal size, a reused buffer held until its last value's last reader, graph outputs on their
+// own.
 #include <gtest/gtest.h>
 
 #include "cctx/host.hpp"
@@ -13,7 +14,7 @@ namespace {
 using namespace stage_test;
 
 test::Analysis analyze_for_onnxruntime(const ModelBuilder& b) {
-  const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu-no-arena"));
+  const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu-unoptimized-no-arena"));
   return test::analyze(b.build(), profile);
 }
 

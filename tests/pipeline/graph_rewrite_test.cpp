@@ -1,5 +1,5 @@
 // Graph rewrites (docs/design/rewrites.md): the rule text, the matcher on real models, and the
-// onnxruntime plugin's rewrites through the shipped onnxruntime-cpu-optimized-no-arena profile.
+// onnxruntime plugin's rewrites through the shipped onnxruntime-cpu-no-arena profile.
 #include "rewrite/graph_rewrite.hpp"
 
 #include <gtest/gtest.h>
@@ -257,7 +257,7 @@ TEST(GraphRewrite, PassesRunInOrder) {
 
 // Through the shipped profile: the graph ONNX Runtime runs at level all is what is planned.
 TEST(GraphRewrite, OptimizedProfilePlansTheFusedGraph) {
-  const Profile optimized = load_profile(Host::profile_path("onnxruntime-cpu-optimized-no-arena"));
+  const Profile optimized = load_profile(Host::profile_path("onnxruntime-cpu-no-arena"));
   const test::Analysis a = test::analyze(conv_bn_relu().build(), optimized);
   ASSERT_EQ(a.ctx->node_count(), 1u);
   EXPECT_EQ(a.ctx->graph().node(0).domain, "com.microsoft.nchwc");
@@ -271,7 +271,7 @@ TEST(GraphRewrite, OptimizedProfilePlansTheFusedGraph) {
   EXPECT_EQ(a.ctx->rewrite_origin(0)->nodes, (std::vector<std::string>{"conv", "bn", "relu"}));
   // One output buffer of N*16*H*W floats and no im2col buffer (an NCHWc kernel).
   const PeakEvaluation e = a.ctx->evaluate_peak({{"N", 2}, {"H", 5}, {"W", 7}});
-  const Profile plain = load_profile(Host::profile_path("onnxruntime-cpu-no-arena"));
+  const Profile plain = load_profile(Host::profile_path("onnxruntime-cpu-unoptimized-no-arena"));
   const test::Analysis b = test::analyze(conv_bn_relu().build(), plain);
   EXPECT_EQ(b.ctx->rewrite_summary(), nullptr);
   const PeakEvaluation f = b.ctx->evaluate_peak({{"N", 2}, {"H", 5}, {"W", 7}});

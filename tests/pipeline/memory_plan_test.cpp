@@ -173,7 +173,8 @@ TEST_F(BrokenPlan, ABufferTooSmallForItsValueIsFound) {
 TEST(MemoryPlan, TheFreeListProfileIsPlannedToo) {
   Model model = crossing_model().build();
   const test::Analysis a = test::analyze(
-      std::move(model), load_profile(test::profile_dir() / "onnxruntime-cpu-no-arena.yaml"));
+      std::move(model),
+      load_profile(test::profile_dir() / "onnxruntime-cpu-unoptimized-no-arena.yaml"));
   const MemoryPlan plan = make_memory_plan(*a.ctx);
   PlanCheckOptions options;
   options.assignments = 1000;

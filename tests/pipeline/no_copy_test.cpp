@@ -135,7 +135,7 @@ TEST(NoCopy, TheFreeListPlannerLeavesTheModelUnchanged) {
   b.output("Y", kFloat);
   Model model = b.build();
   const std::string before = model.proto().SerializeAsString();
-  const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu-no-arena"));
+  const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu-unoptimized-no-arena"));
   const test::Analysis a = test::analyze(std::move(model), profile);
   EXPECT_EQ(a.model->proto().SerializeAsString(), before);
   EXPECT_EQ(nodes_viewed_in_place(a.ctx->graph(), a.model->proto().graph()), 2U);

@@ -34,7 +34,7 @@ def test_seed_fit_is_exact_and_proved():
     assert found == cli_fit(SEED, "--budget", "10000", "--vary", "N")
 
 
-@pytest.mark.parametrize("profile", ["onnxruntime-cpu-no-arena", "onnxruntime-cpu"])
+@pytest.mark.parametrize("profile", ["onnxruntime-cpu-unoptimized-no-arena", "onnxruntime-cpu-unoptimized"])
 def test_module_fit_matches_the_command_line(profile):
     found = cctx.fit(str(DECODER), "64MiB", "batch", fixed={"seq": 128}, profile=profile)
     assert found == cli_fit(DECODER, "--budget", "64MiB", "--vary", "batch", "--eval", "seq=128",

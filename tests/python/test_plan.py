@@ -36,7 +36,7 @@ def replay(doc, k):
     return max([0] + [offsets[t] + sizes[t] for t in doc["tops"]])
 
 
-@pytest.mark.parametrize("profile", ["default", "onnxruntime-cpu-no-arena"])
+@pytest.mark.parametrize("profile", ["default", "onnxruntime-cpu-unoptimized-no-arena"])
 def test_module_plan_matches_the_command_line(profile):
     ctx = cctx.ComputeContext(profile)
     ctx.compute(str(DECODER))

@@ -310,11 +310,11 @@ TEST_F(ProfileTest, ArenaKeys) {
   EXPECT_NE(error_in("memory: {arena: {regions: 3}}\n").find("initial_region_bytes"),
             std::string::npos);  // an unknown key lists the allowed ones
   // The shipped profile: ONNX Runtime's defaults, initializers outside the arena.
-  const Profile ort = load_profile(Host::profile_path("onnxruntime-cpu"));
+  const Profile ort = load_profile(Host::profile_path("onnxruntime-cpu-unoptimized"));
   EXPECT_TRUE(ort.memory.arena.enabled);
   EXPECT_EQ(ort.memory.arena.initial_region_bytes, 1 << 20);
   EXPECT_FALSE(ort.memory.arena.initializers);
-  EXPECT_EQ(ort.memory.buffer_plan, "free_list");  // from onnxruntime-cpu-no-arena
+  EXPECT_EQ(ort.memory.buffer_plan, "free_list");  // from onnxruntime-cpu-unoptimized-no-arena
 }
 
 TEST_F(ProfileTest, FloatIsNotAnInteger) {

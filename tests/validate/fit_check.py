@@ -11,8 +11,8 @@ model's validation size number N (--size, default 0: the manifest's first, small
 unless --no-repo-models, the PyTorch exports in tests/models with a `batch` symbol (cnn,
 gpt_decoder, transformer_encoder, lstm_gru; named repo:NAME) at their recorded sizes.
 
-For each model, each profile (no-arena: cctx profile onnxruntime-cpu-no-arena against ONNX
-Runtime without its CPU arena and memory pattern; arena: onnxruntime-cpu against ONNX Runtime's
+For each model, each profile (no-arena: cctx profile onnxruntime-cpu-unoptimized-no-arena against ONNX
+Runtime without its CPU arena and memory pattern; arena: onnxruntime-cpu-unoptimized against ONNX Runtime's
 defaults, both on) and each B of --batches:
   1. the budget is cctx's own reserve at batch=B: `cctx analyze --eval batch=B,... --profile P`,
      peak.evaluations[0].reserve_bytes (session_bytes + input_bytes + run_bytes). The budget is
@@ -54,7 +54,7 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import validate  # noqa: E402  (measure(), Tools, mb())
 
-PROFILES = {"no-arena": "onnxruntime-cpu-no-arena", "arena": "onnxruntime-cpu"}
+PROFILES = {"no-arena": "onnxruntime-cpu-unoptimized-no-arena", "arena": "onnxruntime-cpu-unoptimized"}
 PASS_TARGET = 0.90
 REPO_MODELS = ["cnn", "gpt_decoder", "transformer_encoder", "lstm_gru"]
 BATCH = "batch"
@@ -68,8 +68,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--only", default="", help="comma-separated model names (repo:NAME for "
                    "tests/models)")
     p.add_argument("--profiles", default="no-arena,arena",
-                   help="comma-separated: no-arena (onnxruntime-cpu-no-arena), arena "
-                        "(onnxruntime-cpu)")
+                   help="comma-separated: no-arena (onnxruntime-cpu-unoptimized-no-arena), arena "
+                        "(onnxruntime-cpu-unoptimized)")
     p.add_argument("--batches", default="2,5,12",
                    help="the budgets: cctx's reserve at each of these batches")
     p.add_argument("--size", type=int, default=0,

@@ -5,7 +5,7 @@
 
 For every model (two small CNNs made here first, then the given ones): ONNX Runtime (onnxruntime-node from BUILD/validate/node_modules) saves the graph
 it runs at graph optimisation level `all` (session option optimizedModelFilePath,
-ort_save_optimized.mjs), and `cctx analyze --profile onnxruntime-cpu-optimized-no-arena` gives
+ort_save_optimized.mjs), and `cctx analyze --profile onnxruntime-cpu-no-arena` gives
 the graph cctx plans after the onnxruntime plugin's rewrites. Their operators are counted by
 domain and type (Constant nodes left out: ONNX Runtime holds them as initializers). A model is
 "equal" when every count is. Prints one row per model with the operators that differ, and exits
@@ -25,7 +25,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = pathlib.Path(__file__).resolve().parent
-PROFILE = "onnxruntime-cpu-optimized-no-arena"
+PROFILE = "onnxruntime-cpu-no-arena"
 
 
 def parse_args():

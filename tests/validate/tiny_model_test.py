@@ -17,8 +17,8 @@ The model (made here with onnx.helper) is X[N] -> Relu -> A -> Sigmoid -> Y, flo
     table and summary; with the default profile cctx predicts X + A (Sigmoid in place) minus the
     input, 4N, so the no-arena ratio is 0.50 — the in-place difference the ONNX Runtime profiles
     are to model; the test checks the ratio is what the two sides compute, not that it is good.
-(d) The onnxruntime-cpu-no-arena profile's run_bytes is the hand count, 8N, symbolic and fixed.
-(e) With the arena (the onnxruntime-cpu profile), run 1 puts A in a first region and Y in a
+(d) The onnxruntime-cpu-unoptimized-no-arena profile's run_bytes is the hand count, 8N, symbolic and fixed.
+(e) With the arena (the onnxruntime-cpu-unoptimized profile), run 1 puts A in a first region and Y in a
     second; run 2 asks for the memory pattern's block (A's size), which the first region holds.
     At N = 2^18 (1 MiB tensors) the regions are 1 + 2 MiB, at N = 2^20 (4 MiB) 4 + 4 MiB: the
     profile's run_bytes is that count, and what ONNX Runtime's allocator keeps after two runs
@@ -121,17 +121,17 @@ def main() -> int:
         for kind, model, symbols in (("symbolic", "tiny_chain.onnx", {"N": n}),
                                      ("fixed", f"tiny_chain_fixed_N{n}.onnx", {})):
             p = validate.predict(tools, args.work / model, symbols, {"X": [n]},
-                                 "onnxruntime-cpu-no-arena")
+                                 "onnxruntime-cpu-unoptimized-no-arena")
             check(p["run_source"] == "run_bytes" and p["run_bytes"] == 8 * n,
-                  f"N={n} {kind} onnxruntime-cpu-no-arena: run_bytes {p['run_bytes']}, want 8N")
+                  f"N={n} {kind} onnxruntime-cpu-unoptimized-no-arena: run_bytes {p['run_bytes']}, want 8N")
     # (e) the arena's regions over two runs
     regions = {1 << 18: 3 << 20, 1 << 20: 8 << 20}
     for n in SIZES:
         for kind, model, symbols in (("symbolic", "tiny_chain.onnx", {"N": n}),
                                      ("fixed", f"tiny_chain_fixed_N{n}.onnx", {})):
-            p = validate.predict(tools, args.work / model, symbols, {"X": [n]}, "onnxruntime-cpu")
+            p = validate.predict(tools, args.work / model, symbols, {"X": [n]}, "onnxruntime-cpu-unoptimized")
             m = validate.measure(tools, args.work / model, {"X": [n]}, "arena", 60)
-            what = f"N={n} {kind} onnxruntime-cpu"
+            what = f"N={n} {kind} onnxruntime-cpu-unoptimized"
             check(p["run_bytes"] == regions[n],
                   f"{what}: run_bytes {p['run_bytes']}, hand count {regions[n]}")
             check(abs(m["arena_tensor_growth_bytes"] - regions[n]) <= SLACK,

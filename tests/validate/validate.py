@@ -12,7 +12,9 @@ inputs fixed to the size) and each mode (no-arena: ONNX Runtime's CPU arena and 
 off; arena: both on, its defaults), it
   - measures with run_ort.mjs under the allocation counter (LD_PRELOAD);
   - predicts with `cctx analyze MODEL --format json [--eval SYM=V ...] --profile P`, P being
-    onnxruntime-cpu-no-arena and onnxruntime-cpu unless said otherwise.
+    onnxruntime-cpu-unoptimized-no-arena and onnxruntime-cpu-unoptimized with --optimization
+    disabled (the default: the lab setting), onnxruntime-cpu-no-arena and onnxruntime-cpu with
+    any other level (ONNX Runtime's defaults), unless said otherwise.
 The prediction is peak.evaluations[i].run_bytes when the report has it (and session_bytes for the
 session), else the seed's accounting: the peak minus the bytes of the graph inputs and the
 initializers (the session is then predicted as the initializers). The measurement it is compared
@@ -57,10 +59,10 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--kinds", default="symbolic,fixed")
     p.add_argument("--modes", default="no-arena,arena")
     p.add_argument("--sizes", type=int, default=0, help="only the first N sizes of each model")
-    p.add_argument("--profile-no-arena", default="onnxruntime-cpu-no-arena",
+    p.add_argument("--profile-no-arena", default=None,
                    help="cctx profile for no-arena points (a shipped name or a file; "
                         "'default' for the seed's accounting)")
-    p.add_argument("--profile-arena", default="onnxruntime-cpu",
+    p.add_argument("--profile-arena", default=None,
                    help="cctx profile for arena points")
     p.add_argument("--history", default=str(HERE / "history.tsv"))
     p.add_argument("--json", type=pathlib.Path, help="write every point's numbers here")
@@ -196,6 +198,14 @@ def ratio(pred: Optional[int], meas: Optional[int]) -> Optional[float]:
 def main() -> int:
     args = parse_args()
     SESSION.update(optimization=args.optimization, threads=args.threads)
+    # The profiles that model the session measured: ONNX Runtime's defaults (level all) or the
+    # lab setting (graph optimisations off).
+    unoptimized = args.optimization == "disabled"
+    if args.profile_no_arena is None:
+        args.profile_no_arena = ("onnxruntime-cpu-unoptimized-no-arena" if unoptimized
+                                 else "onnxruntime-cpu-no-arena")
+    if args.profile_arena is None:
+        args.profile_arena = "onnxruntime-cpu-unoptimized" if unoptimized else "onnxruntime-cpu"
     tools = Tools(args.build, args.cctx)
     models_dir = args.models or args.build / "validate" / "models"
     manifest = json.loads((models_dir / "manifest.json").read_text())

@@ -52,8 +52,8 @@ class Host {
   /// `<folder of the binary containing cctx>/../share/cctx/profiles/default.yaml`.
   static std::filesystem::path default_profile_path();
   /// A profile given by the user: a path as it is, or a bare name (no '/', no ".yaml") of a
-  /// profile shipped with cctx, `<profiles>/<name>.yaml` ("onnxruntime-cpu"), when no file of
-  /// that name exists.
+  /// profile shipped with cctx, `<profiles>/<name>.yaml` ("onnxruntime-cpu-unoptimized"), when no
+  /// file of that name exists.
   static std::filesystem::path profile_path(const std::string& name_or_path);
   /// The file of the profile shipped with cctx as `name` (`<profiles>/<name>.yaml`), or an empty
   /// path when `name` is not a bare name (it has a '/' or an extension) or no such profile ships.
