@@ -71,6 +71,12 @@ def parse_args() -> argparse.Namespace:
                    choices=["disabled", "basic", "extended", "all"],
                    help="ONNX Runtime's graph optimisation level (its default: all)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime's intra-op threads")
+    p.add_argument("--min-hits-no-arena", type=float, default=0.0,
+                   help="fail unless this share of no-arena points is within 10%%")
+    p.add_argument("--min-hits-arena", type=float, default=0.0,
+                   help="fail unless this share of arena points is within 25%%")
+    p.add_argument("--max-under", type=float, default=None,
+                   help="fail when a point is predicted more than this share under the measure")
     p.add_argument("--no-per-node", dest="per_node", action="store_false",
                    help="skip the per-node check against ONNX Runtime's profiler")
     return p.parse_args()
@@ -270,7 +276,25 @@ def main() -> int:
         append_history(pathlib.Path(args.history), rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
-    return 1 if any("error" in r for r in rows) else 0
+    return 1 if any("error" in r for r in rows) or not within_bands(rows, args) else 0
+
+
+def within_bands(rows: List[dict], args: argparse.Namespace) -> bool:
+    """The accuracy bands asked for on the command line; prints each one that fails."""
+    ok = True
+    for mode, least in (("no-arena", args.min_hits_no_arena), ("arena", args.min_hits_arena)):
+        done = [r for r in rows if r["mode"] == mode and "error" not in r]
+        if done and sum(r["hit"] for r in done) < least * len(done):
+            print(f"band failed: {mode} {sum(r['hit'] for r in done)}/{len(done)} within "
+                  f"tolerance, below {least:.0%}")
+            ok = False
+    if args.max_under is not None:
+        for r in rows:
+            if r.get("ratio") is not None and r["ratio"] < 1 - args.max_under:
+                print(f"band failed: {r['model']} {r['size']} {r['mode']} predicted "
+                      f"{r['ratio']:.2f}x the measure, more than {args.max_under:.0%} under")
+                ok = False
+    return ok
 
 
 def summarize(rows: List[dict], manifest: dict) -> None:
