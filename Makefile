@@ -95,6 +95,10 @@ validate: build validate-deps
 	# against onnxruntime-cpu-no-arena and onnxruntime-cpu
 	for t in 1 2 4; do /usr/bin/python3 tests/validate/validate.py --build $(BUILD) --kinds symbolic \
 	  --no-per-node --optimization all --threads $$t $(VALIDATE_ARGS) || exit 1; done
+	# ... and through ONNX Runtime's Python API when `make peers` has made its environment
+	if [ -x $(BUILD)/peers/venv/bin/python ]; then /usr/bin/python3 tests/validate/validate.py \
+	  --build $(BUILD) --kinds symbolic --no-per-node --optimization all --binding python \
+	  $(VALIDATE_ARGS); fi
 	# cctx fit against the heap ONNX Runtime takes at the batch it returns (tests/validate/README.md)
 	/usr/bin/python3 tests/validate/fit_check.py --build $(BUILD) $(FIT_CHECK_ARGS)
 

@@ -71,6 +71,11 @@ def parse_args() -> argparse.Namespace:
                    choices=["disabled", "basic", "extended", "all"],
                    help="ONNX Runtime's graph optimisation level (its default: all)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime's intra-op threads")
+    p.add_argument("--binding", choices=["node", "python"], default="node",
+                   help="onnxruntime-node (run_ort.mjs) or ONNX Runtime's Python API (run_ort.py)")
+    p.add_argument("--python", type=pathlib.Path,
+                   help="the interpreter with onnxruntime for --binding python "
+                        "(default: BUILD/peers/venv/bin/python, which `make peers` makes)")
     p.add_argument("--min-hits-no-arena", type=float, default=0.0,
                    help="fail unless this share of no-arena points is within 10%%")
     p.add_argument("--min-hits-arena", type=float, default=0.0,
@@ -96,7 +101,9 @@ class Tools:
             sys.exit("validate.py: missing " + ", ".join(missing))
 
 
-SESSION = {"optimization": "disabled", "threads": 1}  # set from the command line in main()
+# Set from the command line in main(): ONNX Runtime's session options and the binding.
+SESSION = {"optimization": "disabled", "threads": 1}
+BINDING = {"python": None}
 
 
 def measure(tools: Tools, model: pathlib.Path, shapes: dict, mode: str, timeout: int) -> dict:
@@ -105,8 +112,11 @@ def measure(tools: Tools, model: pathlib.Path, shapes: dict, mode: str, timeout:
                    CCTX_ALLOC_REPORT=os.path.join(tmp, "readings"))
         spec = {"model": str(model), "inputs": shapes, "mode": mode,
                 "ort": str(tools.node_modules.resolve()), **SESSION}
-        proc = subprocess.run(["node", "--expose-gc", str(tools.run_ort), json.dumps(spec)],
-                              env=env, capture_output=True, text=True, timeout=timeout)
+        if BINDING["python"]:
+            command = [str(BINDING["python"]), str(HERE / "run_ort.py"), json.dumps(spec)]
+        else:
+            command = ["node", "--expose-gc", str(tools.run_ort), json.dumps(spec)]
+        proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"run_ort exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -204,6 +214,11 @@ def ratio(pred: Optional[int], meas: Optional[int]) -> Optional[float]:
 def main() -> int:
     args = parse_args()
     SESSION.update(optimization=args.optimization, threads=args.threads)
+    if args.binding == "python":
+        BINDING["python"] = args.python or args.build / "peers" / "venv" / "bin" / "python"
+        if not pathlib.Path(BINDING["python"]).exists():
+            sys.exit(f"validate.py: {BINDING['python']} not found (make peers makes it, or say "
+                     "--python)")
     # The profiles that model the session measured: ONNX Runtime's defaults (level all) or the
     # lab setting (graph optimisations off).
     unoptimized = args.optimization == "disabled"
