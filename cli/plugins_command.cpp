@@ -100,7 +100,30 @@ nlohmann::ordered_json plugin_json(const PluginInfo& p, const RuleRegistry& regi
     ops[op] = k;
   }
   j["ops"] = ops;
+  // The plugin's graph rewrites (docs/design/rewrites.md), only when it registered some.
+  nlohmann::ordered_json rewrites = nlohmann::ordered_json::array();
+  for (const RewriteListing& r : registry.rewrite_listing()) {
+    if (r.origin != p.origin) continue;
+    rewrites.push_back({{"name", r.name},
+                        {"pass", r.pass},
+                        {"pattern", r.pattern},
+                        {"replacement", r.replacement}});
+  }
+  if (!rewrites.empty()) j["rewrites"] = std::move(rewrites);
   return j;
+}
+
+/// Rule text on one line: its statements joined by "; ".
+std::string one_line(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      out += "; ";
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string plugins_table(const nlohmann::ordered_json& doc) {
@@ -132,6 +155,14 @@ std::string plugins_table(const nlohmann::ordered_json& doc) {
         line += vs;
       }
       out << line << "\n";
+    }
+    if (p.contains("rewrites")) {
+      out << "  " << p["rewrites"].size() << " graph rewrites (pass: pattern => replacement):\n";
+      for (const auto& r : p["rewrites"]) {
+        out << "    " << r["pass"].get<int>() << " " << r["name"].get<std::string>() << ": "
+            << one_line(r["pattern"].get<std::string>()) << " => "
+            << one_line(r["replacement"].get<std::string>()) << "\n";
+      }
     }
   }
   return out.str();

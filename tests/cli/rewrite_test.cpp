@@ -102,6 +102,24 @@ TEST_F(Rewrites, UnoptimizedProfileAndTheSeedsAreUntouched) {
   }
 }
 
+TEST_F(Rewrites, PluginsListsTheRewritesAProfileRegisters) {
+  const test::RunResult r = run_cctx("plugins --profile onnxruntime-cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "graph rewrites (pass: pattern => replacement):")) << r.out;
+  EXPECT_TRUE(contains(r.out, "    0 IdentityElimination: y = Identity(x) => y = x\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, " NchwcConvSumFusion: c = com.microsoft.nchwc:Conv{!activation}"))
+      << r.out;
+  const test::RunResult json = run_cctx("plugins --profile onnxruntime-cpu --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  bool listed = false;
+  for (const Json& p : Json::parse(json.out)) {
+    if (p.contains("rewrites")) listed = p["name"] == "onnxruntime" && p["rewrites"].size() > 10;
+  }
+  EXPECT_TRUE(listed) << json.out;
+  const test::RunResult lab = run_cctx("plugins --profile onnxruntime-cpu-unoptimized");
+  EXPECT_FALSE(contains(lab.out, "graph rewrites")) << lab.out;
+}
+
 TEST_F(Rewrites, AnnotationsOfARewrittenGraphAreRefused) {
   const test::RunResult r =
       run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-no-arena " +

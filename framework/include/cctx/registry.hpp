@@ -61,6 +61,15 @@ struct DomainRange {
   std::string origin;
 };
 
+/// A registered graph rewrite as `cctx plugins` shows it (its text as the plugin gave it).
+struct RewriteListing {
+  std::string name;
+  std::string origin;
+  std::int32_t pass = 0;
+  std::string pattern;
+  std::string replacement;
+};
+
 /// Rule tables. Filled through a transactional registrar (PluginManager), read by pipelines.
 class RuleRegistry {
  public:
@@ -98,6 +107,7 @@ class RuleRegistry {
   /// `replace` is false; with `replace`, the new one takes the old one's place.
   void add_rewrite(std::shared_ptr<const RewriteRule> rule, bool replace);
   const std::vector<std::shared_ptr<const RewriteRule>>& rewrites() const { return rewrites_; }
+  std::vector<RewriteListing> rewrite_listing() const;
 
   const DomainMap& table(RuleKind kind) const { return tables_[static_cast<std::size_t>(kind)]; }
   /// Drops every entry (teardown: before the libraries are unloaded).

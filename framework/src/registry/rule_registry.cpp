@@ -140,6 +140,16 @@ void RuleRegistry::add_rewrite(std::shared_ptr<const RewriteRule> rule, bool rep
   rewrites_.push_back(std::move(rule));
 }
 
+std::vector<RewriteListing> RuleRegistry::rewrite_listing() const {
+  std::vector<RewriteListing> out;
+  out.reserve(rewrites_.size());
+  for (const auto& r : rewrites_) {
+    out.push_back(
+        RewriteListing{r->name, r->origin, r->pass, r->pattern_text, r->replacement_text});
+  }
+  return out;
+}
+
 void RuleRegistry::clear() {
   for (DomainMap& table : tables_) table.clear();
   rewrites_.clear();
