@@ -1,4 +1,5 @@
-// Matrix products of com.microsoft (ContribOperators.md), all with numpy MatMul shapes:
+// Matrix products of com.microsoft (ContribOperators.md); FusedGemm has Gemm's shapes, the others
+// numpy MatMul's:
 // FusedMatMul (alpha * op(A) @ op(B): transA/transB swap the last two dims, transBatchA/B move dim
 // 0 behind the batch dims first), DynamicQuantizeMatMul (float out), MatMulIntegerToFloat (the
 // scales' type out), QOrderedMatMul (A [.., M, K] @ B [K, N], int8 out) and MatMulNBits
@@ -122,7 +123,25 @@ Status matmul_nbits(const INodeView& node, IShapeSink& out) {
   return set_shape(out, 0, type, a);
 }
 
+/// FusedGemm (ONNX Runtime's Gemm + activation): Gemm's shapes, A [M, K] (transA: [K, M]) by B
+/// [K, N] (transB: [N, K]) gives [M, N]; C only broadcasts into it.
+Status fused_gemm(const INodeView& node, IShapeSink& out) {
+  require_inputs(node, 2);
+  const std::int32_t type = node.input_dtype(0);
+  const Shape a = input_shape(node, 0), b = input_shape(node, 1);
+  if (!a.known || !b.known) return set_shape(out, 0, type, Shape::unknown());
+  if (a.rank() != 2 || b.rank() != 2) return fail("A and B must have rank 2");
+  const bool ta = node.attr_int_or("transA", 0) != 0, tb = node.attr_int_or("transB", 0) != 0;
+  std::string error;
+  Dim inner;
+  if (!unify(out, a.dims[ta ? 0 : 1], b.dims[tb ? 1 : 0], &inner, &error)) {
+    return fail("inner dimensions differ: " + error);
+  }
+  return set_shape(out, 0, type, Shape::of({a.dims[ta ? 1 : 0], b.dims[tb ? 0 : 1]}));
+}
+
 constinit const FnShapeRule kFusedMatMul{&fused_matmul};
+constinit const FnShapeRule kFusedGemm{&fused_gemm};
 constinit const FnShapeRule kDynamicQuantizeMatMul{&dynamic_quantize_matmul};
 constinit const FnShapeRule kMatMulIntegerToFloat{&matmul_integer_to_float};
 constinit const FnShapeRule kQOrderedMatMul{&qordered_matmul};
@@ -132,6 +151,7 @@ constinit const FnShapeRule kMatMulNBits{&matmul_nbits};
 
 void register_matmul(Registration& reg) {
   reg.shape("FusedMatMul", 1, kFusedMatMul);
+  reg.shape("FusedGemm", 1, kFusedGemm);
   reg.shape("DynamicQuantizeMatMul", 1, kDynamicQuantizeMatMul);
   reg.shape("MatMulIntegerToFloat", 1, kMatMulIntegerToFloat);
   reg.shape("QOrderedMatMul", 1, kQOrderedMatMul);

@@ -50,6 +50,10 @@ void register_extended(Registration& reg) {
               (std::string("c = Conv(x, w, ?b); y = ") + kActivations + "(c, ?const lo, ?const hi)")
                   .c_str(),
               "y = com.microsoft:FusedConv(x, w, ?b) [c, activation=@y]", kExtended);
+  // GemmActivationFusion: Gemm + activation as FusedGemm (its output is the activation's).
+  reg.rewrite("GemmActivationFusion",
+              "g = Gemm(*i); y = Relu|Sigmoid|Tanh|LeakyRelu|HardSigmoid|Elu|Selu|Softsign(g)",
+              "y = com.microsoft:FusedGemm(*i) [g, activation=@y]", kExtended);
   // GeluFusion (x * 0.5 * (1 + erf(x / sqrt 2)), as exporters spell it), then BiasGeluFusion.
   reg.rewrite("GeluFusion",
               "d = Div(x, const k); e = Erf(d); a = Add(e, const one); m = Mul(x, a)\n"
