@@ -14,6 +14,7 @@
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
 #include "model/borrowed_fields.hpp"
+#include "model/model_shell.hpp"
 
 namespace cctx {
 
@@ -293,14 +294,7 @@ InlinedModel::InlinedModel(Model model)
 
 InlinedModel::~InlinedModel() {
   // Every element of these lists is borrowed: the original's, or one of owned_'s nodes.
-  onnx::GraphProto& g = *model_.proto().mutable_graph();
-  hand_back(g.mutable_node());
-  hand_back(g.mutable_initializer());
-  hand_back(g.mutable_sparse_initializer());
-  hand_back(g.mutable_input());
-  hand_back(g.mutable_output());
-  hand_back(g.mutable_value_info());
-  hand_back(g.mutable_quantization_annotation());
+  detail::hand_back_graph(*model_.proto().mutable_graph());
 }
 
 void InlinedModel::write_into(onnx::ModelProto& target) {
@@ -350,21 +344,8 @@ std::unique_ptr<InlinedModel> inline_local_functions(const Model& model, std::in
   }
 
   // Everything of the model but its graph and functions is small: copied.
-  auto proto = std::make_unique<onnx::ModelProto>();
-  proto->set_ir_version(from.ir_version());
-  *proto->mutable_opset_import() = from.opset_import();
-  proto->set_producer_name(from.producer_name());
-  proto->set_producer_version(from.producer_version());
-  proto->set_domain(from.domain());
-  proto->set_model_version(from.model_version());
-  proto->set_doc_string(from.doc_string());
-  *proto->mutable_metadata_props() = from.metadata_props();
-  *proto->mutable_training_info() = from.training_info();
-  proto->mutable_unknown_fields()->MergeFrom(from.unknown_fields());
+  auto proto = detail::model_shell(from);
   onnx::GraphProto* g = proto->mutable_graph();
-  g->set_name(graph.name());
-  g->set_doc_string(graph.doc_string());
-  g->mutable_unknown_fields()->MergeFrom(graph.unknown_fields());
   auto inlined = std::make_unique<InlinedModel>(Model::adopt(std::move(proto), model.source()));
   inlined->from_ = &from;
   // From here on the graph holds borrowed messages only: ~InlinedModel hands them back, also

@@ -7,13 +7,13 @@
 #include <unordered_set>
 
 #include "model/borrowed_fields.hpp"
+#include "model/model_shell.hpp"
 #include "rewrite/rewrite_rule.hpp"
 
 namespace cctx {
 
 using detail::borrow;
 using detail::borrow_one;
-using detail::hand_back;
 
 namespace {
 
@@ -633,14 +633,8 @@ RewrittenModel::RewrittenModel(Model model)
     : owned_(std::make_unique<onnx::GraphProto>()), model_(std::move(model)) {}
 
 RewrittenModel::~RewrittenModel() {
-  onnx::GraphProto& g = *model_.proto().mutable_graph();
-  hand_back(g.mutable_node());
-  hand_back(g.mutable_initializer());
-  hand_back(g.mutable_sparse_initializer());
-  hand_back(g.mutable_input());
-  hand_back(g.mutable_output());
-  hand_back(g.mutable_value_info());
-  hand_back(g.mutable_quantization_annotation());
+  // Every element of these lists is borrowed: the original's, or one of owned_'s nodes.
+  detail::hand_back_graph(*model_.proto().mutable_graph());
 }
 
 const RewriteOrigin* RewrittenModel::origin(const onnx::NodeProto* node) const {
@@ -676,19 +670,9 @@ std::unique_ptr<RewrittenModel> rewrite_model(
   const bool any = total > 0;
   if (!any) return nullptr;
 
-  auto proto = std::make_unique<onnx::ModelProto>();
-  proto->set_ir_version(from.ir_version());
-  *proto->mutable_opset_import() = from.opset_import();
-  proto->set_producer_name(from.producer_name());
-  proto->set_producer_version(from.producer_version());
-  proto->set_domain(from.domain());
-  proto->set_model_version(from.model_version());
-  proto->set_doc_string(from.doc_string());
-  *proto->mutable_metadata_props() = from.metadata_props();
+  auto proto = detail::model_shell(from);
   *proto->mutable_functions() = from.functions();
   onnx::GraphProto* g = proto->mutable_graph();
-  g->set_name(graph.name());
-  g->set_doc_string(graph.doc_string());
   auto out = std::make_unique<RewrittenModel>(Model::adopt(std::move(proto), model.source()));
   g = out->model_.proto().mutable_graph();
   std::size_t dropped = 0;
