@@ -54,9 +54,9 @@ class Rewrites : public ::testing::Test {
 TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
   const Json j = report("onnxruntime-cpu-no-arena");
   // Conv, Conv+BN+Relu and Conv+Add+Relu as three NCHWc Convs, the last adding r0 itself (its
-  // Sum input); the Identity makes the graph output, stays, and reads the blocked value
-  // through one ReorderOutput.
-  ASSERT_EQ(j["nodes"].size(), 5u);
+  // Sum input); the Identity goes (the graph output is written directly), and a ReorderOutput
+  // writes y from the last Conv's blocked result.
+  ASSERT_EQ(j["nodes"].size(), 4u);
   EXPECT_EQ(j["nodes"][1]["domain"], "com.microsoft.nchwc");
   EXPECT_EQ(j["nodes"][1]["rewritten_from"]["nodes"], Json({"conv1", "bn1", "relu1"}));
   EXPECT_EQ(j["nodes"][1]["rewritten_from"]["rules"],
@@ -64,10 +64,9 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
   EXPECT_EQ(j["nodes"][2]["rewritten_from"]["nodes"], Json({"conv2", "add", "relu2"}));
   EXPECT_EQ(j["nodes"][2]["inputs"], Json({"r1", "w2", "", "r0"}));
   EXPECT_EQ(j["nodes"][3]["op_type"], "ReorderOutput");
-  EXPECT_EQ(j["nodes"][4]["op_type"], "Identity");
-  EXPECT_FALSE(j["nodes"][4].contains("rewritten_from"));
+  EXPECT_EQ(j["nodes"][3]["outputs"], Json({"y"}));
   EXPECT_EQ(j["rewrites"]["nodes_before"], 8);
-  EXPECT_EQ(j["rewrites"]["nodes_after"], 5);
+  EXPECT_EQ(j["rewrites"]["nodes_after"], 4);
   EXPECT_EQ(j["rewrites"]["initializers_dropped"], 4);  // the BatchNormalization's
 
   // Run memory: fewer buffers than the unoptimised plan, and at least r1 and the output (x is a
@@ -80,17 +79,19 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
 
   const test::RunResult table =
       run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-no-arena");
-  EXPECT_TRUE(contains(
-      table.out,
-      "Graph as the runtime rewrites it before planning: 8 nodes -> 5 "
-      "(ConvBNFusion x1, ConvActivationFusion x1, NchwcConv x2, NchwcBlockedInputFusedConv "
-      "x1, NchwcConvSumFusion x1, NchwcConvReluFusion x1, NchwcReorderOutput x1)"))
+  EXPECT_TRUE(
+      contains(table.out,
+               "Graph as the runtime rewrites it before planning: 8 nodes -> 4 (ConvBNFusion x1, "
+               "IdentityEliminationAtGraphOutput x1, ConvActivationFusion x1, NchwcConv x2, "
+               "NchwcBlockedInputFusedConv x1, NchwcConvSumFusion x1, NchwcConvReluFusion x1, "
+               "NchwcReorderGraphOutput x1)"))
       << table.out;
   const test::RunResult explain =
       run_cctx("explain " + quoted(model_) + " 2 --profile onnxruntime-cpu-no-arena");
   EXPECT_TRUE(contains(explain.out,
                        "the runtime's rewrite of the model's nodes conv2, add, relu2 "
-                       "(NchwcConv, NchwcConvSumFusion, NchwcConvReluFusion)"))
+                       "(NchwcConv, NchwcConvSumFusion, NchwcConvReluFusion, "
+                       "NchwcReorderGraphOutput)"))
       << explain.out << explain.err;
 }
 

@@ -259,17 +259,22 @@ TEST(GraphRewrite, PassesRunInOrder) {
 TEST(GraphRewrite, OptimizedProfilePlansTheFusedGraph) {
   const Profile optimized = load_profile(Host::profile_path("onnxruntime-cpu-no-arena"));
   const test::Analysis a = test::analyze(conv_bn_relu().build(), optimized);
-  ASSERT_EQ(a.ctx->node_count(), 1u);
+  // One NCHWc Conv, and the ReorderOutput that writes the graph output from its blocked result.
+  ASSERT_EQ(a.ctx->node_count(), 2u);
   EXPECT_EQ(a.ctx->graph().node(0).domain, "com.microsoft.nchwc");
   EXPECT_EQ(a.ctx->graph().node(0).op_type, "Conv");
+  EXPECT_EQ(a.ctx->graph().node(1).op_type, "ReorderOutput");
   const RewriteSummary* summary = a.ctx->rewrite_summary();
   ASSERT_NE(summary, nullptr);
   EXPECT_EQ(summary->applied,
-            (std::vector<std::pair<std::string, std::size_t>>{
-                {"ConvBNFusion", 1}, {"ConvActivationFusion", 1}, {"NchwcFusedConv", 1}}));
+            (std::vector<std::pair<std::string, std::size_t>>{{"ConvBNFusion", 1},
+                                                              {"ConvActivationFusion", 1},
+                                                              {"NchwcFusedConv", 1},
+                                                              {"NchwcReorderGraphOutput", 1}}));
   ASSERT_NE(a.ctx->rewrite_origin(0), nullptr);
   EXPECT_EQ(a.ctx->rewrite_origin(0)->nodes, (std::vector<std::string>{"conv", "bn", "relu"}));
-  // One output buffer of N*16*H*W floats and no im2col buffer (an NCHWc kernel).
+  // Two buffers of N*16*H*W floats (the blocked result, the graph output; then the output and
+  // the profile's copy of it) and no im2col buffer (an NCHWc kernel).
   const PeakEvaluation e = a.ctx->evaluate_peak({{"N", 2}, {"H", 5}, {"W", 7}});
   const Profile plain = load_profile(Host::profile_path("onnxruntime-cpu-unoptimized-no-arena"));
   const test::Analysis b = test::analyze(conv_bn_relu().build(), plain);
@@ -280,8 +285,7 @@ TEST(GraphRewrite, OptimizedProfilePlansTheFusedGraph) {
       b.ctx->pool().eval(b.ctx->node_peak_memory(0), {{"N", 2}, {"H", 5}, {"W", 7}});
   EXPECT_GT(im2col, 0);
   EXPECT_EQ(a.print(a.ctx->node_peak_memory(0)), "0");
-  // Unoptimised, the run peaks at the Conv (its output and im2col); fused, at the end (the
-  // output and the profile's copy of it, output_copies: 1).
+  // Unoptimised, the run peaks at the Conv (its output and im2col).
   EXPECT_EQ(f.run_bytes, buffer + im2col);
   EXPECT_EQ(e.run_bytes, 2 * buffer);
 }

@@ -29,9 +29,10 @@ struct WorkNode {
   std::string domain;                      ///< normalised
   std::vector<std::string> inputs, outputs;
   bool alive = true;
-  bool inputs_changed = false;  ///< an original whose readers were renamed: written as a copy
-  std::size_t slot = 0;         ///< position: the original's index, a replacement its anchor's
-  std::size_t sequence = 0;     ///< order among nodes of one slot
+  bool inputs_changed = false;   ///< an original whose readers were renamed: written as a copy
+  bool outputs_changed = false;  ///< an original that took another value's name (`y <- x`)
+  std::size_t slot = 0;          ///< position: the original's index, a replacement its anchor's
+  std::size_t sequence = 0;      ///< order among nodes of one slot
   std::optional<RewriteOrigin> origin;
 };
 
@@ -69,7 +70,10 @@ void collect_body_reads(const onnx::GraphProto& g, std::unordered_set<std::strin
 class Rewriter {
  public:
   explicit Rewriter(const onnx::GraphProto& g) {
-    for (const onnx::ValueInfoProto& o : g.output()) outside_.insert(o.name());
+    for (const onnx::ValueInfoProto& o : g.output()) {
+      outside_.insert(o.name());
+      graph_outputs_.insert(o.name());
+    }
     collect_body_reads(g, outside_);
     for (const onnx::TensorProto& t : g.initializer()) constants_.emplace(t.name(), &t);
     nodes_.reserve(static_cast<std::size_t>(g.node_size()));
@@ -169,6 +173,9 @@ class Rewriter {
       if (p.outputs[i] == "_") continue;
       const std::string name = i < n.outputs.size() ? n.outputs[i] : std::string();
       if (name.empty()) return false;
+      if (i < p.graph_outputs.size() && p.graph_outputs[i] && graph_outputs_.count(name) == 0) {
+        return false;
+      }
       auto [it, fresh] = b.values.emplace(p.outputs[i], name);
       if (!fresh && it->second != name) return false;
     }
@@ -333,8 +340,19 @@ class Rewriter {
       }
     }
     for (const RewriteNode& r : rule.replacement) {
-      if (r.kind != RewriteNode::Kind::kReroute) continue;
-      if (rerouted_readers(r, b.values.at(r.inputs[0].var), removed_set).empty()) return false;
+      if (r.kind == RewriteNode::Kind::kReroute &&
+          rerouted_readers(r, b.values.at(r.inputs[0].var), removed_set).empty()) {
+        return false;
+      }
+      if (r.kind == RewriteNode::Kind::kTakeName) {
+        // x keeps nothing of its own: a live producer outside the match, no outside reader.
+        const std::string& x = b.values.at(r.inputs[0].var);
+        auto p = producer_.find(x);
+        if (x.empty() || p == producer_.end() || !nodes_[p->second].alive ||
+            removed_set.count(p->second) != 0 || outside_.count(x) != 0) {
+          return false;
+        }
+      }
     }
     return true;
   }
@@ -498,6 +516,8 @@ class Rewriter {
         const std::string to = value_of(r.inputs[1].var);
         for (std::size_t id : reroutes[k]) reroute(id, from, to);
         ++k;
+      } else if (r.kind == RewriteNode::Kind::kTakeName) {
+        take_name(b.values.at(r.inputs[0].var), b.values.at(r.outputs[0]));
       }
     }
     auto it = std::find_if(applied_.begin(), applied_.end(),
@@ -507,6 +527,25 @@ class Rewriter {
     } else {
       ++it->second;
     }
+  }
+
+  /// The producer of `from` writes `to` instead, and `from`'s readers read `to`.
+  void take_name(const std::string& from, const std::string& to) {
+    const std::size_t id = producer_.at(from);
+    WorkNode& n = nodes_[id];
+    for (std::string& o : n.outputs) {
+      if (o != from) continue;
+      o = to;
+      n.outputs_changed = true;
+    }
+    if (n.made) {  // a node made by a rewrite writes its message directly
+      for (std::string& o : *n.made->mutable_output()) {
+        if (o == from) o = to;
+      }
+    }
+    producer_.erase(from);
+    producer_[to] = id;
+    rename(from, to);
   }
 
   /// Node `id` reads `to` where it read `from`.
@@ -616,6 +655,7 @@ class Rewriter {
   std::unordered_map<std::string, std::vector<std::size_t>> readers_;
   std::unordered_map<std::string, std::size_t> producer_;
   std::unordered_set<std::string> outside_;  ///< graph outputs and names read inside bodies
+  std::unordered_set<std::string> graph_outputs_;
   /// Initializers and Constant nodes' outputs, with their tensor (null: not a tensor value).
   std::unordered_map<std::string, const onnx::TensorProto*> constants_;
   std::unordered_set<std::string> read_before_;
@@ -720,11 +760,13 @@ std::unique_ptr<RewrittenModel> rewrite_model(
         for (const std::string& in : n.inputs) owned->add_input(in);
       }
       p = owned;
-    } else if (n.inputs_changed) {
+    } else if (n.inputs_changed || n.outputs_changed) {
       onnx::NodeProto* copy = out->owned_->add_node();
       *copy = *n.proto;
       copy->clear_input();
       for (const std::string& in : n.inputs) copy->add_input(in);
+      copy->clear_output();
+      for (const std::string& o : n.outputs) copy->add_output(o);
       p = copy;
     }
     borrow_one(*p, g->mutable_node());

@@ -37,9 +37,20 @@ class Reader {
   }
 
  private:
+  /// An output name; `$y` (pattern only) marks one that must be a graph output.
+  std::string output_name(bool replacement, const RewriteNode&) {
+    skip_blanks();
+    if (accept('$')) {
+      if (replacement) fail("'$' marks a pattern's graph output");
+      pending_graph_output_ = true;
+    }
+    return identifier("an output name");
+  }
+
   RewriteNode node(bool replacement) {
     RewriteNode n;
-    std::string first = identifier("an output name");
+    pending_graph_output_ = false;
+    std::string first = output_name(replacement, n);
     skip_blanks();
     if (first == "reroute" && !at_end() && ident_start(peek())) {
       if (!replacement) fail("'reroute' is a replacement statement");
@@ -52,15 +63,30 @@ class Reader {
       n.ops = ops(false);
       return n;
     }
-    if ((first == "keep" || first == "not") && !at_end() && ident_start(peek())) {
+    if ((first == "keep" || first == "not") && !at_end() &&
+        (ident_start(peek()) || peek() == '$')) {
       if (replacement) fail("'" + first + "' marks a pattern node");
       (first == "keep" ? n.keep : n.absent) = true;
-      first = identifier("an output name");
+      first = output_name(replacement, n);
       skip_blanks();
     }
     n.outputs.push_back(first);
+    n.graph_outputs.resize(n.outputs.size());
+    if (pending_graph_output_) n.graph_outputs.back() = true;
+    pending_graph_output_ = false;
+    if (replacement && accept('<')) {  // y <- x
+      if (!accept('-')) fail("expected '<-'");
+      n.kind = RewriteNode::Kind::kTakeName;
+      n.inputs.push_back(variable(identifier("the value whose producer takes the name")));
+      return n;
+    }
     while (accept(',')) {
-      n.outputs.push_back(identifier("an output name"));
+      skip_blanks();
+      const std::string name = output_name(replacement, n);
+      n.outputs.push_back(name);
+      n.graph_outputs.resize(n.outputs.size());
+      if (pending_graph_output_) n.graph_outputs.back() = true;
+      pending_graph_output_ = false;
       skip_blanks();
     }
     expect('=');
@@ -320,6 +346,7 @@ class Reader {
   }
 
   std::string_view text_;
+  bool pending_graph_output_ = false;
   const std::string& rule_;
   const char* side_;
   std::size_t pos_ = 0;
@@ -394,6 +421,10 @@ void check_rule(const RewriteRule& r) {
     }
     if (n.is_rename() && produced.count(n.inputs[0].var) != 0) {
       fail("a rename reads a value the pattern makes ('" + n.inputs[0].var + "')");
+    }
+    if (n.kind == RewriteNode::Kind::kTakeName &&
+        (produced.count(n.inputs[0].var) != 0 || produced.count(n.outputs[0]) == 0)) {
+      fail("'y <- x' gives the name of a value the pattern makes (y) to one it reads (x)");
     }
     if (n.kind == RewriteNode::Kind::kReroute && produced.count(n.inputs[0].var) == 0) {
       fail("a reroute moves the readers of a value the pattern makes, not of '" + n.inputs[0].var +

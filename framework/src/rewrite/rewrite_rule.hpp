@@ -70,16 +70,21 @@ struct RewriteOps {
 ///    producer);
 ///  - `y = x` (replacement): a rename, readers of y read x;
 ///  - `reroute p -> q for OPS` (replacement): the readers of p that OPS accepts read q instead;
-///    a match where no reader would change is not applied.
+///    a match where no reader would change is not applied;
+///  - `y <- x` (replacement): x's producer writes y instead, and x's readers read y (an
+///    elimination whose output is a graph output: x must have a producer and be nobody's
+///    outside the match).
 struct RewriteNode {
-  enum class Kind : std::uint8_t { kNode, kRename, kReroute };
+  enum class Kind : std::uint8_t { kNode, kRename, kReroute, kTakeName };
   Kind kind = Kind::kNode;
   bool keep = false;
   /// `not x = OPS(...)` (pattern only): x must not be made by a node OPS accepts (a graph input,
   /// an initializer or any other node's output passes); nothing is matched or removed.
   bool absent = false;
-  RewriteOps ops;                       ///< the node's operator; a reroute's readers
-  std::vector<std::string> outputs;     ///< `_` for an output that must be absent or unread
+  RewriteOps ops;                    ///< the node's operator; a reroute's readers
+  std::vector<std::string> outputs;  ///< `_` for an output that must be absent or unread
+  /// Per output, written `$y` in a pattern: the value must be a graph output.
+  std::vector<bool> graph_outputs;
   std::vector<RewriteArg> inputs;       ///< a rename's source; a reroute's p and q
   std::vector<RewriteAttr> attributes;  ///< replacement nodes only
   std::vector<AttrTest> attr_tests;     ///< pattern nodes only

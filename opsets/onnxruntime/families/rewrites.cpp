@@ -32,6 +32,8 @@ void register_basic(Registration& reg) {
   // IdentityElimination, EliminateDropout: readers read the input (kept when the output is a
   // graph output or read inside a body).
   reg.rewrite("IdentityElimination", "y = Identity(x)", "y = x", kBasic);
+  // ... and when its output is a graph output, the input's producer writes it directly.
+  reg.rewrite("IdentityEliminationAtGraphOutput", "y = Identity(x)", "y <- x", kBasic);
   reg.rewrite("EliminateDropout", "y, _ = Dropout(x, *r)", "y = x", kBasic);
   // ConvBNFusion, ConvMulFusion, ConvAddFusion: the constants fold into the Conv's weights and
   // bias; the Conv's output takes the last node's name.
@@ -155,6 +157,11 @@ void register_all_level(Registration& reg, const std::string& block) {
       (std::string("q = com.microsoft.nchwc:ReorderOutput(p) [channels=dim(w, 0)]") + kReroute)
           .c_str(),
       kReorder);
+  // A blocked graph output: the kernel writes a new value, ReorderOutput the output.
+  reg.rewrite("NchwcReorderGraphOutput", "$p = com.microsoft.nchwc:Conv(x, const w, *r)",
+              "t = com.microsoft.nchwc:Conv(x, w, *r) [p]\n"
+              "p = com.microsoft.nchwc:ReorderOutput(t) [channels=dim(w, 0)]",
+              kReorder);
   reg.rewrite("NchwcReorderOutputAfterPool", kBlockedPool,
               (std::string("q = com.microsoft.nchwc:ReorderOutput(p)") + kReroute).c_str(),
               kReorder);
