@@ -121,6 +121,18 @@ TEST_F(Rewrites, PluginsListsTheRewritesAProfileRegisters) {
   EXPECT_FALSE(contains(lab.out, "graph rewrites")) << lab.out;
 }
 
+TEST_F(Rewrites, AnUnknownLevelIsOneLineNamingThePlugin) {
+  const std::filesystem::path profile = dir_ / "fast.yaml";
+  test::write_file(profile,
+                   "plugins:\n  - name: onnx\n  - name: microsoft\n  - name: onnxruntime\n"
+                   "    override: true\n    options: {graph_optimization: fastest}\n");
+  const test::RunResult r = run_cctx("analyze " + quoted(model_) + " --profile " + quoted(profile));
+  test::expect_error(r, 3,
+                     {"onnxruntime",
+                      "option 'graph_optimization' must be disabled, basic, "
+                      "extended or all"});
+}
+
 TEST_F(Rewrites, AnnotationsOfARewrittenGraphAreRefused) {
   const test::RunResult r =
       run_cctx("analyze " + quoted(model_) + " --profile onnxruntime-cpu-no-arena " +
