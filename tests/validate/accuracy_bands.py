@@ -24,7 +24,7 @@ MODELS = HERE.parent / "models"
 SPECS = [
     ("cnn", "image", ["batch", 3, "height", "width"],
      [{"batch": 2, "height": 96, "width": 96}, {"batch": 8, "height": 224, "width": 224}]),
-    ("gpt_decoder", "ids", ["batch", "seq"], [{"batch": 1, "seq": 64}, {"batch": 4, "seq": 128}]),
+    ("gpt_decoder", "ids", ["batch", "seq"], [{"batch": 2, "seq": 96}, {"batch": 4, "seq": 128}]),
     ("transformer_encoder", "x", ["batch", "seq", 32],
      [{"batch": 1, "seq": 64}, {"batch": 4, "seq": 128}]),
     ("lstm_gru", "x", ["batch", "seq", 8], [{"batch": 4, "seq": 64}, {"batch": 8, "seq": 128}]),
