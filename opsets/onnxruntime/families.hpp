@@ -15,6 +15,8 @@ void register_tensor(Registration& reg);   // Where, Softmax, LogSoftmax, Resize
 void register_inplace(Registration& reg);  // the in-place kernels: aliases, unary activations
 /// Conv's working buffer (im2col), which FusedConv (a Conv with an activation) shares.
 const cctx::sdk::IScratchEstimator& conv_scratch_estimator();
+/// A working buffer the size of input 0 (HardSwish's temporary; BiasGelu's, FastGelu's).
+const cctx::sdk::IScratchEstimator& input_sized_scratch_estimator();
 /// com.microsoft kernels (BiasGelu, FastGelu, FusedConv) and the NCHWc Conv: scratch, in place.
 cctx::sdk::Status register_contrib(cctx::sdk::IRegistrar& r);
 /// The graph optimisations of the level the profile's option `graph_optimization` names.

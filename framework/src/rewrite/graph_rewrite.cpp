@@ -91,8 +91,12 @@ class Rewriter {
         for (const onnx::AttributeProto& a : p.attribute()) {
           if (a.name() == "value" && a.has_t()) constants_.emplace(p.output(0), &a.t());
         }
-        if (!constants_.count(p.output(0))) constants_.emplace(p.output(0), nullptr);
+        constants_.emplace(p.output(0), nullptr);  // kept when the attribute gave a tensor
       }
+    }
+    // The constants somebody reads now: those a rewrite leaves unread are dropped.
+    for (const auto& [name, readers] : readers_) {
+      if (constants_.count(name) != 0) read_before_.insert(name);
     }
   }
 
@@ -124,10 +128,6 @@ class Rewriter {
     return made;
   }
 
-  std::size_t live_count() const {
-    return static_cast<std::size_t>(
-        std::count_if(nodes_.begin(), nodes_.end(), [](const WorkNode& n) { return n.alive; }));
-  }
   std::vector<WorkNode>& nodes() { return nodes_; }
   const std::vector<std::pair<std::string, std::size_t>>& applied() const { return applied_; }
   /// Initializers that lost their last reader to a rewrite.
@@ -643,13 +643,6 @@ class Rewriter {
     }
   }
 
- public:
-  void note_initial_readers() {
-    for (const auto& [name, readers] : readers_) {
-      if (constants_.count(name) != 0) read_before_.insert(name);
-    }
-  }
-
  private:
   std::vector<WorkNode> nodes_;
   std::unordered_map<std::string, std::vector<std::size_t>> readers_;
@@ -688,7 +681,6 @@ std::unique_ptr<RewrittenModel> rewrite_model(
   const onnx::ModelProto& from = model.proto();
   const onnx::GraphProto& graph = from.graph();
   Rewriter rewriter(graph);
-  rewriter.note_initial_readers();
   std::vector<const RewriteRule*> ordered;
   for (const auto& rule : rules) ordered.push_back(rule.get());
   std::stable_sort(ordered.begin(), ordered.end(),

@@ -37,22 +37,33 @@ class Reader {
   }
 
  private:
-  /// An output name; `$y` (pattern only) marks one that must be a graph output.
-  std::string output_name(bool replacement, const RewriteNode&) {
+  struct OutputName {
+    std::string name;
+    bool graph_output = false;  ///< written `$y` (pattern only): must be a graph output
+  };
+
+  OutputName output_name(bool replacement) {
     skip_blanks();
+    OutputName out;
     if (accept('$')) {
       if (replacement) fail("'$' marks a pattern's graph output");
-      pending_graph_output_ = true;
+      out.graph_output = true;
     }
-    return identifier("an output name");
+    out.name = identifier("an output name");
+    return out;
+  }
+
+  static void add_output(RewriteNode& n, OutputName o) {
+    n.outputs.push_back(std::move(o.name));
+    n.graph_outputs.push_back(o.graph_output);
   }
 
   RewriteNode node(bool replacement) {
     RewriteNode n;
-    pending_graph_output_ = false;
-    std::string first = output_name(replacement, n);
+    OutputName first = output_name(replacement);
     skip_blanks();
-    if (first == "reroute" && !at_end() && ident_start(peek())) {
+    const bool word = !first.graph_output && !at_end() && ident_start(peek());
+    if (word && first.name == "reroute") {
       if (!replacement) fail("'reroute' is a replacement statement");
       n.kind = RewriteNode::Kind::kReroute;
       n.inputs.push_back(variable(identifier("the value rerouted")));
@@ -63,17 +74,14 @@ class Reader {
       n.ops = ops(false);
       return n;
     }
-    if ((first == "keep" || first == "not") && !at_end() &&
-        (ident_start(peek()) || peek() == '$')) {
-      if (replacement) fail("'" + first + "' marks a pattern node");
-      (first == "keep" ? n.keep : n.absent) = true;
-      first = output_name(replacement, n);
+    if ((word || (!at_end() && peek() == '$')) && !first.graph_output &&
+        (first.name == "keep" || first.name == "not")) {
+      if (replacement) fail("'" + first.name + "' marks a pattern node");
+      (first.name == "keep" ? n.keep : n.absent) = true;
+      first = output_name(replacement);
       skip_blanks();
     }
-    n.outputs.push_back(first);
-    n.graph_outputs.resize(n.outputs.size());
-    if (pending_graph_output_) n.graph_outputs.back() = true;
-    pending_graph_output_ = false;
+    add_output(n, std::move(first));
     if (replacement && accept('<')) {  // y <- x
       if (!accept('-')) fail("expected '<-'");
       n.kind = RewriteNode::Kind::kTakeName;
@@ -81,12 +89,7 @@ class Reader {
       return n;
     }
     while (accept(',')) {
-      skip_blanks();
-      const std::string name = output_name(replacement, n);
-      n.outputs.push_back(name);
-      n.graph_outputs.resize(n.outputs.size());
-      if (pending_graph_output_) n.graph_outputs.back() = true;
-      pending_graph_output_ = false;
+      add_output(n, output_name(replacement));
       skip_blanks();
     }
     expect('=');
@@ -346,7 +349,6 @@ class Reader {
   }
 
   std::string_view text_;
-  bool pending_graph_output_ = false;
   const std::string& rule_;
   const char* side_;
   std::size_t pos_ = 0;
@@ -367,17 +369,15 @@ void check_rule(const RewriteRule& r) {
     fail("the pattern's last node cannot be a 'not' condition");
   }
   // Every pattern node but the last is reached from the last through inputs.
-  std::set<std::string> reached;
-  std::vector<const RewriteNode*> todo{&r.pattern.back()};
-  std::set<const RewriteNode*> seen{&r.pattern.back()};
-  while (!todo.empty()) {
-    const RewriteNode* n = todo.back();
-    todo.pop_back();
-    for (const RewriteArg& a : n->inputs) {
-      for (const RewriteNode& m : r.pattern) {
-        for (const std::string& o : m.outputs) {
-          if (o == a.var && seen.insert(&m).second) todo.push_back(&m);
-        }
+  std::vector<std::size_t> frontier{r.pattern.size() - 1};
+  std::set<std::size_t> seen{r.pattern.size() - 1};
+  while (!frontier.empty()) {
+    const RewriteNode& n = r.pattern[frontier.back()];
+    frontier.pop_back();
+    for (const RewriteArg& a : n.inputs) {
+      auto maker = r.produced_by.find(a.var);
+      if (maker != r.produced_by.end() && seen.insert(maker->second).second) {
+        frontier.push_back(maker->second);
       }
     }
   }
@@ -451,11 +451,13 @@ RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
   r.replacement_text = std::string(replacement);
   r.pattern = Reader(pattern, r.name, "pattern").nodes(false);
   r.replacement = Reader(replacement, r.name, "replacement").nodes(true);
-  check_rule(r);
   r.pass = pass;
   for (std::size_t k = 0; k < r.pattern.size(); ++k) {
-    for (const std::string& o : r.pattern[k].outputs) r.produced_by[o] = k;
+    for (const std::string& o : r.pattern[k].outputs) {
+      if (o != "_") r.produced_by.emplace(o, k);
+    }
   }
+  check_rule(r);
   return r;
 }
 

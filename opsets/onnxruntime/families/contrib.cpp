@@ -14,17 +14,6 @@
 namespace cctx::opsets::onnxruntime {
 namespace {
 
-Status input_sized_scratch(const INodeView& node, IScratchSink& out) {
-  Shape x;
-  if (!known_shape(node, 0, &x)) return unsupported("rank of the input unknown");
-  std::int64_t e;
-  std::string why;
-  if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
-  return out.set_bytes(numel(node, x) * e);
-}
-
-constinit const FnScratchEstimator kInputSizedScratch{&input_sized_scratch};
-
 constexpr sdk::kit::FnInplacePolicy kSumInPlace{
     [](const INodeView&, sdk::IInplaceSink& out) { return out.may_reuse(0, 3); }};
 
@@ -32,8 +21,8 @@ constexpr sdk::kit::FnInplacePolicy kSumInPlace{
 
 Status register_contrib(sdk::IRegistrar& r) {
   Registration ms = sdk::kit::register_domain(r, "com.microsoft", 1, 1);
-  ms.scratch("BiasGelu", 1, kInputSizedScratch);
-  ms.scratch("FastGelu", 1, kInputSizedScratch);
+  ms.scratch("BiasGelu", 1, input_sized_scratch_estimator());
+  ms.scratch("FastGelu", 1, input_sized_scratch_estimator());
   ms.scratch("FusedConv", 1, conv_scratch_estimator());
   ms.inplace("FusedConv", 1, kSumInPlace);
   if (!ms.ok()) return ms.status();

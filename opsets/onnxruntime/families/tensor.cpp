@@ -106,11 +106,12 @@ Status topk_scratch(const INodeView& node, IScratchSink& out) {
   return out.set_bytes(x.dims[static_cast<std::size_t>(axis)] * 8);
 }
 
-/// HardSwish has no CPU kernel of its own in ONNX Runtime: it runs as its ONNX function,
-/// HardSigmoid(X) into a temporary the size of X, then Mul(X, temporary). Measured on
-/// MobileNetV3-small (batch 4, 224x224): 3,211,264 bytes more than its output at its peak node,
-/// exactly numel(X) * e.
-Status hardswish_scratch(const INodeView& node, IScratchSink& out) {
+/// A working buffer the size of input 0. HardSwish has no CPU kernel of its own in ONNX Runtime:
+/// it runs as its ONNX function, HardSigmoid(X) into a temporary the size of X, then Mul(X,
+/// temporary). Measured on MobileNetV3-small (batch 4, 224x224): 3,211,264 bytes more than its
+/// output at its peak node, exactly numel(X) * e. (com.microsoft BiasGelu and FastGelu too:
+/// contrib.cpp.)
+Status input_sized_scratch(const INodeView& node, IScratchSink& out) {
   Shape x;
   if (!known_shape(node, 0, &x)) return unsupported("rank of the input unknown");
   std::int64_t e;
@@ -120,7 +121,7 @@ Status hardswish_scratch(const INodeView& node, IScratchSink& out) {
 }
 
 constinit const FnScratchEstimator kZero{&zero};
-constinit const FnScratchEstimator kHardSwishScratch{&hardswish_scratch};
+constinit const FnScratchEstimator kInputSizedScratch{&input_sized_scratch};
 constinit const FnScratchEstimator kWhereScratch{&where_scratch};
 constinit const FnScratchEstimator kSoftmaxScratch{&softmax_scratch};
 constinit const FnScratchEstimator kResizeScratch{&resize_scratch};
@@ -134,7 +135,7 @@ void register_tensor(Registration& reg) {
   register_every_version(reg, "LogSoftmax", 1, kSoftmaxScratch);
   register_every_version(reg, "Resize", 10, kResizeScratch);
   register_every_version(reg, "TopK", 1, kTopKScratch);
-  register_every_version(reg, "HardSwish", 14, kHardSwishScratch);
+  register_every_version(reg, "HardSwish", 14, kInputSizedScratch);
   // Measured 0: the float kernels write the output (and Mean/InvStdDev only when present)
   // without a temporary; MLAS SGEMM packs into stack panels. Pre-packing a constant B happens at
   // session load (session memory, not a run's scratch).
@@ -142,5 +143,7 @@ void register_tensor(Registration& reg) {
   register_every_version(reg, "MatMul", 1, kZero);
   register_every_version(reg, "Gemm", 1, kZero);
 }
+
+const sdk::IScratchEstimator& input_sized_scratch_estimator() { return kInputSizedScratch; }
 
 }  // namespace cctx::opsets::onnxruntime
