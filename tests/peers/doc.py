@@ -209,7 +209,7 @@ def markdown(data, s):
         out.append("")
     out += gap_section(s)
     out += peers_section(s)
-    out += memory_section(s)
+    out += memory_section(data, s)
     out += time_section(data, s)
     out += ["## Rerunning", "",
             "```sh",
@@ -332,7 +332,7 @@ def opsets(s, names, msg):
     return f" (the models' opsets: {', '.join(map(str, sorted(found)))})" if found else ""
 
 
-def memory_section(s):
+def memory_section(data, s):
     out = ["## Memory figures", "",
            "ONNX Runtime's heap during one run (no arena, no memory pattern; `make validate`'s "
            "allocation counter under run_ort.mjs: the peak during the third run above the heap "
@@ -344,6 +344,11 @@ def memory_section(s):
            "model, the decoders and the bench exports; ONNX's test data (a few hundred bytes "
            "per run, below the runtime's own noise) is left out. Closest: the smallest |log "
            "ratio|.", ""]
+    if data.get("refigured"):
+        rv = data["refigured"]["versions"]
+        out += [f"cctx's figures were computed again on {data['refigured']['date']} "
+                f"(`--refigure`: the repository at {rv.get('commit')}, cctx as built then), "
+                "against the same measurements.", ""]
     m = s["memory"]
     if not m.get("all", {}).get("_points"):
         return out + ["No point was measured.", ""]

@@ -317,6 +317,9 @@ def main():
                    help="with --from-json: measure time and RSS again, keep the rest")
     p.add_argument("--history", type=pathlib.Path, default=HERE / "history.tsv",
                    help="append one line per run ('none' to skip)")
+    p.add_argument("--refigure", action="store_true",
+                   help="with --from-json: cctx's memory figures again from the build tree, "
+                        "ONNX Runtime's measured heap and the peers' figures kept")
     args = p.parse_args()
     args.build = args.build.resolve()
     out_json = args.json or args.build / "peers" / "results.json"
@@ -383,6 +386,9 @@ def main():
         data["retimed"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime(
             "%Y-%m-%d %H:%M UTC"), "versions": versions(ctx)}
         out_json.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    if args.refigure:
+        refigure(args, data)
+        out_json.write_text(json.dumps(data, indent=1, default=str) + "\n")
     summary = doc.summarise(data)
     print(doc.text_summary(summary))
     if args.doc:
@@ -390,6 +396,35 @@ def main():
     if str(args.history) != "none" and not args.from_json and not args.only:  # once per run
         doc.append_history(args.history, data, summary)
     return 0
+
+
+def refigure(args, data):
+    """cctx's run_bytes again at every measured memory point of `data` (a profile change needs
+    no new ONNX Runtime runs: the runtime, its settings and the models are the same). The run's
+    date stays; data["refigured"] says when and with which cctx."""
+    runtime = runtime_mod.snapshot(args.build, args.build / "peers" / "runtime")
+    args.no_memory = True
+    ctx = Context(args, runtime)
+    for row in data["rows"]:
+        points = [p for p in row.get("points", []) if "measured" in p.get("memory", {})]
+        if not points:
+            continue
+        mwork = ctx.work / "models" / safe(row["name"])
+        mwork.mkdir(parents=True, exist_ok=True)
+        report_path = mwork / "cctx_refigure.json"
+        t = cctx_timed(ctx, ["analyze", row["path"], "--format", "json", "-q"], report_path)
+        report = json.loads(report_path.read_text()) if "error" not in t else {}
+        for point in points:
+            mem = point["memory"]
+            value, err = cctx_run_bytes(ctx, row["path"], report, point["symbols"], mwork)
+            mem["figures"]["cctx"] = value
+            mem.pop("cctx_error", None)
+            if err:
+                mem["cctx_error"] = err
+            mem["closest"] = compare.closest(mem["figures"], mem.get("measured"))
+        say(f"refigured {row['name']}")
+    data["refigured"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%d %H:%M UTC"), "versions": versions(ctx)}
 
 
 def safe_run(ctx, m):

@@ -261,6 +261,17 @@ bool Analysis::has_warning(const std::string& needle) const {
   return warnings().find(needle) != std::string::npos;
 }
 
+std::int64_t Analysis::run_frame_bytes(const Profile& profile, std::size_t nodes_run) const {
+  const GraphEntry& main = ctx->graph().main();
+  std::size_t values = main.inputs.size() + main.initializers.size();
+  for (NodeId n : main.nodes) {
+    for (ValueId v : ctx->graph().node(n).outputs) values += v != kNoValue ? 1 : 0;
+  }
+  const Profile::Memory& m = profile.memory;
+  return m.run_overhead_bytes + m.run_overhead_per_value_bytes * static_cast<std::int64_t>(values) +
+         m.run_overhead_per_node_bytes * static_cast<std::int64_t>(nodes_run);
+}
+
 Analysis analyze(Model model, const Profile& profile) {
   Analysis a;
   a.model = std::make_unique<Model>(std::move(model));

@@ -117,6 +117,10 @@ struct Analysis {
   /// Every warning joined by newlines (for failure messages).
   std::string warnings() const;
   bool has_warning(const std::string& needle) const;
+  /// The runtime's own bytes once `nodes_run` nodes have run under `profile`
+  /// (memory.run_overhead_*), counted by hand: a base, a slot per main-graph value, a part per
+  /// node.
+  std::int64_t run_frame_bytes(const Profile& profile, std::size_t nodes_run) const;
 };
 
 /// Runs the full pipeline with the default profile (profile changes applied by `adjust`).

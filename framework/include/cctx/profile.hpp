@@ -71,6 +71,13 @@ struct Profile {
     /// them (onnxruntime-node copies each output into a JavaScript buffer: 1). run_bytes is at
     /// least the outputs' bytes times 1 + output_copies.
     std::int64_t output_copies = 0;
+    /// What a runtime allocates for itself during a run besides tensors (ONNX Runtime's
+    /// execution frame: a slot per value from the start, then a little more per node run):
+    /// at node n, run_overhead_bytes + run_overhead_per_value_bytes * values of the main graph
+    /// + run_overhead_per_node_bytes * (n + 1) joins the run figure.
+    std::int64_t run_overhead_bytes = 0;
+    std::int64_t run_overhead_per_value_bytes = 0;
+    std::int64_t run_overhead_per_node_bytes = 0;
     /// What `cctx fit` keeps free under a budget: bytes + percent of the reserve, the runtime's
     /// measured error band (tests/validate/README.md, "cctx fit against ONNX Runtime").
     std::int64_t headroom_bytes = 0;

@@ -50,6 +50,9 @@ constexpr std::string_view kMemoryKeys[] = {"enabled",
                                             "session_overhead_bytes",
                                             "session_overhead_per_node_bytes",
                                             "output_copies",
+                                            "run_overhead_bytes",
+                                            "run_overhead_per_value_bytes",
+                                            "run_overhead_per_node_bytes",
                                             "headroom_bytes",
                                             "headroom_percent",
                                             "arena"};
@@ -322,6 +325,12 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
         profile.memory.headroom_percent = check_.integer(e.value, 0, 100);
       } else if (e.key == "output_copies") {
         profile.memory.output_copies = check_.integer(e.value, 0, 16);
+      } else if (e.key == "run_overhead_bytes") {
+        profile.memory.run_overhead_bytes = check_.integer(e.value, 0, std::int64_t{1} << 40);
+      } else if (e.key == "run_overhead_per_value_bytes") {
+        profile.memory.run_overhead_per_value_bytes = check_.integer(e.value, 0, 1 << 20);
+      } else if (e.key == "run_overhead_per_node_bytes") {
+        profile.memory.run_overhead_per_node_bytes = check_.integer(e.value, 0, 1 << 20);
       } else if (e.key == "session_overhead_per_node_bytes") {
         profile.memory.session_overhead_per_node_bytes = check_.integer(e.value, 0, 1 << 30);
       } else if (e.key == "session_overhead_bytes") {

@@ -219,6 +219,36 @@ std::optional<std::string> ComputeContext::failed_requirement(const Assignment& 
   return std::nullopt;
 }
 
+namespace {
+
+/// The bytes a runtime allocates for itself while a run is at node n (memory.run_overhead_*):
+/// a base from the start, and a part per node run so far. Below 2^40 + 2^20 * (values + nodes),
+/// with fewer than 2^32 of each: no overflow.
+struct RunOverhead {
+  std::int64_t base = 0;
+  std::int64_t per_node = 0;
+  std::int64_t at(std::size_t n) const {
+    return base == 0 && per_node == 0 ? 0 : base + per_node * static_cast<std::int64_t>(n + 1);
+  }
+};
+
+RunOverhead run_overhead(const ComputeContext::State& s) {
+  const Profile::Memory& m = s.options.memory;
+  RunOverhead o{m.run_overhead_bytes, m.run_overhead_per_node_bytes};
+  if (m.run_overhead_per_value_bytes > 0) {
+    // Every value of the main graph has a slot: graph inputs, initializers, node outputs.
+    const GraphEntry& main = s.graph->main();
+    std::int64_t values = static_cast<std::int64_t>(main.inputs.size() + main.initializers.size());
+    for (NodeId n : main.nodes) {
+      for (ValueId v : s.graph->node(n).outputs) values += v != kNoValue ? 1 : 0;
+    }
+    o.base += m.run_overhead_per_value_bytes * values;
+  }
+  return o;
+}
+
+}  // namespace
+
 PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const {
   PeakEvaluation result;
   result.assignment = assignment;
@@ -259,12 +289,13 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
                       "integer overflow: the graph inputs add up to more than 2^63 - 1");
     }
   }
+  const RunOverhead overhead = run_overhead(*state_);
   for (std::size_t n = 0; n < count; ++n) {
     if (result.node < 0 || values[n] > result.bytes) {
       result.bytes = values[n];
       result.node = static_cast<std::int64_t>(n);
     }
-    std::int64_t run = values[n];
+    std::int64_t run = values[n] + overhead.at(n);
     for (std::uint32_t k = held_from[n]; k < held_from[n + 1]; ++k) run -= values[k];
     if (result.run_node < 0 || run > result.run_bytes) {
       result.run_bytes = run;
@@ -314,7 +345,9 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   if (arena.enabled && state_->options.memory.enabled) {
     // An arena keeps what it reserved: the runtime figures are its regions.
     const ArenaReplay replay = replay_on_arena(*state_->pool, *state_, assignment);
-    result.run_bytes = replay.run_reserved;
+    // The runtime's own per-run structures come from malloc, beside the regions, and are
+    // largest at the last node.
+    result.run_bytes = replay.run_reserved + (count > 0 ? overhead.at(count - 1) : 0);
     if (arena.initializers) {
       result.session_bytes = session_overhead + replay.session_reserved;
     }
