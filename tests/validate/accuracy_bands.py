@@ -55,9 +55,6 @@ def manifest(work: pathlib.Path) -> None:
 # The points each setting misses today, and why: listed so that a new miss fails the test and a
 # fixed one is seen (it then fails too, until it is taken off the list).
 KNOWN_MISSES = {
-    # An attention-sized buffer ONNX Runtime holds that cctx does not model yet (issue 40).
-    ("all", "transformer_encoder", "batch1_seq64", "no-arena"),
-    ("disabled", "transformer_encoder", "batch1_seq64", "no-arena"),
     # The arena grows by a 2 MiB region the replay does not take (the LSTM kernels' many small
     # temp-space blocks; issue 42's arena model).
     ("all", "lstm_gru", "batch8_seq128", "arena"),
