@@ -14,14 +14,19 @@ onnxruntime-genai feeds them), at each point (batch, sequence, past):
         symbolic shape evaluated at the point (cctx.evaluate_expression). A value ORT returns
         that cctx does not list, or a dim cctx leaves with an unassigned symbol, counts as a
         difference.
-  (ii)  peak: `cctx analyze PATH --profile onnxruntime-cpu-unoptimized-no-arena --format json --eval ...`
+  (ii)  peak: `cctx analyze PATH --profile P --format json --scenarios ...` (P: the profile of the
+        setting measured: onnxruntime-cpu-unoptimized-no-arena by default,
+        onnxruntime-cpu-python-no-arena with --optimization all, the arena ones with --arena)
         must give a numeric peak.evaluations[i].reserve_bytes at every point; peak.kv_cache is
         recorded (bytes per token, past and present bytes per point).
   (iii) heap: a child process with build/lib/libcctx_alloc_counter.so preloaded runs the
-        unmodified model (no arena, no memory pattern, graph optimisations off, one thread,
-        sequential) three times; run_bytes is the heap peak during run 3 above the heap held
-        before it, session_bytes the heap the session creation kept (as run_ort.mjs measures
-        them; here numpy copies the outputs, as node does). Compared with cctx's run_bytes.
+        unmodified model (no arena, no memory pattern, graph optimisations off unless
+        --optimization all, one thread, sequential) three times; run_bytes is the heap peak during
+        run 3 above the heap held before it (with --arena: what the arena kept after two runs),
+        session_bytes the heap the session creation kept (as run_ort.mjs measures them; the numpy
+        arrays share ONNX Runtime's output buffers, node copies them). Compared with cctx's
+        run_bytes: the last lines give the share within 10% (25% with the arena) and the points
+        more than that under.
 
 Exit status 1 on any shape difference, a missing numeric peak, or an ORT run that fails.
 """
@@ -89,9 +94,18 @@ def feeds_for(session, b, s, p, past_len, seed=0):
     return feeds
 
 
-def session_options(ort, arena=False):
+LEVELS = {"disabled": "ORT_DISABLE_ALL", "all": "ORT_ENABLE_ALL"}
+# The profile that models each setting: the lab one (graph as in the file) or the Python
+# binding at ONNX Runtime's default level (outputs not copied, Python's session).
+PROFILES = {("disabled", False): "onnxruntime-cpu-unoptimized-no-arena",
+            ("disabled", True): "onnxruntime-cpu-unoptimized",
+            ("all", False): "onnxruntime-cpu-python-no-arena",
+            ("all", True): "onnxruntime-cpu-python"}
+
+
+def session_options(ort, arena=False, level="disabled"):
     so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, LEVELS[level])
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -149,8 +163,9 @@ def compare_shapes(cctx_values, actual, assignment):
     return diffs
 
 
-def measure_child(model_path, b, s, p, past_len, report):
-    """Runs under the preloaded allocation counter; prints a JSON line."""
+def measure_child(model_path, b, s, p, past_len, report, level, arena):
+    """Runs under the preloaded allocation counter; prints a JSON line. With the arena the run's
+    figure is what the arena kept after two runs (validate.py's arena_growth_bytes)."""
     import onnxruntime as ort
 
     def reading():
@@ -159,7 +174,8 @@ def measure_child(model_path, b, s, p, past_len, report):
         return {"live": int(line[1]), "peak": int(line[2])}
 
     r0 = reading()
-    sess = ort.InferenceSession(model_path, session_options(ort), providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(model_path, session_options(ort, arena, level),
+                                providers=["CPUExecutionProvider"])
     r1 = reading()
     feeds = feeds_for(sess, b, s, p, past_len)
     for _ in range(2):
@@ -169,18 +185,19 @@ def measure_child(model_path, b, s, p, past_len, report):
     out = sess.run(None, feeds)
     r3 = reading()
     print(json.dumps({"session_bytes": r1["live"] - r0["live"],
-                      "run_bytes": r3["peak"] - r2["live"],
+                      "run_bytes": (r2["live"] - r1["live"]) if arena else r3["peak"] - r2["live"],
                       "output_bytes": int(sum(o.nbytes for o in out))}))
 
 
-def measure(build, model_path, b, s, p, past_len):
+def measure(build, model_path, b, s, p, past_len, level="disabled", arena=False):
     lib = os.path.join(build, "lib", "libcctx_alloc_counter.so")
     fd, report = tempfile.mkstemp(prefix="cctx-alloc-", suffix=".txt")
     os.close(fd)
     env = dict(os.environ, LD_PRELOAD=lib, CCTX_ALLOC_REPORT=report)
     try:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--measure-child", model_path,
-                            str(b), str(s), str(p), str(past_len), report],
+                            str(b), str(s), str(p), str(past_len), report, level,
+                            "arena" if arena else "no-arena"],
                            capture_output=True, text=True, env=env)
         if r.returncode != 0:
             return {"error": r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "rc %d" % r.returncode}
@@ -216,14 +233,25 @@ def variants():
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--measure-child":
         a = sys.argv[2:]
-        measure_child(a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4]), a[5])
+        measure_child(a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4]), a[5], a[6],
+                      a[7] == "arena")
         return 0
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--no-heap", action="store_true", help="skip (iii)")
     ap.add_argument("--json", help="write every figure to this file")
+    ap.add_argument("--optimization", choices=sorted(LEVELS), default="disabled",
+                    help="ONNX Runtime's graph optimisation level for the heap (default: the lab "
+                         "setting; 'all' is what InferenceSession(path) runs)")
+    ap.add_argument("--arena", action="store_true",
+                    help="the heap with the CPU arena and memory pattern on (ONNX Runtime's "
+                         "defaults); the run figure is what the arena keeps")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
+    profile = PROFILES[(args.optimization, args.arena)]
+    band = 0.25 if args.arena else 0.10
+    print("heap: ONNX Runtime at level %s, arena %s; cctx --profile %s" % (
+        args.optimization, "on" if args.arena else "off", profile))
     sys.path.insert(0, os.path.join(build, "python"))
 
     failures, notes, warnings_seen, rows, kv = [], [], {}, [], {}
@@ -249,7 +277,7 @@ def main():
             with open(scen, "w") as f:
                 for pname, b, s, p, past_len, a in assigns:
                     f.write("%s: {%s}\n" % (pname, ", ".join("%s: %d" % (k, a[k]) for k in keys)))
-            rc, out, err = cctx_json(build, ["analyze", apath, "--profile", "onnxruntime-cpu-unoptimized-no-arena",
+            rc, out, err = cctx_json(build, ["analyze", apath, "--profile", profile,
                                              "--format", "json", "--scenarios", scen])
             for line in err.splitlines():
                 warnings_seen.setdefault(line, set()).add(label.split()[0])
@@ -287,7 +315,7 @@ def main():
                     for k in ("run_bytes", "session_bytes", "kv_past_bytes", "kv_present_bytes"):
                         row["cctx_" + k] = ev.get(k)
                 if not args.no_heap and not row.get("ort_refused"):
-                    m = measure(build, model, b, s, p, past_len)
+                    m = measure(build, model, b, s, p, past_len, args.optimization, args.arena)
                     if "error" in m:
                         failures.append("%s %s: heap measurement failed: %s" % (label, pname, m["error"]))
                     row.update({"ort_" + k: v for k, v in m.items()})
@@ -319,6 +347,15 @@ def main():
         print("\nFAILURES (%d):" % len(failures))
         for f in failures:
             print("  " + f)
+    measured = [r for r in rows if r.get("cctx_run_bytes") and r.get("ort_run_bytes")]
+    if measured:
+        ratios = [r["cctx_run_bytes"] / r["ort_run_bytes"] for r in measured]
+        hits = sum(abs(x - 1) <= band for x in ratios)
+        under = [(r["model"], r["point"], round(x, 2)) for r, x in zip(measured, ratios)
+                 if x < 1 - band]
+        print("\nrun within %d%% (%s): %d/%d; ratios %.2f-%.2f; more than %d%% under: %s" % (
+            band * 100, profile, hits, len(measured), min(ratios), max(ratios), band * 100,
+            under or "none"))
     n_ok = sum(1 for r in rows if (r.get("shape_diffs") == 0 or r.get("ort_refused"))
                and r.get("reserve_bytes") is not None)
     print("\n%d passed, %d failed" % (n_ok, len(rows) - n_ok))

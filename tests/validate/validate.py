@@ -14,7 +14,8 @@ off; arena: both on, its defaults), it
   - predicts with `cctx analyze MODEL --format json [--eval SYM=V ...] --profile P`, P being
     onnxruntime-cpu-unoptimized-no-arena and onnxruntime-cpu-unoptimized with --optimization
     disabled (the default: the lab setting), onnxruntime-cpu-no-arena and onnxruntime-cpu with
-    any other level (ONNX Runtime's defaults), unless said otherwise.
+    any other level (ONNX Runtime's defaults; onnxruntime-cpu-python-no-arena and
+    onnxruntime-cpu-python with --binding python), unless said otherwise.
 The prediction is peak.evaluations[i].run_bytes when the report has it (and session_bytes for the
 session), else the seed's accounting: the peak minus the bytes of the graph inputs and the
 initializers (the session is then predicted as the initializers). The measurement it is compared
@@ -221,12 +222,15 @@ def main() -> int:
                      "--python)")
     # The profiles that model the session measured: ONNX Runtime's defaults (level all) or the
     # lab setting (graph optimisations off).
+    # The Python binding at level all has its own pair (outputs not copied, a smaller session).
     unoptimized = args.optimization == "disabled"
+    python = "-python" if args.binding == "python" and not unoptimized else ""
     if args.profile_no_arena is None:
         args.profile_no_arena = ("onnxruntime-cpu-unoptimized-no-arena" if unoptimized
-                                 else "onnxruntime-cpu-no-arena")
+                                 else f"onnxruntime-cpu{python}-no-arena")
     if args.profile_arena is None:
-        args.profile_arena = "onnxruntime-cpu-unoptimized" if unoptimized else "onnxruntime-cpu"
+        args.profile_arena = ("onnxruntime-cpu-unoptimized" if unoptimized
+                              else f"onnxruntime-cpu{python}")
     tools = Tools(args.build, args.cctx)
     models_dir = args.models or args.build / "validate" / "models"
     manifest = json.loads((models_dir / "manifest.json").read_text())
