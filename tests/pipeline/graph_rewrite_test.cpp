@@ -62,6 +62,55 @@ TEST(RewriteRule, RefusesTextItCannotMatchWithOneLineNamingTheRule) {
             "rewrite 'R': the replacement's attribute refers to 'q', which no pattern node makes");
 }
 
+TEST(RewriteRule, BuiltinRewritesAreNamedAndTakeNoReplacement) {
+  EXPECT_EQ(error_of("builtin:constant_folding", ""),
+            "rewrite 'R': no built-in rewrite 'constant_folding' (the one there is: "
+            "builtin:common_subexpressions)");
+  EXPECT_EQ(error_of("builtin:common_subexpressions", "y = x"),
+            "rewrite 'R': a built-in rewrite takes no replacement");
+  EXPECT_EQ(parse_rewrite_rule("CSE", "builtin:common_subexpressions", "").builtin,
+            "common_subexpressions");
+}
+
+// Two equal Shape -> Gather -> Unsqueeze chains (as exporters write them) collapse into one,
+// node by node in one sweep; a node whose output the graph returns stays, and so do a random
+// node and a node with a tensor attribute (ONNX Runtime treats both as distinct).
+TEST(GraphRewrite, CommonSubexpressionsCollapseEqualChains) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", std::int64_t{4}});
+  b.initializer(test::tensor_zeros("i", kInt64, {}));
+  b.initializer(test::tensor_zeros("axes", kInt64, {1}));
+  for (const char* k : {"1", "2"}) {
+    const std::string s = std::string("s") + k, g = std::string("g") + k, u = std::string("u") + k;
+    b.node("Shape", {"X"}, {s});
+    b.node("Gather", {s, "i"}, {g}, {test::attr("axis", std::int64_t{0})});
+    b.node("Unsqueeze", {g, "axes"}, {u});
+  }
+  b.node("Concat", {"u1", "u2"}, {"shape"}, {test::attr("axis", std::int64_t{0})});
+  b.node("Relu", {"X"}, {"r1"});
+  b.node("Relu", {"X"}, {"r2"});  // a graph output: stays
+  b.node("RandomNormalLike", {"X"}, {"n1"});
+  b.node("RandomNormalLike", {"X"}, {"n2"});
+  b.node("ConstantOfShape", {"shape"}, {"c1"},
+         {test::attr("value", test::tensor_zeros("v", kFloat, {1}))});
+  b.node("ConstantOfShape", {"shape"}, {"c2"},
+         {test::attr("value", test::tensor_zeros("v", kFloat, {1}))});
+  b.node("Sum", {"r1", "n1", "n2", "c1", "c2"}, {"Y"});
+  b.output("Y", kFloat);
+  b.output("r2", kFloat);
+  const Model model = b.build();
+  const auto rewritten =
+      rewrite_model(model, rules({{"CSE", "builtin:common_subexpressions", ""}}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()),
+            (std::vector<std::string>{"Shape", "Gather", "Unsqueeze", "Concat", "Relu", "Relu",
+                                      "RandomNormalLike", "RandomNormalLike", "ConstantOfShape",
+                                      "ConstantOfShape", "Sum"}));
+  EXPECT_EQ(inputs_of(rewritten->model(), 3), (std::vector<std::string>{"u1", "u1"}));
+  EXPECT_EQ(rewritten->summary().applied,
+            (std::vector<std::pair<std::string, std::size_t>>{{"CSE", 3}}));
+}
+
 // X -> Conv -> BatchNormalization -> Relu -> Y: folded and fused into one FusedConv, whose
 // output keeps the Relu's name; the BatchNormalization's four constants have no reader left.
 ModelBuilder conv_bn_relu(bool bn_output_is_graph_output = false) {

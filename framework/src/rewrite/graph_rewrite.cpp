@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "model/borrowed_fields.hpp"
@@ -104,10 +105,13 @@ class Rewriter {
   /// rule of the pass whose last pattern node it matches, in order. Returns the rewrites made.
   std::size_t sweep(std::span<const RewriteRule* const> rules) {
     std::size_t made = 0;
+    for (const RewriteRule* rule : rules) {
+      if (rule->builtin == kCommonSubexpressions) made += common_subexpressions(*rule);
+    }
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       for (const RewriteRule* rule : rules) {
         if (!nodes_[i].alive) break;
-        if (!op_matches(rule->pattern.back(), nodes_[i])) continue;
+        if (!rule->builtin.empty() || !op_matches(rule->pattern.back(), nodes_[i])) continue;
         // Each commutative node met while matching may take its inputs in either order: the
         // orders are tried in turn (the first 2^4 of them) until one match can be applied.
         for (std::uint32_t mask = 0; mask < 16; ++mask) {
@@ -520,13 +524,82 @@ class Rewriter {
         take_name(b.values.at(r.inputs[0].var), b.values.at(r.outputs[0]));
       }
     }
+    note_applied(rule.name);
+  }
+
+  void note_applied(const std::string& rule) {
     auto it = std::find_if(applied_.begin(), applied_.end(),
-                           [&](const auto& a) { return a.first == rule.name; });
+                           [&](const auto& a) { return a.first == rule; });
     if (it == applied_.end()) {
-      applied_.emplace_back(rule.name, 1);
+      applied_.emplace_back(rule, 1);
     } else {
       ++it->second;
     }
+  }
+
+  /// builtin:common_subexpressions, once over the live nodes in the order they will be
+  /// written: a node equal to an earlier one goes and its readers read the earlier node's
+  /// outputs. Renames apply at once, so equal chains collapse in one sweep. Returns the nodes
+  /// removed.
+  std::size_t common_subexpressions(const RewriteRule& rule) {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i].alive) order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      if (nodes_[a].slot != nodes_[b].slot) return nodes_[a].slot < nodes_[b].slot;
+      return nodes_[a].sequence < nodes_[b].sequence;
+    });
+    std::unordered_map<std::string, std::size_t> first_of;
+    std::size_t removed = 0;
+    for (std::size_t id : order) {
+      WorkNode& n = nodes_[id];
+      if (!n.alive || !shareable(n)) continue;
+      std::string key = n.domain + '\n' + n.proto->op_type() + '\n' +
+                        std::to_string(n.outputs.size()) + '\n' + attribute_text(*n.proto);
+      for (const std::string& in : n.inputs) key += '\n' + in;
+      auto [it, fresh] = first_of.emplace(std::move(key), id);
+      if (fresh) continue;
+      const WorkNode& first = nodes_[it->second];
+      bool can = true;
+      for (std::size_t k = 0; k < n.outputs.size(); ++k) {
+        const std::string& o = n.outputs[k];
+        if (o.empty()) continue;
+        if (outside_.count(o) != 0 || first.outputs[k].empty()) can = false;
+      }
+      if (!can) continue;
+      n.alive = false;
+      for (std::size_t k = 0; k < n.outputs.size(); ++k) {
+        const std::string& o = n.outputs[k];
+        if (o.empty()) continue;
+        auto p = producer_.find(o);
+        if (p != producer_.end() && p->second == id) producer_.erase(p);
+        rename(o, first.outputs[k]);
+      }
+      note_applied(rule.name);
+      ++removed;
+    }
+    return removed;
+  }
+
+  /// A node that common_subexpressions may merge: deterministic, without a body, not a Constant
+  /// (an initializer to the runtime, compared by name), no tensor attribute (ONNX Runtime
+  /// compares attributes of plain types only: ConstantOfShape's value makes each one distinct).
+  static bool shareable(const WorkNode& n) {
+    if (n.outputs.empty()) return false;
+    const std::string& op = n.proto->op_type();
+    if (n.domain.empty() && (op == "Constant" || op == "RandomNormal" || op == "RandomUniform" ||
+                             op == "RandomNormalLike" || op == "RandomUniformLike" ||
+                             op == "Multinomial" || op == "Bernoulli")) {
+      return false;
+    }
+    for (const onnx::AttributeProto& a : n.proto->attribute()) {
+      if (a.has_g() || a.graphs_size() > 0 || a.has_t() || a.tensors_size() > 0 ||
+          a.has_sparse_tensor() || a.sparse_tensors_size() > 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /// The producer of `from` writes `to` instead, and `from`'s readers read `to`.

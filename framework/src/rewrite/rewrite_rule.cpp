@@ -449,6 +449,18 @@ RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
   r.name = std::move(name);
   r.pattern_text = std::string(pattern);
   r.replacement_text = std::string(replacement);
+  r.pass = pass;
+  if (pattern.starts_with("builtin:")) {
+    r.builtin = std::string(pattern.substr(8));
+    if (r.builtin != kCommonSubexpressions) {
+      throw PluginError("rewrite '" + r.name + "': no built-in rewrite '" + r.builtin +
+                        "' (the one there is: builtin:" + std::string(kCommonSubexpressions) + ")");
+    }
+    if (!replacement.empty()) {
+      throw PluginError("rewrite '" + r.name + "': a built-in rewrite takes no replacement");
+    }
+    return r;
+  }
   r.pattern = Reader(pattern, r.name, "pattern").nodes(false);
   r.replacement = Reader(replacement, r.name, "replacement").nodes(true);
   r.pass = pass;

@@ -104,7 +104,16 @@ struct RewriteRule {
   std::string pattern_text, replacement_text;  ///< as registered, for `cctx plugins`
   /// The pattern node that makes each variable (filled by parse_rewrite_rule).
   std::map<std::string, std::size_t, std::less<>> produced_by;
+  /// A rewrite the framework carries out itself, named by the pattern `builtin:NAME` with an
+  /// empty replacement; empty for a pattern rule. kCommonSubexpressions is the only one.
+  std::string builtin;
 };
+
+/// `builtin:common_subexpressions`: a node equal to an earlier live one (operator, inputs,
+/// attributes; no body, not a random or Constant node, no output the graph returns or a body
+/// reads) goes, its readers reading the earlier node's outputs (ONNX Runtime's
+/// CommonSubexpressionElimination, level basic).
+inline constexpr std::string_view kCommonSubexpressions = "common_subexpressions";
 
 /// Parses a rule; throws Error (exit code 4, a plugin's fault) naming the rule and what is
 /// wrong: a syntax error, a pattern node its last node does not reach, a replacement that reads

@@ -35,6 +35,10 @@ void register_basic(Registration& reg) {
   // ... and when its output is a graph output, the input's producer writes it directly.
   reg.rewrite("IdentityEliminationAtGraphOutput", "y = Identity(x)", "y <- x", kBasic);
   reg.rewrite("EliminateDropout", "y, _ = Dropout(x, *r)", "y = x", kBasic);
+  // CommonSubexpressionElimination: a node equal to an earlier one (operator, inputs,
+  // attributes) goes, its readers read the earlier one's outputs; an exporter's repeated
+  // Shape/Gather/Unsqueeze chains collapse (the framework's builtin; docs/design/rewrites.md).
+  reg.rewrite("CommonSubexpressionElimination", "builtin:common_subexpressions", "", kBasic);
   // ConvBNFusion, ConvMulFusion, ConvAddFusion: the constants fold into the Conv's weights and
   // bias; the Conv's output takes the last node's name.
   reg.rewrite("ConvBNFusion",
