@@ -12,8 +12,9 @@ DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotob
   nlohmann-json3-dev libfmt-dev libxml2-dev libjemalloc-dev libonnx-testdata binutils pybind11-dev python3-dev \
   python3-onnx python3-numpy python3-matplotlib python3-pytest zlib1g-dev chromium \
   python3-pip python3-setuptools python3-wheel python3-venv
-# `make format-check` (run by .ci/run) needs Debian 12's clang-format-14.
-FORMAT_PACKAGES := clang-format-14
+# `make format-check` and `make tidy-changed` (run by .ci/run) need Debian 12's clang-format-14
+# and clang-tidy-14.
+FORMAT_PACKAGES := clang-format-14 clang-tidy-14
 # `make docs` and `make docs-check` (run by .ci/run) need Sphinx, MyST and sphinx-gallery.
 DOCS_PACKAGES := python3-sphinx python3-myst-parser python3-sphinx-gallery
 # Only `make fuzz` needs these: clang and its libFuzzer runtime.
@@ -33,7 +34,7 @@ FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
 .PHONY: all deps fuzz-deps validate-deps format-deps configure build test demo bench sanitize fuzz \
   clean format format-check \
-  coverage-doc validate realmodels decoders peers docs docs-check
+  coverage-doc validate realmodels decoders peers docs docs-check tidy tidy-changed
 
 all: build
 
@@ -175,6 +176,14 @@ format:
 format-check: format-deps
 	@git ls-files '*.cpp' '*.hpp' | xargs $(CLANG_FORMAT) --dry-run --Werror && \
 	  echo "format-check: every C++ file is formatted as .clang-format says"
+
+# clang-tidy with .clang-tidy (.ci/tidy): every compiled file but the tests (about 20 min on 2
+# idle cores), or those changed since the commit in .ci/tidy-base (.ci/run: a ratchet, every
+# file touched from that commit on must pass).
+tidy: format-deps build
+	.ci/tidy $(BUILD) all
+tidy-changed: format-deps build
+	.ci/tidy $(BUILD) changed
 
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer, plugins loaded and
 # unloaded included. The Python package is left out: Debian's python3 is not built with ASan, and

@@ -49,6 +49,6 @@ Status guarded(Sink& sink, Body&& body) noexcept {
         ::cctx::sdk::this_toolchain(),                                                \
         NAME,                                                                         \
         VERSION,                                                                      \
-        &REGISTER};                                                                   \
+        &(REGISTER)};                                                                 \
     return &kDescriptor;                                                              \
   }
