@@ -253,9 +253,10 @@ def targets_section(s):
         out.append(f"| memory figure closest to ONNX Runtime's on >= 90% of points | all | "
                    f"{m.get('cctx', {}).get('closest', 0)} of {m['_points']} ({share:.0%}) | - | "
                    f"{'yes' if share >= 0.9 else '**no**'} |")
+    # The target is on the 10k-node export; larger ones are measured, not held to it.
     for name, rounds in sorted(s["bench"].items()):
         b = bench_ratios(rounds)
-        if b:
+        if b and name == "bench_export_10k":
             out.append(f"| time <= 0.3x the fastest symbolic peer | {name} | {b['cctx']:.3f}x "
                        f"(`cctx shapes`), {b['cctx analyze']:.3f}x (`cctx analyze`) | "
                        f"{b['fastest_s']:.3f} s ({b['fastest']}) | "
@@ -400,8 +401,10 @@ def time_section(data, s):
         if not rounds:
             continue
         row = next((r for r in data["rows"] if r["name"] == name), {})
-        out += [f"### {name} ({row.get('nodes', '?')} nodes), best of "
-                f"{data['args'].get('rounds', '?')} interleaved rounds, alone on the machine", "",
+        count = row.get("rounds", data["args"].get("rounds", "?"))
+        where = row.get("timed_while", "alone on the machine")
+        out += [f"### {name} ({row.get('nodes', '?')} nodes), best of {count} interleaved "
+                f"round{'s' if str(count) != '1' else ''}, {where}", "",
                 "| tool | seconds | peak RSS MB | / fastest symbolic peer |", "|---|---|---|---|"]
         b = bench_ratios(rounds)
         for t in ["floor", "cctx", "cctx analyze"] + TOOLS[1:]:
@@ -414,8 +417,9 @@ def time_section(data, s):
             r = f"{x['seconds'] / b['fastest_s']:.3f}" if b else "-"
             out.append(f"| {t} | {x['seconds']:.3f} | {x['rss_mb']:.0f} | {r} |")
         if b:
+            target = " (target: 0.3x)" if name == "bench_export_10k" else ""
             out += ["", f"cctx: {b['cctx']:.3f}x the fastest symbolic peer ({b['fastest']}) with "
-                    f"`cctx shapes`, {b['cctx analyze']:.3f}x with `cctx analyze` (target: 0.3x).", ""]
+                    f"`cctx shapes`, {b['cctx analyze']:.3f}x with `cctx analyze`{target}.", ""]
     out += ["### Median per model, by family", "",
             "(models run two at a time on two cores, on a machine that may be busy with "
             "other work, so these are comparable within a row, not with the table above)", "",

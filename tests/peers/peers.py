@@ -357,6 +357,7 @@ def main():
         for m in big:  # alone, then timed again in rounds
             row = safe_run(ctx, m)
             row["time_rounds"] = time_rounds(ctx, m, args.rounds)
+            row["rounds"] = args.rounds
             data["rows"].append(row)
             say(doc.summary_line(row))
         data["seconds"] = (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()
