@@ -19,6 +19,12 @@ void expect_streamed_report_matches(const test::Analysis& a) {
   std::string streamed;
   append_json_report(streamed, *a.ctx, options);
   EXPECT_EQ(streamed, json_report(*a.ctx, options).dump(2));
+  // `cctx shapes --format json` streams its document the same way.
+  std::string shapes;
+  const ReportOptions plain{"model.onnx", {}, {}};
+  JsonReportWriter(*a.ctx, plain, JsonReportWriter::Document::kShapes)
+      .write([&](std::string_view piece) { shapes += piece; });
+  EXPECT_EQ(shapes, shapes_json(*a.ctx, plain).dump(2));
 }
 
 TEST(JsonReport, StreamedEqualsTheDocumentWithValuesNodesAndWarnings) {

@@ -95,12 +95,16 @@ nlohmann::ordered_json json_report(const ComputeContext& ctx, const ReportOption
 class JsonReportWriter {
  public:
   static constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+  /// The analysis report (json_report) or the shapes document (shapes_json: no nodes, no peak).
+  enum class Document { kAnalysis, kShapes };
 
-  JsonReportWriter(const ComputeContext& ctx, const ReportOptions& options);
+  JsonReportWriter(const ComputeContext& ctx, const ReportOptions& options,
+                   Document document = Document::kAnalysis);
   void write(const std::function<void(std::string_view)>& sink) const;
 
  private:
   const ComputeContext& ctx_;
+  Document document_;
   nlohmann::ordered_json model_;
   std::vector<std::pair<const char*, nlohmann::ordered_json>> trailing_;  ///< after "nodes"
 };

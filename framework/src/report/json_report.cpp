@@ -718,8 +718,25 @@ Json json_report(const ComputeContext& ctx, const ReportOptions& options) {
   return doc;
 }
 
-JsonReportWriter::JsonReportWriter(const ComputeContext& ctx, const ReportOptions& options)
-    : ctx_(ctx), model_(model_json(ctx, options)), trailing_(trailing_members(ctx, options)) {}
+namespace {
+/// The shapes document's members after "values".
+std::vector<std::pair<const char*, Json>> shapes_trailing_members(const ComputeContext& ctx) {
+  std::vector<std::pair<const char*, Json>> out;
+  out.emplace_back("symbols", symbols_json(ctx));
+  out.emplace_back("constraints", constraints_json(ctx));
+  out.emplace_back("warnings", warnings_json(ctx));
+  out.emplace_back("rule_failures", rule_failures_json(ctx));
+  return out;
+}
+}  // namespace
+
+JsonReportWriter::JsonReportWriter(const ComputeContext& ctx, const ReportOptions& options,
+                                   Document document)
+    : ctx_(ctx),
+      document_(document),
+      model_(model_json(ctx, options)),
+      trailing_(document == Document::kShapes ? shapes_trailing_members(ctx)
+                                              : trailing_members(ctx, options)) {}
 
 void JsonReportWriter::write(const std::function<void(std::string_view)>& sink) const {
   // The document of json_report(...).dump(2), written value by value and node by node into one
@@ -733,7 +750,8 @@ void JsonReportWriter::write(const std::function<void(std::string_view)>& sink) 
     sink(out.text());
     out.clear();
   };
-  out.put("{\n  \"format\": \"cctx.analysis/1\",\n  \"model\": ");
+  out.put(document_ == Document::kShapes ? "{\n  \"format\": \"cctx.shapes/1\",\n  \"model\": "
+                                         : "{\n  \"format\": \"cctx.analysis/1\",\n  \"model\": ");
   append_nested(out, model_, 1);
   out.put(",\n  \"values\": {");
   // One writer for every value and node: each is a complete value, after which the writer is
@@ -754,16 +772,18 @@ void JsonReportWriter::write(const std::function<void(std::string_view)>& sink) 
   } else {
     out.put("\n  }");
   }
-  out.put(",\n  \"nodes\": [");
-  for (NodeId n = 0; n < ctx_.node_count(); ++n) {
-    out.line(n != 0, 4);
-    write_node(w, ctx_, n);
-    hand_over_if_full();
-  }
-  if (ctx_.node_count() == 0) {
-    out.put(']');
-  } else {
-    out.put("\n  ]");
+  if (document_ == Document::kAnalysis) {
+    out.put(",\n  \"nodes\": [");
+    for (NodeId n = 0; n < ctx_.node_count(); ++n) {
+      out.line(n != 0, 4);
+      write_node(w, ctx_, n);
+      hand_over_if_full();
+    }
+    if (ctx_.node_count() == 0) {
+      out.put(']');
+    } else {
+      out.put("\n  ]");
+    }
   }
   for (const auto& [key, member] : trailing_) {
     out.put(",\n  \"");
@@ -837,10 +857,7 @@ Json shapes_json(const ComputeContext& ctx, const ReportOptions& options) {
   doc["format"] = "cctx.shapes/1";
   doc["model"] = model_json(ctx, options);
   doc["values"] = values_json(ctx);
-  doc["symbols"] = symbols_json(ctx);
-  doc["constraints"] = constraints_json(ctx);
-  doc["warnings"] = warnings_json(ctx);
-  doc["rule_failures"] = rule_failures_json(ctx);
+  for (auto& [key, member] : shapes_trailing_members(ctx)) doc[key] = std::move(member);
   return doc;
 }
 
