@@ -694,7 +694,7 @@ void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
 void append_nested(TextBuffer& out, const Json& value, int levels) {
   const std::string text = safe_text::json(value, 2);
   const std::string_view view = text;
-  const auto pad = static_cast<std::size_t>(2 * levels);
+  const auto pad = 2 * static_cast<std::size_t>(levels);
   std::size_t from = 0;
   for (std::size_t nl = view.find('\n'); nl != std::string::npos; nl = view.find('\n', from)) {
     out.put(view.substr(from, nl - from));
