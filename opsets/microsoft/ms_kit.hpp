@@ -6,7 +6,6 @@
 #include <cctx/sdk/kit.hpp>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace cctx::opsets::microsoft {
 
@@ -37,13 +36,6 @@ inline bool positive_attr(const INodeView& node, const char* name, std::int64_t*
   *error = "attribute '" + std::string(name) + "' is " + std::to_string(*value) +
            ", expected a positive value";
   return false;
-}
-
-/// The single element of input i's known value (a scalar or [1] integer tensor), else invalid.
-inline Dim scalar_value(const INodeView& node, std::uint32_t i) {
-  std::vector<Dim> v;
-  if (!input_values(node, i, &v) || v.size() != 1) return Dim();
-  return v[0];
 }
 
 }  // namespace cctx::opsets::microsoft

@@ -228,7 +228,7 @@ struct RunOverhead {
   std::int64_t base = 0;
   std::int64_t per_node = 0;
   std::int64_t at(std::size_t n) const {
-    return base == 0 && per_node == 0 ? 0 : base + per_node * static_cast<std::int64_t>(n + 1);
+    return base + per_node * static_cast<std::int64_t>(n + 1);
   }
 };
 

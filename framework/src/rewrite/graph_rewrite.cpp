@@ -133,6 +133,19 @@ class Rewriter {
   }
 
   std::vector<WorkNode>& nodes() { return nodes_; }
+  /// The live nodes in the order the rewritten graph lists them: by slot (the original's
+  /// position, a replacement its anchor's), then by sequence within a slot.
+  std::vector<std::size_t> live_in_written_order() const {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i].alive) order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      if (nodes_[a].slot != nodes_[b].slot) return nodes_[a].slot < nodes_[b].slot;
+      return nodes_[a].sequence < nodes_[b].sequence;
+    });
+    return order;
+  }
   const std::vector<std::pair<std::string, std::size_t>>& applied() const { return applied_; }
   /// Initializers that lost their last reader to a rewrite.
   bool orphaned(const std::string& name) const {
@@ -542,19 +555,11 @@ class Rewriter {
   /// outputs. Renames apply at once, so equal chains collapse in one sweep. Returns the nodes
   /// removed.
   std::size_t common_subexpressions(const RewriteRule& rule) {
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      if (nodes_[i].alive) order.push_back(i);
-    }
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      if (nodes_[a].slot != nodes_[b].slot) return nodes_[a].slot < nodes_[b].slot;
-      return nodes_[a].sequence < nodes_[b].sequence;
-    });
     std::unordered_map<std::string, std::size_t> first_of;
     std::size_t removed = 0;
-    for (std::size_t id : order) {
+    for (std::size_t id : live_in_written_order()) {
       WorkNode& n = nodes_[id];
-      if (!n.alive || !shareable(n)) continue;
+      if (!shareable(n)) continue;
       std::string key = n.domain + '\n' + n.proto->op_type() + '\n' +
                         std::to_string(n.outputs.size()) + '\n' + attribute_text(*n.proto);
       for (const std::string& in : n.inputs) key += '\n' + in;
@@ -796,22 +801,15 @@ std::unique_ptr<RewrittenModel> rewrite_model(
   borrow(graph.quantization_annotation(), g->mutable_quantization_annotation());
 
   std::vector<WorkNode>& nodes = rewriter.nodes();
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
+  std::vector<std::size_t> order = rewriter.live_in_written_order();
+  // A Constant whose every reader went with a rewrite goes too (ONNX Runtime holds Constant
+  // nodes as initializers, and drops unread ones).
+  std::erase_if(order, [&](std::size_t i) {
     const WorkNode& n = nodes[i];
-    if (!n.alive) continue;
-    // A Constant whose every reader went with a rewrite goes too (ONNX Runtime holds Constant
-    // nodes as initializers, and drops unread ones).
-    if (n.proto->op_type() == "Constant" && n.domain.empty() && n.outputs.size() == 1 &&
-        rewriter.orphaned(n.outputs[0])) {
-      ++dropped;
-      continue;
-    }
-    order.push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (nodes[a].slot != nodes[b].slot) return nodes[a].slot < nodes[b].slot;
-    return nodes[a].sequence < nodes[b].sequence;
+    const bool unread = n.proto->op_type() == "Constant" && n.domain.empty() &&
+                        n.outputs.size() == 1 && rewriter.orphaned(n.outputs[0]);
+    dropped += unread ? 1 : 0;
+    return unread;
   });
   g->mutable_node()->Reserve(static_cast<int>(order.size()));
   for (std::size_t i : order) {

@@ -463,7 +463,6 @@ RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
   }
   r.pattern = Reader(pattern, r.name, "pattern").nodes(false);
   r.replacement = Reader(replacement, r.name, "replacement").nodes(true);
-  r.pass = pass;
   for (std::size_t k = 0; k < r.pattern.size(); ++k) {
     for (const std::string& o : r.pattern[k].outputs) {
       if (o != "_") r.produced_by.emplace(o, k);

@@ -16,13 +16,6 @@ namespace {
 
 constexpr std::int64_t kMaxValueElements = 64;
 
-/// The single element of input i's value (scalar or one-element tensor), or an invalid Dim.
-Dim scalar_value(const INodeView& node, std::uint32_t i) {
-  std::vector<Dim> v;
-  if (!input_values(node, i, &v) || v.size() != 1) return Dim();
-  return v[0];
-}
-
 /// The single element of input i as a double when it is a small floating constant.
 bool scalar_float(const INodeView& node, std::uint32_t i, double* out) {
   Span<double> v;

@@ -14,7 +14,6 @@
 //                       16,384 bytes (tests/decoders, ONNX Runtime 1.23)
 // FusedConv and the NCHWc Conv may write their output into the Sum input (MayInplace(3, 0)).
 #include <string>
-#include <vector>
 
 #include "families.hpp"
 #include "ort_kit.hpp"
@@ -27,25 +26,18 @@ constexpr sdk::kit::FnInplacePolicy kSumInPlace{
 
 constexpr std::uint32_t kGqaQuery = 0, kGqaPastKey = 3, kGqaTotalLength = 6;
 
-/// The single element of input i's known value, else invalid.
-Dim scalar_input(const INodeView& node, std::uint32_t i) {
-  std::vector<Dim> v;
-  if (!input_values(node, i, &v) || v.size() != 1) return Dim();
-  return v[0];
-}
-
 Status group_query_attention_scratch(const INodeView& node, sdk::IScratchSink& out) {
   Shape q;
   if (!known_shape(node, kGqaQuery, &q, 3)) return unsupported("query shape unknown");
   std::int64_t heads = 0;
   if (!node.attr_int("num_heads", &heads)) return unsupported("num_heads missing");
-  const Dim total = scalar_input(node, kGqaTotalLength);
+  const Dim total = scalar_value(node, kGqaTotalLength);
   if (!total.valid()) return unsupported("total_sequence_length unknown");
   Shape past;
   const Dim rows = known_shape(node, kGqaPastKey, &past, 4) ? max(past.dims[2], total) : total;
   std::int64_t element = 0;
   std::string why;
-  if (!sdk::kit::input_element_bytes(node, kGqaQuery, &element, &why)) return unsupported(why);
+  if (!input_element_bytes(node, kGqaQuery, &element, &why)) return unsupported(why);
   return out.set_bytes(q.dims[0] * node.constant(heads) * q.dims[1] * rows * element);
 }
 

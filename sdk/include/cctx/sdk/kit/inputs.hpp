@@ -56,6 +56,14 @@ inline Shape known_input(const INodeView& node, IShapeSink& out, std::uint32_t k
   return in;
 }
 
+/// The single element of input i's known value (a scalar or one-element tensor), else an
+/// invalid Dim.
+inline Dim scalar_value(const INodeView& node, std::uint32_t i) {
+  std::vector<Dim> v;
+  if (!input_values(node, i, &v) || v.size() != 1) return Dim();
+  return v[0];
+}
+
 /// Input i's shape when present with a known rank (equal to `rank` when rank >= 0).
 inline bool known_shape(const INodeView& node, std::uint32_t i, Shape* shape, int rank = -1) {
   if (!has_input(node, i)) return false;
