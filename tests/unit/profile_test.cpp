@@ -229,7 +229,8 @@ TEST_F(ProfileTest, UnknownNestedKeyNamesTheSection) {
 
 TEST_F(ProfileTest, UnknownKeyInPluginEntryNamesTheEntry) {
   EXPECT_EQ(error_in("plugins:\n  - name: onnx\n  - name: x\n    overide: true\n"),
-            "4:5: unknown key 'overide' in 'plugins[1]'; allowed: name, path, options, override; "
+            "4:5: unknown key 'overide' in 'plugins[1]'; allowed: name, path, options, override, "
+            "toolchain; "
             "did you mean 'override'?");
 }
 

@@ -22,7 +22,11 @@ struct PluginSpec {
   /// plugin does not accept is reported there. Keys set by code have none (then `where`).
   std::vector<std::pair<std::string, std::string>> option_where;
   bool override_rules = false;  ///< `override: true`: may replace rules registered earlier
-  std::string where;            ///< "file:line:column" of the entry, for messages
+  /// `toolchain: strict`: refuse the plugin when its C++ runtime differs from cctx's (another
+  /// library, ABI or debug layout); by default such a plugin loads with a warning, since no
+  /// C++ library type crosses the boundary.
+  bool strict_toolchain = false;
+  std::string where;  ///< "file:line:column" of the entry, for messages
 };
 
 enum class InplaceFallback { kNone, kStructural };

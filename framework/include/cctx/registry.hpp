@@ -91,7 +91,15 @@ class RuleRegistry {
   ResolvedRules resolve(std::string_view domain, std::string_view op_type,
                         std::int64_t opset) const;
 
+  /// The op type of `domain` with a `kind` rule closest to `op_type` when it looks like a typo
+  /// of it ("did you mean"), else empty.
+  std::string closest_op(RuleKind kind, std::string_view domain, std::string_view op_type) const;
+
   void declare_domain(DomainRange range);
+  /// What loading the plugins found worth a word without refusing them (a plugin built with
+  /// another C++ runtime): every analysis repeats it among its warnings.
+  void add_load_warning(std::string message) { load_warnings_.push_back(std::move(message)); }
+  const std::vector<std::string>& load_warnings() const { return load_warnings_; }
   const std::vector<DomainRange>& domains() const { return domains_; }
   /// True when a loaded plugin declared `domain` (or registered a rule in it).
   bool knows_domain(std::string_view domain) const;
@@ -116,6 +124,7 @@ class RuleRegistry {
  private:
   DomainMap tables_[kRuleKindCount];
   std::vector<DomainRange> domains_;
+  std::vector<std::string> load_warnings_;
   std::vector<std::shared_ptr<const RewriteRule>> rewrites_;
   std::map<std::int32_t, std::pair<std::uint32_t, std::string>> dtypes_;
 };

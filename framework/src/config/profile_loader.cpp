@@ -38,7 +38,8 @@ using detail::quote;
 constexpr std::string_view kTopKeys[] = {
     "profile", "extends", "plugins", "plugin_path", "ops",         "symbols",      "shapes", "tags",
     "inplace", "memory",  "scratch", "report",      "expressions", "decision_log", "limits"};
-constexpr std::string_view kPluginKeys[] = {"name", "path", "options", "override"};
+constexpr std::string_view kPluginKeys[] = {"name", "path", "options", "override", "toolchain"};
+constexpr std::string_view kToolchainPolicies[] = {"lenient", "strict"};
 constexpr std::string_view kShapesKeys[] = {"strict", "fallback"};
 constexpr std::string_view kShapeFallbacks[] = {"onnx_schema", "declared", "unknown_rank"};
 constexpr std::string_view kEnabledKeys[] = {"enabled"};
@@ -513,6 +514,8 @@ PluginSpec ProfileReader::read_plugin(const Field& item) const {
         spec.option_where.emplace_back(option.key,
                                        detail::location(check_.source(), option.key_mark));
       }
+    } else if (e.key == "toolchain") {
+      spec.strict_toolchain = check_.one_of(e.value, kToolchainPolicies) == "strict";
     } else {
       spec.override_rules = check_.boolean(e.value);
     }

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "text/nearest_word.hpp"
+
 namespace cctx::detail {
 
 /// A node together with its dotted name ("shapes.strict", "plugins[0].options") and the mark of
@@ -49,12 +51,6 @@ std::string describe(const YAML::Node& node);
 
 /// Joins choices with ", " for "allowed: ..." lists.
 std::string join(std::span<const std::string_view> words);
-
-/// Optimal-string-alignment distance (insertions, deletions, substitutions, transpositions).
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
-/// The choice closest to `word` when it is a plausible typo (distance <= 2), else empty.
-std::string_view closest(std::string_view word, std::span<const std::string_view> choices);
 
 /// True for `[A-Za-z_][A-Za-z0-9_]*`.
 bool is_symbol_name(std::string_view text);

@@ -94,6 +94,11 @@ detail::PoolImpl::PoolImpl(ExprLimits lim) : limits(lim) {
   small_ints.assign(static_cast<std::size_t>(kSmallMax - kSmallMin + 1), 0xffffffffU);
   nodes.reserve(256);
   payload.reserve(1024);
+  // Handle 0 names no expression: a default-constructed handle (an SDK `Dim()` never set) must be
+  // refused, not read as whichever expression was interned first. The placeholder is an integer
+  // 0 kept outside the intern table, so no interned expression ever has id 0.
+  nodes.emplace_back();
+  extra.emplace_back();
 }
 
 void detail::PoolImpl::warn(std::string msg) { warnings.push_back(std::move(msg)); }

@@ -47,6 +47,7 @@ constexpr std::int64_t kNewestKnownIrVersion = 13;
 /// their meaning), but not without a word: an operator a newer opset changed is analysed with
 /// the rules of the newest version cctx has.
 void warn_about_versions(ComputeContext::State& s, const Model& model) {
+  for (const std::string& w : s.registry->load_warnings()) s.warn(kInvalidId, w);
   const onnx::ModelProto& proto = model.proto();
   if (proto.ir_version() > kNewestKnownIrVersion) {
     s.warn(kInvalidId, model.source() + ": IR version " + std::to_string(proto.ir_version()) +
@@ -56,21 +57,41 @@ void warn_about_versions(ComputeContext::State& s, const Model& model) {
   }
   for (const onnx::OperatorSetIdProto& op : proto.opset_import()) {
     const std::string_view domain = normalize_domain(op.domain());
-    std::int64_t newest = -1;
-    std::string origin;
+    std::int64_t newest = -1, oldest = -1;
+    std::string newest_origin, oldest_origin;
+    bool covered = false;
     for (const DomainRange& range : s.registry->domains()) {
-      if (normalize_domain(range.domain) != domain || range.max_version <= newest) continue;
-      newest = range.max_version;
-      origin = range.origin;
+      if (normalize_domain(range.domain) != domain) continue;
+      covered = covered || (op.version() >= range.min_version && op.version() <= range.max_version);
+      if (range.max_version > newest) {
+        newest = range.max_version;
+        newest_origin = range.origin;
+      }
+      if (oldest < 0 || range.min_version < oldest) {
+        oldest = range.min_version;
+        oldest_origin = range.origin;
+      }
     }
-    if (newest >= 0 && op.version() > newest) {
-      s.warn(kInvalidId, model.source() + ": the model imports " +
-                             (domain.empty() ? std::string("ai.onnx") : std::string(domain)) +
-                             " opset " + std::to_string(op.version()) +
-                             ", newer than the newest the loaded rules know (" +
-                             std::to_string(newest) + ", " + origin +
-                             "); operators changed since then are analysed with older rules");
+    if (newest < 0 || covered) continue;
+    const std::string imports = model.source() + ": the model imports " +
+                                (domain.empty() ? std::string("ai.onnx") : std::string(domain)) +
+                                " opset " + std::to_string(op.version());
+    // A custom domain's versions are the vendor's own: the plugin said which it knows, so
+    // strict analysis refuses the others (ai.onnx's newer opsets keep most operators).
+    std::string message;
+    if (op.version() > newest) {
+      message = imports + ", newer than the newest the loaded rules know (" +
+                std::to_string(newest) + ", " + newest_origin +
+                "); operators changed since then are analysed with older rules";
+    } else if (op.version() < oldest) {
+      message = imports + ", older than the oldest the loaded rules know (" +
+                std::to_string(oldest) + ", " + oldest_origin + "); its operators have no rules";
+    } else {
+      message = imports + ", which no loaded plugin declares (between " + std::to_string(oldest) +
+                " and " + std::to_string(newest) + ")";
     }
+    if (s.options.shapes.strict && !domain.empty()) throw AnalysisError(message);
+    s.warn(kInvalidId, message);
   }
 }
 

@@ -19,8 +19,7 @@ std::uint32_t api_integer(void* p, std::int64_t value) noexcept {
 
 std::uint32_t api_binary(void* p, sdk::ExprOp op, std::uint32_t a, std::uint32_t b) noexcept {
   ExprBridge& bridge = self(p);
-  // Either handle is invalid exactly when the larger one is: one compare for both.
-  if (const std::uint32_t top = std::max(a, b); !bridge.valid(top)) {
+  if (const std::uint32_t top = worst(a, b); !bridge.valid(top)) {
     return bridge.reject(top, "ExprApi::binary");
   }
   ExprPool& pool = bridge.pool();
@@ -94,7 +93,7 @@ std::int32_t api_as_int(void* p, std::uint32_t e, std::int64_t* out) noexcept {
 }
 
 sdk::DimRelation api_compare(void* p, std::uint32_t a, std::uint32_t b) noexcept {
-  if (const std::uint32_t top = std::max(a, b); !self(p).valid(top)) {
+  if (const std::uint32_t top = worst(a, b); !self(p).valid(top)) {
     self(p).reject(top, "ExprApi::compare");
     return sdk::DimRelation::kUnknown;
   }
@@ -175,17 +174,28 @@ ExprBridge::ExprBridge(ExprPool& pool) : pool_(&pool) {
 }
 
 std::string invalid_handle_error(const InvalidHandle& bad) {
+  if (!bad.misread.empty()) {
+    return "read " + bad.misread + " (" + bad.where + ")";
+  }
+  if (bad.handle == 0) {
+    return std::string("used a Dim that was never set (handle 0) through ") + bad.where;
+  }
   return "returned an invalid expression handle " + std::to_string(bad.handle) + " through " +
          bad.where;
 }
 
 bool ExprBridge::recount(std::uint32_t handle) {
   known_count_ = pool_->node_count();
-  return handle < known_count_;
+  return handle != 0 && handle < known_count_;
+}
+
+std::uint32_t ExprBridge::misread(const char* where, std::string what) {
+  if (!invalid_) invalid_ = InvalidHandle{0, where, std::move(what)};
+  return 0;
 }
 
 std::uint32_t ExprBridge::reject(std::uint32_t handle, const char* where) {
-  if (!invalid_) invalid_ = InvalidHandle{handle, where};
+  if (!invalid_) invalid_ = InvalidHandle{handle, where, {}};
   try {
     return pool_->integer(1).id;
   } catch (...) {

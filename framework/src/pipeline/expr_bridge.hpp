@@ -20,6 +20,8 @@ namespace cctx {
 struct InvalidHandle {
   std::uint32_t handle = 0;
   const char* where = nullptr;
+  /// For a read the node cannot answer (ExprBridge::misread), what was read.
+  std::string misread;
   explicit operator bool() const { return where != nullptr; }
 };
 
@@ -38,14 +40,19 @@ class ExprBridge {
   /// Errors raised since the last call, in order.
   std::vector<std::string> take_errors() { return std::exchange(errors_, {}); }
 
-  /// True when `handle` names an expression of the pool. The pool only grows, so a count read
-  /// once stays a lower bound: a handle below it passes with one compare, and only one at or
-  /// above it reads the pool's count again.
+  /// True when `handle` names an expression of the pool. Handle 0 never does (the pool keeps it
+  /// for "never set": an SDK `Dim()`). The pool only grows, so a count read once stays a lower
+  /// bound: a handle below it passes with two compares, and only one at or above it reads the
+  /// pool's count again.
   bool valid(std::uint32_t handle) {
-    if (handle < known_count_) [[likely]]
+    if (handle != 0 && handle < known_count_) [[likely]]
       return true;
     return recount(handle);
   }
+  /// Marks the running rule call as failed by a read the node cannot answer (`what`: "dim 2 of
+  /// input 0 'X', whose rank is 2") through `where`, and returns handle 0, which names nothing:
+  /// a rule that goes on with it fails anyway.
+  [[gnu::cold]] std::uint32_t misread(const char* where, std::string what);
   /// Marks the running rule call as failed by `handle` (the first one is kept) and returns a
   /// harmless valid handle, the integer 1, for the plugin to go on with: its results are thrown
   /// away once it returns.
@@ -72,5 +79,16 @@ class ExprBridge {
 };
 
 inline Expr to_expr(std::uint32_t handle) { return Expr{handle}; }
+
+/// Of two handles, the one to check: ExprBridge::valid(worst(a, b)) holds exactly when both are
+/// valid. Invalid handles are 0 and those past the pool; on `h - 1` (0 wraps to the top) the
+/// larger is invalid whenever either is, so one check covers a whole list.
+constexpr std::uint32_t worst(std::uint32_t a, std::uint32_t b) { return b - 1 > a - 1 ? b : a; }
+/// The handle to check of `count` handles (count >= 1).
+inline std::uint32_t worst_of(const std::uint32_t* handles, std::size_t count) {
+  std::uint32_t w = handles[0];
+  for (std::size_t k = 1; k < count; ++k) w = worst(w, handles[k]);
+  return w;
+}
 
 }  // namespace cctx

@@ -6,6 +6,7 @@
 
 #include "model/tensor_data.hpp"
 #include "pipeline/shape_types.hpp"
+#include "text/nearest_word.hpp"
 
 namespace cctx {
 
@@ -66,10 +67,33 @@ std::int32_t HostNodeView::input_rank(std::uint32_t i) const noexcept {
   if (v == kNoValue || !shapes_.values[v].known_rank) return -1;
   return static_cast<std::int32_t>(shapes_.values[v].dims.size());
 }
+std::string HostNodeView::describe_input(std::uint32_t i) const {
+  const ValueId v = input_value_id(i);
+  std::string text = "input " + std::to_string(i);
+  if (v == kNoValue) return text + ", which the node does not have";
+  text += " '" + std::string(state_.graph->value(v).name) + "'";
+  return text;
+}
+
+// A read the node cannot answer fails the rule (sdk README "Loud, not silent"): before SDK 1.8's
+// host it gave the dim 0, and an output quietly became [B, S, 0].
 std::uint32_t HostNodeView::input_dim_handle(std::uint32_t i, std::uint32_t axis) const noexcept {
   ValueId v = input_value_id(i);
-  if (v == kNoValue || axis >= shapes_.values[v].dims.size()) return state_.pool->integer(0).id;
-  return shapes_.values[v].dims[axis].id;
+  if (v != kNoValue && axis < shapes_.values[v].dims.size() && shapes_.values[v].known_rank)
+      [[likely]] {
+    return shapes_.values[v].dims[axis].id;
+  }
+  try {
+    std::string what = "dim " + std::to_string(axis) + " of " + describe_input(i);
+    if (v != kNoValue) {
+      what += shapes_.values[v].known_rank
+                  ? ", whose rank is " + std::to_string(shapes_.values[v].dims.size())
+                  : ", whose rank is unknown";
+    }
+    return bridge_.misread("INodeView::input_dim_handle", std::move(what));
+  } catch (...) {
+    return bridge_.misread("INodeView::input_dim_handle", {});
+  }
 }
 std::int32_t HostNodeView::input_value_size(std::uint32_t i) const noexcept {
   ValueId v = input_value_id(i);
@@ -78,8 +102,21 @@ std::int32_t HostNodeView::input_value_size(std::uint32_t i) const noexcept {
 }
 std::uint32_t HostNodeView::input_value_handle(std::uint32_t i, std::uint32_t k) const noexcept {
   ValueId v = input_value_id(i);
-  if (v == kNoValue || k >= shapes_.values[v].value.size()) return state_.pool->integer(0).id;
-  return shapes_.values[v].value[k].id;
+  if (v != kNoValue && shapes_.values[v].has_value && k < shapes_.values[v].value.size())
+      [[likely]] {
+    return shapes_.values[v].value[k].id;
+  }
+  try {
+    std::string what = "element " + std::to_string(k) + " of the value of " + describe_input(i);
+    if (v != kNoValue) {
+      what += shapes_.values[v].has_value
+                  ? ", which has " + std::to_string(shapes_.values[v].value.size()) + " elements"
+                  : ", which is not known";
+    }
+    return bridge_.misread("INodeView::input_value_handle", std::move(what));
+  } catch (...) {
+    return bridge_.misread("INodeView::input_value_handle", {});
+  }
 }
 bool HostNodeView::input_float_values(std::uint32_t i, sdk::Span<double>* out) const noexcept {
   ValueId v = input_value_id(i);
@@ -211,10 +248,40 @@ bool HostNodeView::input_is_constant(std::uint32_t i) const noexcept {
 
 const AttributeKey* HostNodeView::find_key(sdk::StringRef name) const noexcept {
   const std::string_view wanted(name.size == 0 ? "" : name.data, name.size);
-  for (const AttributeKey& key : state_.graph->index().attributes(node_)) {
-    if (key.named(wanted)) return &key;
+  const std::span<const AttributeKey> keys = state_.graph->index().attributes(node_);
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (keys[k].named(wanted)) {
+      if (k < 64) attributes_read_ |= std::uint64_t{1} << k;
+      return &keys[k];
+    }
+  }
+  // Kept for attribute_slips(): only when the node has attributes a slip could have meant, and
+  // a few (a rule probing a dozen optional names is not slipping a dozen times). Copied: the
+  // plugin's text lives only as long as the call.
+  if (!keys.empty() && attributes_missed_.size() < 16) {
+    try {
+      attributes_missed_.emplace_back(wanted);
+    } catch (...) {
+    }
   }
   return nullptr;
+}
+
+std::string HostNodeView::attribute_slips() const {
+  if (attributes_missed_.empty()) return {};
+  const std::span<const AttributeKey> keys = state_.graph->index().attributes(node_);
+  std::vector<std::string_view> unread;
+  for (std::size_t k = 0; k < keys.size() && k < 64; ++k) {
+    if ((attributes_read_ >> k & 1U) == 0) unread.emplace_back(keys[k].proto->name());
+  }
+  std::string text;
+  for (const std::string& missed : attributes_missed_) {
+    const std::string_view near = detail::closest(missed, unread);
+    if (near.empty() || text.find("'" + missed + "'") != std::string::npos) continue;
+    text += (text.empty() ? "" : "; ") + std::string("attribute '") + missed +
+            "', which the node does not have (did you mean '" + std::string(near) + "'?)";
+  }
+  return text;
 }
 
 const onnx::AttributeProto* HostNodeView::find(sdk::StringRef name) const noexcept {

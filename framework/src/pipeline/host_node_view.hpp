@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cctx/sdk/node_view.hpp>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/graph_index.hpp"
@@ -65,7 +67,15 @@ class HostNodeView final : public sdk::INodeView {
 
   NodeId id() const { return node_; }
 
+  /// An attribute the rule asked for that the node does not have, when the node has one of
+  /// nearly the same name that the rule never read ("num_head" where the node says
+  /// "num_heads"): "attribute 'num_head', which the node does not have (did you mean
+  /// 'num_heads'?)". Empty when there is none. Read after the rule returns.
+  std::string attribute_slips() const;
+
  private:
+  /// "input 1 'X'", or "input 3, which the node does not have".
+  std::string describe_input(std::uint32_t i) const;
   const AttributeKey* find_key(sdk::StringRef name) const noexcept;
   const onnx::AttributeProto* find(sdk::StringRef name) const noexcept;
   ValueId input_value_id(std::uint32_t i) const noexcept;
@@ -87,6 +97,10 @@ class HostNodeView final : public sdk::INodeView {
   // 10k-node graph, one per view.)
   mutable std::vector<std::vector<std::uint32_t>> fraction_handles_;
   mutable std::vector<std::vector<std::uint32_t>> float_handles_;  // input_float_handles
+  // Which of the node's attributes the rule read (bit k: the k-th, the first 64), and the names
+  // it asked for that the node does not have: attribute_slips().
+  mutable std::uint64_t attributes_read_ = 0;
+  mutable std::vector<std::string> attributes_missed_;
 };
 
 }  // namespace cctx

@@ -78,6 +78,10 @@ void node_scratch(Analysis& s, const ShapeResult& shapes, ExprBridge& bridge, No
   for (const std::string& e : bridge.take_errors()) {
     s.warn(n, describe_node(*s.graph, n) + ": expression error in scratch estimate: " + e);
   }
+  if (const std::string slips = view.attribute_slips(); !slips.empty()) {
+    s.warn(n, describe_node(*s.graph, n) + ": the scratch rule of " + std::string(origin) +
+                  " asked for " + slips + "; its default was used");
+  }
   if (invalid) {
     // The plugin broke the boundary's contract: whatever it returned, the estimate is unknown,
     // and the warning names the plugin.
@@ -87,6 +91,9 @@ void node_scratch(Analysis& s, const ShapeResult& shapes, ExprBridge& bridge, No
   if (status == sdk::Status::kOk && sink.set()) {
     scratch[n] = s.pool->add(scratch[n], sink.bytes());
     return;
+  }
+  if (status == sdk::Status::kOk && sink.error().empty()) {
+    sink.set_error("the scratch rule returned OK but set no bytes");
   }
   // Never a silent 0: an estimate that cannot be computed is a named unknown.
   const NodeEntry& node = s.graph->node(n);

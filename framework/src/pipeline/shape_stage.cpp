@@ -93,9 +93,9 @@ class HostShapeSink final : public sdk::IShapeSink {
         shape.dims.reserve(static_cast<std::size_t>(rank));
         // Some handle is invalid exactly when the largest one is: one check after the copy (none
         // for a scalar, whose empty dims are valid even in an empty pool).
-        std::uint32_t top = 0;
+        std::uint32_t top = rank > 0 ? dims[0] : 0;
         for (std::int32_t k = 0; k < rank; ++k) {
-          top = std::max(top, dims[k]);
+          top = worst(top, dims[k]);
           shape.dims.push_back(Expr{dims[k]});
         }
         if (rank > 0 && !bridge_.valid(top)) return refuse(top, "IShapeSink::set_output");
@@ -123,7 +123,7 @@ class HostShapeSink final : public sdk::IShapeSink {
       if (v == kNoValue || count > kMaxValueElements) return sdk::Status::kOk;
       // No handle at all is valid even in an empty pool (a scalar of a model without dims).
       if (count > 0) {
-        const std::uint32_t top = *std::max_element(values, values + count);
+        const std::uint32_t top = worst_of(values, count);
         if (!bridge_.valid(top)) return refuse(top, "IShapeSink::set_output_value");
       }
       ValueShape& shape = out_.values[v];
@@ -143,8 +143,7 @@ class HostShapeSink final : public sdk::IShapeSink {
       if (out >= node_.outputs.size()) return fail_bad_output(out);
       ValueId v = node_.outputs[out];
       if (v == kNoValue || count > kMaxValueElements || count == 0) return sdk::Status::kOk;
-      const std::uint32_t top =
-          std::max(*std::max_element(nums, nums + count), *std::max_element(dens, dens + count));
+      const std::uint32_t top = worst(worst_of(nums, count), worst_of(dens, count));
       if (!bridge_.valid(top)) return refuse(top, "IShapeSink::set_output_fraction_handles");
       FractionValue f;
       bool integral = true;
@@ -303,7 +302,7 @@ class HostShapeSink final : public sdk::IShapeSink {
         if (ranks[k] > 0) dim_count += static_cast<std::size_t>(ranks[k]);
       }
       if (dim_count > 0) {
-        const std::uint32_t top = *std::max_element(dims, dims + dim_count);
+        const std::uint32_t top = worst_of(dims, dim_count);
         if (!bridge_.valid(top)) return refuse(top, "IShapeSink::set_output_elements");
       }
       std::vector<ElementShape> elements(count);
@@ -402,7 +401,7 @@ class HostShapeSink final : public sdk::IShapeSink {
   }
 
   sdk::Status bound_fresh_dim_handle(std::uint32_t dim, std::uint32_t upper) noexcept override {
-    if (const std::uint32_t top = std::max(dim, upper); !bridge_.valid(top)) {
+    if (const std::uint32_t top = worst(dim, upper); !bridge_.valid(top)) {
       return refuse(top, "IShapeSink::bound_fresh_dim");
     }
     if (std::find(fresh_made_.begin(), fresh_made_.end(), dim) == fresh_made_.end()) {
@@ -436,8 +435,8 @@ class HostShapeSink final : public sdk::IShapeSink {
   sdk::Status record(sdk::ConstraintKind kind, std::uint32_t a, std::uint32_t b, std::uint32_t c,
                      bool required, const char* what) noexcept {
     // `c` means something for kOneOf only; elsewhere whatever the plugin passed is not read.
-    if (kind != sdk::ConstraintKind::kOneOf && !bridge_.valid(c)) c = 0;
-    if (const std::uint32_t top = std::max({a, b, c}); !bridge_.valid(top))
+    if (kind != sdk::ConstraintKind::kOneOf) c = a;
+    if (const std::uint32_t top = worst(worst(a, b), c); !bridge_.valid(top))
       return refuse(top, what);
     try {
       out_.constraints.push_back(
@@ -693,7 +692,11 @@ class ShapeStage {
       for (const std::string& e : bridge_.take_errors()) {
         s_.warn(n, describe_node(*s_.graph, n) + ": expression error: " + e);
       }
-      if (status == sdk::Status::kOk && !invalid) {
+      if (const std::string slips = view.attribute_slips(); !slips.empty()) {
+        s_.warn(n, describe_node(*s_.graph, n) + ": the shape rule of " + std::string(origin) +
+                       " asked for " + slips + "; its default was used");
+      }
+      if (status == sdk::Status::kOk && !invalid && !set_nothing(node, sink)) {
         for (std::size_t k = 0; k < node.outputs.size(); ++k) done.set(k, sink.output_set(k));
         sink.commit_fractions();
       } else {
@@ -701,6 +704,9 @@ class ShapeStage {
         const std::string by = " (shape rule " + std::string(origin) + ")";
         if (invalid) {
           rule_error = invalid_handle_error(invalid);
+        } else if (status == sdk::Status::kOk) {
+          // Not "no shape rule": there is one, and it said it had answered.
+          rule_error = "the shape rule returned OK but set no output";
         } else {
           rule_error = sink.error().empty() ? "shape rule failed" : sink.error();
         }
@@ -782,6 +788,17 @@ class ShapeStage {
     }
   }
 
+  /// A rule that returned OK and set none of the node's outputs (it has some) answered nothing.
+  static bool set_nothing(const NodeEntry& node, const HostShapeSink& sink) {
+    bool any = false;
+    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+      if (node.outputs[k] == kNoValue) continue;
+      if (sink.output_set(k)) return false;
+      any = true;
+    }
+    return any;
+  }
+
   static bool all_done(const NodeEntry& node, const NodeFlags& done) {
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k] != kNoValue && !done[k]) return false;
@@ -852,7 +869,12 @@ class ShapeStage {
   /// Why the fallbacks ran: no rule at all, or a rule that failed (named, as the failure's own
   /// warning names it, so that each warning explains itself).
   std::string missing_rule(NodeId n, bool rule_failed) const {
-    if (!rule_failed) return "no shape rule";
+    if (!rule_failed) {
+      const NodeEntry& node = s_.graph->node(n);
+      const std::string near = s_.registry->closest_op(RuleKind::kShape, node.domain, node.op_type);
+      return near.empty() ? std::string("no shape rule")
+                          : "no shape rule (did you mean '" + near + "'?)";
+    }
     const RuleFailure* f = s_.shape_failure(n);
     return f == nullptr ? std::string("the shape rule failed")
                         : "the shape rule of " + f->rule + " failed";

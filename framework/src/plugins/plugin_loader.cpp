@@ -46,45 +46,43 @@ const char* debug_layout_flag(std::uint32_t stdlib) {
   return stdlib == 3 ? "_ITERATOR_DEBUG_LEVEL > 0" : "_GLIBCXX_DEBUG";
 }
 
-// Refuses only what changes the layout of what a C++ runtime shares: another library, another
-// ABI of it, another debug-layout mode. Assertions (_GLIBCXX_ASSERTIONS, the default hardening of
-// several distributions) change no layout and are accepted. SDK 1.0 and 1.1 headers wrote one bit
-// for debug mode and assertions alike, so such a plugin with the bit set cannot be told apart.
-void check_toolchain(const sdk::PluginDescriptor& d, const std::string& where) {
+// How the plugin's C++ runtime differs from cctx's, empty when it does not: another library,
+// another ABI of it, another debug-layout mode. Assertions (_GLIBCXX_ASSERTIONS, the default
+// hardening of several distributions) change no layout and are not a difference. SDK 1.0 and 1.1
+// headers wrote one bit for debug mode and assertions alike, so such a plugin with the bit set
+// counts as different from a host without debug layouts.
+std::string toolchain_difference(const sdk::PluginDescriptor& d) {
   const sdk::ToolchainTag host = sdk::this_toolchain();
   const sdk::ToolchainTag& t = d.toolchain;
-  const std::string rebuild = "; rebuild the plugin with the same C++ runtime as cctx";
   if (t.stdlib != host.stdlib) {
-    throw PluginError(where + "built with " + library_name(t.stdlib) + ", but cctx uses " +
-                      library_name(host.stdlib) + rebuild);
+    return std::string("built with ") + library_name(t.stdlib) + ", but cctx uses " +
+           library_name(host.stdlib);
   }
   if (t.stdlib_abi != host.stdlib_abi) {
-    throw PluginError(where + "built with " + abi_flag(t.stdlib, t.stdlib_abi) +
-                      ", but cctx uses " + abi_flag(host.stdlib, host.stdlib_abi) + rebuild);
+    return "built with " + abi_flag(t.stdlib, t.stdlib_abi) + ", but cctx uses " +
+           abi_flag(host.stdlib, host.stdlib_abi);
   }
   const bool host_debug = (host.checked & sdk::checks::kDebugLayout) != 0;
   if (d.abi_minor < 2) {
     if (t.checked != 0 && !host_debug) {
-      throw PluginError(where + "built with " + debug_layout_flag(t.stdlib) +
-                        " or _GLIBCXX_ASSERTIONS, which SDK " + std::to_string(d.abi_major) + "." +
-                        std::to_string(d.abi_minor) +
-                        " headers do not tell apart; cctx accepts assertions but not " +
-                        debug_layout_flag(t.stdlib) +
-                        ": rebuild the plugin against SDK 1.2 or later, or without either flag");
+      return std::string("built with ") + debug_layout_flag(t.stdlib) +
+             " or _GLIBCXX_ASSERTIONS, which SDK " + std::to_string(d.abi_major) + "." +
+             std::to_string(d.abi_minor) + " headers do not tell apart, but cctx without " +
+             debug_layout_flag(t.stdlib);
     }
     if (t.checked == 0 && host_debug) {
-      throw PluginError(where + "built without " + std::string(debug_layout_flag(t.stdlib)) +
-                        ", but cctx was built with it" + rebuild);
+      return "built without " + std::string(debug_layout_flag(t.stdlib)) +
+             ", but cctx was built with it";
     }
-    return;
+    return {};
   }
   const bool plugin_debug = (t.checked & sdk::checks::kDebugLayout) != 0;
   if (plugin_debug != host_debug) {
-    throw PluginError(where + "built " + (plugin_debug ? "with " : "without ") +
-                      debug_layout_flag(t.stdlib) + ", but cctx was built " +
-                      (host_debug ? "with" : "without") +
-                      " it (it changes the standard library's layouts)" + rebuild);
+    return std::string("built ") + (plugin_debug ? "with " : "without ") +
+           debug_layout_flag(t.stdlib) + ", but cctx was built " +
+           (host_debug ? "with" : "without") + " it";
   }
+  return {};
 }
 
 // Checks the descriptor before anything of the plugin runs beyond its entry function.
@@ -107,7 +105,6 @@ void check_compatible(const sdk::PluginDescriptor& d, const fs::path& path) {
                       " bytes, smaller than ABI 1.0's " + std::to_string(kDescriptorV10Size) +
                       " bytes; the plugin is corrupt or built against a broken SDK");
   }
-  check_toolchain(d, where);
   if (d.register_rules == nullptr)
     throw PluginError(where + "plugin descriptor has no register function");
 }
@@ -286,6 +283,19 @@ void Host::load(const PluginSpec& spec) {
   if (descriptor == nullptr)
     throw PluginError(path.string() + ": entry point returned no descriptor");
   check_compatible(*descriptor, path);
+  // sdk README "Toolchains": only fixed-width scalars, SDK PODs and interfaces cross the
+  // boundary, so a plugin of another C++ runtime works (its own std types stay inside it). The
+  // profile can still ask for the same runtime (`toolchain: strict`).
+  if (const std::string difference = toolchain_difference(*descriptor); !difference.empty()) {
+    if (spec.strict_toolchain) {
+      throw PluginError(path.string() + ": " + difference +
+                        " (the profile says toolchain: strict); rebuild the plugin with the same "
+                        "C++ runtime as cctx");
+    }
+    registry_->add_load_warning(path.string() + ": " + difference +
+                                "; loaded all the same, as no C++ library type crosses the "
+                                "plugin boundary ('toolchain: strict' refuses it)");
+  }
   handle->name = descriptor->name ? descriptor->name : "";
   handle->version = descriptor->version ? descriptor->version : "";
   if (handle->name.empty()) throw PluginError(path.string() + ": plugin descriptor has no name");

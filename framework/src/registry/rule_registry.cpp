@@ -3,6 +3,7 @@
 #include "cctx/errors.hpp"
 #include "cctx/registry.hpp"
 #include "rewrite/rewrite_rule.hpp"
+#include "text/nearest_word.hpp"
 
 namespace cctx {
 
@@ -78,6 +79,19 @@ const RuleEntry* RuleRegistry::find(RuleKind kind, std::string_view domain,
   auto it = versions.upper_bound(static_cast<std::int32_t>(opset));
   if (it == versions.begin()) return nullptr;
   return &std::prev(it)->second;
+}
+
+std::string RuleRegistry::closest_op(RuleKind kind, std::string_view domain,
+                                     std::string_view op_type) const {
+  const DomainMap& table = tables_[static_cast<std::size_t>(kind)];
+  auto d = table.find(domain);
+  if (d == table.end()) return {};
+  std::vector<std::string_view> names;
+  names.reserve(d->second.size());
+  for (const auto& [name, versions] : d->second) {
+    if (name != op_type) names.emplace_back(name);
+  }
+  return std::string(detail::closest(op_type, names));
 }
 
 ResolvedRules RuleRegistry::resolve(std::string_view domain, std::string_view op_type,

@@ -80,7 +80,7 @@ class Dim {
 
   /// True and *out set when the dimension is a known integer.
   bool get_int(std::int64_t* out) const noexcept {
-    return api_->as_int(api_->pool, handle_, out) != 0;
+    return api_ != nullptr && api_->as_int(api_->pool, handle_, out) != 0;
   }
   bool is_const() const noexcept {
     std::int64_t v;
@@ -95,7 +95,9 @@ class Dim {
   constexpr bool same(Dim other) const noexcept { return handle_ == other.handle_; }
 
   DimRelation compare(Dim other) const noexcept {
-    return api_->compare(api_->pool, handle_, other.handle_);
+    const ExprApi* api = api_ != nullptr ? api_ : other.api_;
+    if (api == nullptr) return DimRelation::kUnknown;
+    return api->compare(api->pool, handle_, other.handle_);
   }
   bool provably_eq(Dim o) const noexcept { return same(o) || compare(o) == DimRelation::kEq; }
   bool provably_ne(Dim o) const noexcept {
@@ -115,13 +117,24 @@ class Dim {
   }
   bool provably_gt(Dim o) const noexcept { return compare(o) == DimRelation::kGt; }
   void bounds(std::int64_t* lo, std::int64_t* hi) const noexcept {
+    if (api_ == nullptr) {
+      *lo = INT64_MIN;
+      *hi = INT64_MAX;
+      return;
+    }
     api_->bounds(api_->pool, handle_, lo, hi);
   }
 
-  Dim lift(std::int64_t v) const noexcept { return constant(*api_, v); }
+  /// The integer v, from this Dim's table (an unset Dim lifts to an unset Dim).
+  Dim lift(std::int64_t v) const noexcept { return api_ == nullptr ? Dim() : constant(*api_, v); }
 
+  /// A Dim never set (`Dim()`, handle 0) has no table: the other operand's serves, and the
+  /// host refuses handle 0, failing the rule ("used a Dim that was never set"). Two unset Dims
+  /// give an unset Dim.
   friend Dim apply(ExprOp op, Dim a, Dim b) noexcept {
-    return Dim(a.api_, a.api_->binary(a.api_->pool, op, a.handle_, b.handle_));
+    const ExprApi* api = a.api_ != nullptr ? a.api_ : b.api_;
+    if (api == nullptr) return Dim();
+    return Dim(api, api->binary(api->pool, op, a.handle_, b.handle_));
   }
   friend Dim operator+(Dim a, Dim b) noexcept { return apply(ExprOp::kAdd, a, b); }
   friend Dim operator-(Dim a, Dim b) noexcept { return apply(ExprOp::kSub, a, b); }
@@ -153,7 +166,7 @@ class Dim {
   /// Canonical text into `buffer` (at most `capacity` bytes, not NUL-terminated); returns the
   /// full length.
   std::size_t print(char* buffer, std::size_t capacity) const noexcept {
-    return api_->print(api_->pool, handle_, buffer, capacity);
+    return api_ == nullptr ? 0 : api_->print(api_->pool, handle_, buffer, capacity);
   }
 
  private:
