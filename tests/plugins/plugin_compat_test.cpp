@@ -128,5 +128,60 @@ TEST(PluginCompat, OtherRuntimesLoadWithAWarningAndAnswerTheSame) {
   }
 }
 
+// A plugin compiled with -fno-exceptions (the fixture refuses to compile otherwise) from
+// plugin_entry.hpp and shape_helpers.hpp: its shape, reuse and scratch reach the report.
+TEST(PluginCompat, PluginWithoutExceptionsAnswers) {
+  test::TempDir dir;
+  test::ModelBuilder b(18);
+  b.opset("com.noexc", 1);
+  b.input("X", test::kFloat, {"N", 4});
+  b.node("Scale", {"X"}, {"Y"}, {}, "com.noexc", "scale");
+  b.node("Relu", {"Y"}, {"Z"});
+  b.output("Z");
+  std::ofstream(dir / "m.onnx", std::ios::binary) << b.build().proto().SerializeAsString();
+  std::ofstream(dir / "p.yaml") << "plugins:\n  - name: onnx\n  - path: '" << FIXTURE_NO_EXCEPTIONS
+                                << "'\n";
+  auto r = test::run_cctx("analyze " + quoted(dir / "m.onnx") + " --profile " +
+                          quoted(dir / "p.yaml") + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("\"peak_scratch_bytes\": \"32*N\""), std::string::npos) << r.out;
+  auto shapes = test::run_cctx("shapes " + quoted(dir / "m.onnx") + " --profile " +
+                               quoted(dir / "p.yaml"));
+  EXPECT_NE(shapes.out.find("  Y      float32  [N,4]"), std::string::npos) << shapes.out;
+}
+
+#ifdef FIXTURE_ASAN
+// A plugin built with gcc's -fsanitize=address: a sanitizer build of cctx (this test's own build
+// is one when it was compiled with ASan) runs it; any other refuses it before loading it, in one
+// line, where dlopen would have ended the process with ASan's start-up complaint.
+TEST(PluginCompat, SanitizedPluginRunsInASanitizerBuildOnly) {
+  test::TempDir dir;
+  test::ModelBuilder b(18);
+  b.opset("com.test", 1);
+  b.input("X", test::kFloat, {"N", 4});
+  b.node("Foo", {"X"}, {"Y"}, {}, "com.test");
+  b.output("Y");
+  std::ofstream(dir / "m.onnx", std::ios::binary) << b.build().proto().SerializeAsString();
+  std::ofstream(dir / "p.yaml") << "plugins:\n  - name: onnx\n  - path: '" << FIXTURE_ASAN << "'\n";
+  auto r = test::run_cctx("analyze " + quoted(dir / "m.onnx") + " --profile " +
+                          quoted(dir / "p.yaml") + " --eval N=2 --quiet");
+#if defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+#else
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err.find("cctx: " + std::string(FIXTURE_ASAN) +
+                       ": built with -fsanitize=address (it needs libasan.so"),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("), but this cctx has no such runtime; load it into a cctx built with the "
+                       "same sanitizer"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+#endif
+}
+#endif
+
 }  // namespace
 }  // namespace cctx

@@ -1,3 +1,5 @@
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
@@ -9,6 +11,7 @@
 #include "cctx/host.hpp"
 #include "config/yaml_checks.hpp"
 #include "declarative/declared_rules.hpp"
+#include "plugins/elf_needed.hpp"
 #include "plugins/host_registrar.hpp"
 #include "plugins/plugin_handle.hpp"
 #include "plugins/plugin_options.hpp"
@@ -265,8 +268,41 @@ fs::path Host::locate(const PluginSpec& spec) const {
                     spec.name + ".so in: " + (searched.empty() ? "no folders" : searched) + ")");
 }
 
+namespace {
+
+/// A sanitizer whose runtime must be the first library of the process: loading a plugin that
+/// needs it into a process without it prints the runtime's complaint and ends the process.
+struct LeadingRuntime {
+  const char* library;  ///< prefix of the DT_NEEDED name
+  const char* symbol;   ///< defined in a process that has the runtime
+  const char* flag;
+};
+constexpr LeadingRuntime kLeadingRuntimes[] = {
+    {"libasan.so", "__asan_init", "-fsanitize=address"},
+    {"libclang_rt.asan", "__asan_init", "-fsanitize=address"},
+    {"libtsan.so", "__tsan_init", "-fsanitize=thread"},
+    {"libhwasan.so", "__hwasan_init", "-fsanitize=hwaddress"},
+};
+
+// sdk README "Toolchains": a sanitized plugin runs in a sanitizer build of cctx (`make sanitize`
+// builds one); anywhere else it is refused before it is loaded, in one line.
+void check_sanitizer_runtime(const fs::path& path) {
+  for (const std::string& needed : elf_needed_libraries(path)) {
+    for (const LeadingRuntime& r : kLeadingRuntimes) {
+      if (needed.rfind(r.library, 0) != 0 || dlsym(RTLD_DEFAULT, r.symbol) != nullptr) continue;
+      throw PluginError(path.string() + ": built with " + r.flag + " (it needs " + needed +
+                        "), but this cctx has no such runtime; load it into a cctx built with the "
+                        "same sanitizer (CCTX_SANITIZE, as `make sanitize` does), or rebuild the "
+                        "plugin without it");
+    }
+  }
+}
+
+}  // namespace
+
 void Host::load(const PluginSpec& spec) {
   const fs::path path = locate(spec);
+  check_sanitizer_runtime(path);
   auto handle = std::make_shared<PluginHandle>();
   handle->path = path;
   try {

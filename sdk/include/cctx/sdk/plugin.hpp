@@ -1,17 +1,12 @@
 /// @file plugin.hpp
-/// Everything a plugin source file needs: the SDK headers, `guarded()` and CCTX_DEFINE_PLUGIN.
+/// Everything a plugin source file needs: the SDK headers, CCTX_DEFINE_PLUGIN (from
+/// plugin_entry.hpp, the exception-free part) and `guarded()`.
 #pragma once
 
 #include <exception>
 
-#include "cctx/sdk/abi.hpp"
-#include "cctx/sdk/abi_layout.hpp"
-#include "cctx/sdk/dims.hpp"
 #include "cctx/sdk/kit/rule_error.hpp"
-#include "cctx/sdk/node_view.hpp"
-#include "cctx/sdk/registrar.hpp"
-#include "cctx/sdk/rules.hpp"
-#include "cctx/sdk/types.hpp"
+#include "cctx/sdk/plugin_entry.hpp"
 
 namespace cctx::sdk {
 inline namespace v1 {
@@ -36,19 +31,3 @@ Status guarded(Sink& sink, Body&& body) noexcept {
 
 }  // namespace v1
 }  // namespace cctx::sdk
-
-/// Defines the plugin's only exported symbol. REGISTER is a function
-/// `cctx::sdk::Status f(cctx::sdk::IRegistrar&) noexcept`. The descriptor is a constant-initialised
-/// static: nothing of the plugin runs before the host has checked it.
-#define CCTX_DEFINE_PLUGIN(NAME, VERSION, REGISTER)                                   \
-  CCTX_PLUGIN_API const ::cctx::sdk::PluginDescriptor* CCTX_PLUGIN_ENTRY() noexcept { \
-    static constexpr ::cctx::sdk::PluginDescriptor kDescriptor{                       \
-        sizeof(::cctx::sdk::PluginDescriptor),                                        \
-        CCTX_SDK_ABI_MAJOR,                                                           \
-        CCTX_SDK_ABI_MINOR,                                                           \
-        ::cctx::sdk::this_toolchain(),                                                \
-        NAME,                                                                         \
-        VERSION,                                                                      \
-        &(REGISTER)};                                                                 \
-    return &kDescriptor;                                                              \
-  }
