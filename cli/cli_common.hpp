@@ -66,6 +66,10 @@ std::pair<std::string, Interval> parse_bounds(const std::string& text);
 void write_stdout(std::string_view text);
 /// Flushes standard output, with write_stdout's error when that fails (main calls it last).
 void flush_stdout();
+/// The exit code of a command that ran to its end: kOk unless it said otherwise (a check that
+/// found something exits with kFindings after printing its report).
+void set_success_exit_code(ExitCode code);
+int success_exit_code();
 /// Ends a command whose output is all written: flushes standard output (with flush_stdout's
 /// error) and standard error, then ends the process with status 0 without unwinding. Nothing the
 /// command built is freed piece by piece: the loaded model, the analysis and the plugins go back to

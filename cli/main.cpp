@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       app.parse(static_cast<int>(pointers.size()), pointers.data());
       cctx::cli::flush_stdout();
     });
-    return 0;
+    return cctx::cli::success_exit_code();
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

@@ -15,6 +15,7 @@
 #include "cctx/safe_text.hpp"
 #include "cli_common.hpp"
 #include "coverage_table.hpp"
+#include "plugin_check.hpp"
 
 namespace cctx::cli {
 
@@ -25,6 +26,7 @@ struct PluginsArgs {
   std::string format = "table";
   std::optional<std::string> plugin;  ///< --plugin NAME
   std::optional<std::string> op;      ///< --op [DOMAIN::]OP
+  std::optional<std::string> check;   ///< --check MODEL
 };
 
 std::string shown_domain(const std::string& domain) {
@@ -246,6 +248,17 @@ void run_plugins(const PluginsArgs& args) {
   analysis.profile = args.profile;
   Host host(resolve_profile(analysis));
   const PluginInfo* only = selected_plugin(host, args);
+  if (args.check) {
+    if (args.format == "markdown" || args.op) {
+      throw Error("--check lists findings as a table or json; it cannot be combined with " +
+                      std::string(args.op ? "--op" : "--format markdown"),
+                  ExitCode::kUsage);
+    }
+    if (run_plugin_check(host, *args.check, only, args.format) > 0) {
+      set_success_exit_code(ExitCode::kFindings);
+    }
+    return;
+  }
   // Names come from plugins and profiles: shown as a terminal shows text (safe_text.hpp).
   if (args.op) {
     const nlohmann::ordered_json doc = op_json(host, *args.op, only);
@@ -283,6 +296,11 @@ void add_plugins_command(CLI::App& app) {
   cmd->add_option("--op", args->op,
                   "Show only the rules of this operator ([DOMAIN::]OP; every domain without one), "
                   "with the plugin that provides each");
+  cmd->add_option("--check", args->check,
+                  "Run every rule of the profile on this model and list what a plugin should fix "
+                  "(failed rules, attribute slips, missing rules, undeclared opsets, other C++ "
+                  "runtimes; exit code 1 when there is any) and what to review (replaced rules, "
+                  "attributes no rule read)");
   cmd->callback([args] { run_plugins(*args); });
 }
 

@@ -29,6 +29,13 @@ void write_stdout(std::string_view text) {
     cannot_write(errno == 0 ? EIO : errno);
 }
 
+namespace {
+ExitCode g_success_exit_code = ExitCode::kOk;
+}  // namespace
+
+void set_success_exit_code(ExitCode code) { g_success_exit_code = code; }
+int success_exit_code() { return static_cast<int>(g_success_exit_code); }
+
 void flush_stdout() {
   errno = 0;
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) cannot_write(errno == 0 ? EIO : errno);

@@ -2,7 +2,10 @@
 // through the real `cctx` binary, gets a message that names it; none gives a figure quietly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "model_builder.hpp"
 #include "test_env.hpp"
@@ -104,6 +107,43 @@ TEST(SilentWrongs, UndeclaredOpsetWarnsAndStrictRefuses) {
   EXPECT_NE(r.exit_code, 0) << r.out;
   EXPECT_TRUE(has(r.err, "the model imports com.slip opset 2, newer than the newest")) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+}
+
+// `cctx plugins --check MODEL` lists each mistake once, by kind, with exit code 1; scoped to
+// another plugin it finds nothing of them and exits 0.
+TEST(SilentWrongs, PluginsCheckListsThem) {
+  test::TempDir dir;
+  const std::string model = write_model(dir, 2);
+  const std::string profile = " --profile " + quoted(dir / "p.yaml");
+  auto r = test::run_cctx("plugins --check " + quoted(dir / "m.onnx") + profile + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["findings"], 7) << r.out;  // 4 rule failures, 1 slip, 1 missing rule, 1 opset
+  ASSERT_EQ(doc["rule_failures"].size(), 4u) << r.out;
+  std::vector<std::string> failed;
+  for (const auto& f : doc["rule_failures"]) failed.push_back(f["op"].get<std::string>());
+  std::sort(failed.begin(), failed.end());
+  EXPECT_EQ(failed, (std::vector<std::string>{"com.slip::AbsentValue", "com.slip::DeepAxis",
+                                              "com.slip::Silent", "com.slip::UnsetScratch"}));
+  ASSERT_EQ(doc["attribute_slips"].size(), 1u);
+  EXPECT_TRUE(has(doc["attribute_slips"][0].get<std::string>(), "did you mean 'num_heads'?"));
+  ASSERT_EQ(doc["opsets"].size(), 1u);
+  ASSERT_EQ(doc["missing_rules"].size(), 1u) << r.out;
+  EXPECT_TRUE(has(doc["missing_rules"][0].get<std::string>(), "did you mean 'Attention'?"));
+  // num_heads, which the scratch rule never read, is a note: 1 attribute.
+  ASSERT_EQ(doc["unread_attributes"].size(), 1u) << r.out;
+  EXPECT_EQ(doc["unread_attributes"][0]["attribute"], "num_heads");
+  EXPECT_EQ(doc["notes"], 1);
+
+  auto table = test::run_cctx("plugins --check " + quoted(dir / "m.onnx") + profile);
+  EXPECT_EQ(table.exit_code, 1) << table.err;
+  EXPECT_TRUE(has(table.out, "m.onnx: 7 findings, 1 note\n")) << table.out;
+  EXPECT_TRUE(has(table.out, "\nrules that failed (4):\n")) << table.out;
+
+  auto onnx_only =
+      test::run_cctx("plugins --check " + quoted(dir / "m.onnx") + profile + " --plugin onnx");
+  EXPECT_EQ(onnx_only.exit_code, 0) << onnx_only.out;
+  EXPECT_TRUE(has(onnx_only.out, "m.onnx: 0 findings, 0 notes\n")) << onnx_only.out;
 }
 
 }  // namespace

@@ -305,6 +305,9 @@ class ComputeContext {
   void clear_events();
   /// Per-stage wall time of the last compute().
   const std::vector<StageTiming>& stage_timings() const;
+  /// Per node of graph(), bit k set when some rule read the node's k-th attribute (its first
+  /// 64); empty unless the profile's record_attribute_reads was set.
+  const std::vector<std::uint64_t>& attributes_read() const;
   /// Reports each finished stage to `callback` (nullptr: none).
   void set_progress(ProgressCallback callback, void* user);
 

@@ -120,6 +120,9 @@ struct Profile {
   ExprLimits expressions;  ///< `expressions: {max_weight, max_terms, max_degree, max_args}`
   Limits limits;  ///< `limits: {file_bytes, nodes, rank, subgraph_depth, expression_chars}`
   bool decision_log = false;
+  /// Record which attributes of each node some rule read (ComputeContext::attributes_read), for
+  /// `cctx plugins --check`. Set by code, not by a profile file.
+  bool record_attribute_reads = false;
 };
 
 /// Reads a profile file. `extends:` is resolved (relative to the file), `${VAR}` expands in

@@ -70,6 +70,16 @@ struct RewriteListing {
   std::string replacement;
 };
 
+/// A rule that replaced another plugin's (`override: true`), for `cctx plugins --check`.
+struct RuleReplacement {
+  RuleKind kind = RuleKind::kShape;
+  std::string domain;
+  std::string op_type;
+  std::int32_t since_version = 1;
+  std::string replaced;  ///< origin of the rule that was there
+  std::string by;        ///< origin of the rule that took its place
+};
+
 /// Rule tables. Filled through a transactional registrar (PluginManager), read by pipelines.
 class RuleRegistry {
  public:
@@ -98,6 +108,8 @@ class RuleRegistry {
   void declare_domain(DomainRange range);
   /// What loading the plugins found worth a word without refusing them (a plugin built with
   /// another C++ runtime): every analysis repeats it among its warnings.
+  /// Every replacement `add(..., replace = true)` made, in order.
+  const std::vector<RuleReplacement>& replacements() const { return replacements_; }
   void add_load_warning(std::string message) { load_warnings_.push_back(std::move(message)); }
   const std::vector<std::string>& load_warnings() const { return load_warnings_; }
   const std::vector<DomainRange>& domains() const { return domains_; }
@@ -125,6 +137,7 @@ class RuleRegistry {
   DomainMap tables_[kRuleKindCount];
   std::vector<DomainRange> domains_;
   std::vector<std::string> load_warnings_;
+  std::vector<RuleReplacement> replacements_;
   std::vector<std::shared_ptr<const RewriteRule>> rewrites_;
   std::map<std::int32_t, std::pair<std::uint32_t, std::string>> dtypes_;
 };

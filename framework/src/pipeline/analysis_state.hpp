@@ -29,6 +29,10 @@ namespace cctx {
 /// stage returns its own (pipeline/stage_results.hpp) and takes earlier ones as const.
 struct Analysis {
   std::shared_ptr<const RuleRegistry> registry;
+  /// Per node of graph(), bit k: some rule read its k-th attribute (the first 64). Filled by the
+  /// node views as rules return, only when Profile::record_attribute_reads (else empty). Mutable:
+  /// the views see the analysis as const, and this is their report, not the analysis.
+  mutable std::vector<std::uint64_t> attributes_read;
   Profile options;
   const Model* model = nullptr;
   /// The analysed form of a model whose local-function calls were inlined (else null): new

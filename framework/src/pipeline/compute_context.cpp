@@ -119,6 +119,7 @@ void run_stages(ComputeContext::State& s, const Model& model) {
       s.model = &s.rewritten->model();
     }
     s.graph = std::make_unique<GraphView>(*s.model);
+    if (s.options.record_attribute_reads) s.attributes_read.assign(s.graph->nodes().size(), 0);
     s.rules.bind(*s.graph, *s.registry);
   });
   warn_about_versions(s, model);
@@ -165,6 +166,9 @@ void ComputeContext::compute(const Model& model) {
 const Profile& ComputeContext::options() const { return state_->options; }
 ExprPool& ComputeContext::pool() const { return *state_->pool; }
 const RuleRegistry& ComputeContext::registry() const { return *state_->registry; }
+const std::vector<std::uint64_t>& ComputeContext::attributes_read() const {
+  return state_->attributes_read;
+}
 const ResolvedRules& ComputeContext::rules(NodeId n) const { return state_->rules_of(n); }
 
 const GraphView& ComputeContext::graph() const {

@@ -25,6 +25,10 @@ HostNodeView::HostNodeView(const Analysis& analysis, const ShapeResult& shapes, 
       node_(node),
       entry_(analysis.graph->node(node)) {}
 
+HostNodeView::~HostNodeView() {
+  if (node_ < state_.attributes_read.size()) state_.attributes_read[node_] |= attributes_read_;
+}
+
 sdk::StringRef HostNodeView::op_type() const noexcept { return ref(entry_.op_type); }
 sdk::StringRef HostNodeView::domain() const noexcept { return ref(entry_.domain); }
 sdk::StringRef HostNodeView::name() const noexcept { return ref(entry_.proto->name()); }

@@ -20,6 +20,10 @@ class HostNodeView final : public sdk::INodeView {
  public:
   HostNodeView(const Analysis& analysis, const ShapeResult& shapes, ExprBridge& bridge,
                NodeId node);
+  /// Adds the attributes the rule read to Analysis::attributes_read, when it is recorded.
+  ~HostNodeView();
+  HostNodeView(const HostNodeView&) = delete;
+  HostNodeView& operator=(const HostNodeView&) = delete;
 
   sdk::StringRef op_type() const noexcept override;
   sdk::StringRef domain() const noexcept override;

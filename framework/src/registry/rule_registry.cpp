@@ -45,6 +45,8 @@ void RuleRegistry::add(RuleKind kind, std::string_view domain, std::string_view 
                         it->second.origin + " and by " + entry.origin +
                         " (mark the later plugin 'override: true' to replace it)");
     }
+    replacements_.push_back(RuleReplacement{kind, std::string(domain), std::string(op_type),
+                                            since_version, it->second.origin, entry.origin});
     it->second = std::move(entry);
   }
 }
