@@ -177,7 +177,7 @@ class PyComputeContext {
         e["output"] = d.output;
         e["input"] = d.input;
         e["kind"] = reuse_kind_name(d.kind);
-        e["mode"] = d.mode == ReuseMode::kAlias ? "alias" : "may_reuse";
+        e["mode"] = reuse_mode_name(d.mode);
         decisions.append(e);
       }
       out.append(decisions);

@@ -127,8 +127,9 @@ TEST(SdkAbi, OtherSinksMethodOrder) {
                   {CCTX_SLOT(ITagSink, input_tag), CCTX_SLOT(ITagSink, output_tag),
                    CCTX_SLOT(ITagSink, merge_input_tag), CCTX_SLOT(ITagSink, merge_output_tag),
                    CCTX_SLOT(ITagSink, set_node_tag), CCTX_SLOT(ITagSink, fail)});
-  expect_in_order("IInplaceSink", {CCTX_SLOT(IInplaceSink, may_reuse),
-                                   CCTX_SLOT(IInplaceSink, alias), CCTX_SLOT(IInplaceSink, fail)});
+  expect_in_order("IInplaceSink",
+                  {CCTX_SLOT(IInplaceSink, may_reuse), CCTX_SLOT(IInplaceSink, alias),
+                   CCTX_SLOT(IInplaceSink, fail), CCTX_SLOT(IInplaceSink, write_into_handle)});
 }
 
 TEST(SdkAbi, RuleInterfacesHaveOneMethod) {

@@ -80,7 +80,11 @@ enum class ReuseKind : std::uint8_t { kEqual, kGreater, kIfFits };
 
 /// "equal", "greater", "if_fits".
 const char* reuse_kind_name(ReuseKind kind);
-enum class ReuseMode : std::uint8_t { kMayReuse, kAlias };
+/// kWriteInto: the output is written into the input's buffer, which has room for it
+/// (IInplaceSink::write_into, a max-length KV cache).
+enum class ReuseMode : std::uint8_t { kMayReuse, kAlias, kWriteInto };
+/// "may_reuse", "alias", "write_into".
+const char* reuse_mode_name(ReuseMode mode);
 
 struct InplaceDecision {
   std::uint32_t output = 0;

@@ -75,9 +75,18 @@ struct DeclaredOp {
   sdk::TagInherit inherit = sdk::TagInherit::kInput0;
   sdk::TagBackward backward = sdk::TagBackward::kNone;
 
-  bool has_inplace = false;  ///< `may_reuse:` or `alias:` given: registers an in-place policy
+  /// `may_reuse:`, `alias:` or `write_into:` given: registers an in-place policy
+  bool has_inplace = false;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> may_reuse;  ///< (output, input)
   std::vector<std::pair<std::uint32_t, std::uint32_t>> alias;      ///< (output, input)
+  /// `write_into: [{output, input, capacity}]`: the output is written into the input's buffer,
+  /// which has room for `capacity` bytes (IInplaceSink::write_into).
+  struct WriteInto {
+    std::uint32_t output = 0;
+    std::uint32_t input = 0;
+    DeclaredDim capacity;
+  };
+  std::vector<WriteInto> write_into;
 
   std::optional<DeclaredDim> scratch;  ///< `scratch:` working bytes
 

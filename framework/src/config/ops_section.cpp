@@ -18,8 +18,9 @@ namespace {
 
 constexpr std::string_view kOpKeys[] = {"domain",  "op_type",  "since_version", "inputs",
                                         "outputs", "defaults", "tags",          "may_reuse",
-                                        "alias",   "scratch",  "override"};
+                                        "alias",   "scratch",  "override",      "write_into"};
 constexpr std::string_view kOutputKeys[] = {"dtype", "shape"};
+constexpr std::string_view kWriteIntoKeys[] = {"output", "input", "capacity"};
 constexpr std::string_view kInputKeys[] = {"rank", "optional"};
 constexpr std::string_view kTagKeys[] = {"inputs", "node", "inherit", "backward"};
 constexpr std::string_view kTagNames[] = {"weight", "shape", "axes"};
@@ -164,9 +165,57 @@ class OpsReader {
         }
       }
     }
+    if (const Field* f = field("write_into")) {
+      op.has_inplace = true;
+      read_write_into(*f, op);
+    }
     if (const Field* f = field("scratch")) op.scratch = read_dim(*f, op);
     if (const Field* f = field("override")) op.override_rules = check_.boolean(*f);
     return op;
+  }
+
+  // `write_into: [{output: 1, input: 2, capacity: "2 * in2[0] * attr.max_len * in2[3]"}]`.
+  void read_write_into(const Field& f, DeclaredOp& op) const {
+    for (const Field& item :
+         check_.items(f, "a list of {output, input, capacity} maps (a buffer with room)")) {
+      if (!item.node.IsMap()) {
+        check_.fail(item.mark(), "'" + item.name +
+                                     "' must be a map {output, input, capacity}, got " +
+                                     describe(item.node));
+      }
+      DeclaredOp::WriteInto w;
+      bool has_output = false, has_input = false, has_capacity = false;
+      for (const Entry& e : check_.entries(item, item.name, kWriteIntoKeys)) {
+        if (e.key == "output") {
+          has_output = true;
+          w.output = static_cast<std::uint32_t>(check_.integer(e.value, 0, kMaxInputs));
+          if (w.output >= op.outputs.size()) {
+            check_.fail(e.value.mark(), "'" + e.value.name + "' names output " +
+                                            std::to_string(w.output) + ", but the op declares " +
+                                            plural(op.outputs.size(), "output"));
+          }
+        } else if (e.key == "input") {
+          has_input = true;
+          w.input = static_cast<std::uint32_t>(check_.integer(e.value, 0, kMaxInputs));
+          check_input(w.input, op, e.value.mark(), "'" + e.value.name + "'");
+        } else {
+          has_capacity = true;
+          w.capacity = read_dim(e.value, op);
+        }
+      }
+      for (auto [present, key] : {std::pair{has_output, "output"}, std::pair{has_input, "input"},
+                                  std::pair{has_capacity, "capacity"}}) {
+        if (!present) check_.fail(item.mark(), "'" + item.name + "' has no '" + key + "'");
+      }
+      for (const auto& [o, i] : op.alias) {
+        if (o == w.output) {
+          check_.fail(item.mark(), "'" + item.name + "': output " + std::to_string(o) +
+                                       " is already a view of input " + std::to_string(i) +
+                                       " ('alias')");
+        }
+      }
+      op.write_into.push_back(std::move(w));
+    }
   }
 
   // `inputs:` as a count, as [min, max], or as one map of requirements per input.

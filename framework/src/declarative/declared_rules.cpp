@@ -175,9 +175,24 @@ class ShapeRule final : public sdk::IShapeRule {
 
 class InplacePolicy final : public sdk::IInplacePolicy {
  public:
-  explicit InplacePolicy(const DeclaredOp& op) : op_(op) {}
+  InplacePolicy(const DeclaredOp& op, const RuleRegistry* registry)
+      : op_(op), registry_(registry) {}
 
-  sdk::Status declare(const sdk::INodeView&, sdk::IInplaceSink& out) const noexcept override {
+  sdk::Status declare(const sdk::INodeView& node, sdk::IInplaceSink& out) const noexcept override {
+    try {
+      for (const DeclaredOp::WriteInto& w : op_.write_into) {
+        std::uint32_t capacity = 0;
+        if (std::string error; !evaluate(w.capacity, op_, registry_, node, capacity, error)) {
+          return out.fail(sdk::Status::kUnsupported, sdk::StringRef(error.data(), error.size()));
+        }
+        if (sdk::Status s = out.write_into_handle(w.output, w.input, capacity);
+            s != sdk::Status::kOk) {
+          return s;
+        }
+      }
+    } catch (const std::exception& e) {
+      return out.fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
     for (auto [o, i] : op_.alias) {
       if (sdk::Status s = out.alias(o, i); s != sdk::Status::kOk) return s;
     }
@@ -189,6 +204,7 @@ class InplacePolicy final : public sdk::IInplacePolicy {
 
  private:
   const DeclaredOp& op_;
+  const RuleRegistry* registry_;  // sizes element types a plugin registered
 };
 
 class ScratchEstimator final : public sdk::IScratchEstimator {
@@ -224,7 +240,10 @@ class ScratchEstimator final : public sdk::IScratchEstimator {
 class DeclaredOpRules {
  public:
   DeclaredOpRules(DeclaredOp op, const RuleRegistry* registry)
-      : op_(std::move(op)), shape_(op_, registry), inplace_(op_), scratch_(op_, registry) {}
+      : op_(std::move(op)),
+        shape_(op_, registry),
+        inplace_(op_, registry),
+        scratch_(op_, registry) {}
 
   const DeclaredOp& op() const { return op_; }
 

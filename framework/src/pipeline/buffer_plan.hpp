@@ -54,6 +54,15 @@ struct BufferPlan {
   /// simulates their liveness with running sums.
   std::vector<std::uint32_t> buffer_of;
   std::vector<Buffer> buffers;
+  /// Outputs written into an input's buffer that has room for them (IInplaceSink::write_into):
+  /// an evaluation where `output`'s bytes exceed `capacity` is refused (failed_requirement).
+  struct CapacityWrite {
+    NodeId node;
+    ValueId output;
+    ValueId input;
+    Expr capacity;
+  };
+  std::vector<CapacityWrite> capacity_writes;
 };
 
 /// Runs one timed step of a stage ("lifetimes", "inplace"): the pipeline's stage clock.

@@ -26,6 +26,18 @@ const char* reuse_kind_name(ReuseKind kind) {
   return "equal";
 }
 
+const char* reuse_mode_name(ReuseMode mode) {
+  switch (mode) {
+    case ReuseMode::kMayReuse:
+      return "may_reuse";
+    case ReuseMode::kAlias:
+      return "alias";
+    case ReuseMode::kWriteInto:
+      return "write_into";
+  }
+  return "may_reuse";
+}
+
 ComputeContext::ComputeContext(const Host& host)
     : ComputeContext(host.registry(), host.profile()) {}
 
@@ -230,6 +242,22 @@ std::optional<std::string> ComputeContext::failed_requirement(const Assignment& 
       // Not evaluable there (a symbol the assignment lacks): not known to fail.
     }
   }
+  // An output written into a buffer with room for it (IInplaceSink::write_into) that does not fit.
+  for (const BufferPlan::CapacityWrite& w : s.plan.capacity_writes) {
+    if (w.output >= s.plan.bytes.size() || !s.plan.bytes[w.output]) continue;
+    try {
+      const std::int64_t bytes = pool.eval(*s.plan.bytes[w.output], assignment);
+      const std::int64_t capacity = pool.eval(w.capacity, assignment);
+      if (bytes <= capacity) continue;
+      return describe_node(*s.graph, w.node) + " writes '" +
+             std::string(s.graph->value(w.output).name) + "' (" +
+             pool.print(*s.plan.bytes[w.output]) + " bytes) into the buffer of '" +
+             std::string(s.graph->value(w.input).name) + "', which has room for " +
+             pool.print(w.capacity) + " bytes (there " + std::to_string(bytes) + " > " +
+             std::to_string(capacity) + ")";
+    } catch (const ExprError&) {
+    }
+  }
   // A size the model's formulas make negative there (semantics.md "Sizes are never negative").
   for (const ShapeResult::SignedDim& d : s.shapes.signed_dims) {
     try {
@@ -304,8 +332,13 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   const std::size_t inputs_from = batch.size();
   for (ValueId v : state_->graph->main().inputs) {
     if (state_->graph->value(v).is_initializer()) continue;
-    if (v < state_->plan.bytes.size() && state_->plan.bytes[v])
-      batch.push_back(*state_->plan.bytes[v]);
+    if (v >= state_->plan.bytes.size() || !state_->plan.bytes[v]) continue;
+    // The buffer the caller allocates: larger than the value where an op writes into it up to a
+    // capacity (a max-length KV cache); the value's own size otherwise.
+    const std::uint32_t b =
+        v < state_->plan.buffer_of.size() ? state_->plan.buffer_of[v] : kInvalidId;
+    batch.push_back(b < state_->plan.buffers.size() ? state_->plan.buffers[b].size
+                                                    : *state_->plan.bytes[v]);
   }
   const std::vector<std::int64_t> values = state_->pool->eval_all(batch, assignment);
   for (std::size_t k = inputs_from; k < values.size(); ++k) {

@@ -268,6 +268,23 @@ class FreeListPlan {
   bool take_declared(NodeId n, const NodeEntry& node, std::uint32_t o, NodeFlags& served,
                      NodeFlags& claimed) {
     const ValueId out = node.outputs[o];
+    for (const CapacityWrite& w : declarations_.writes_into) {
+      const std::uint32_t k = w.input;
+      if (w.output != o || k >= node.inputs.size() || claimed[k]) continue;
+      const ValueId in = node.inputs[k];
+      if (in == kNoValue || in == out || plan_.buffer_of[in] == kInvalidId || !plan_.bytes[out])
+        continue;
+      // The input's buffer has room for the capacity from its creation; the fit is checked at
+      // evaluation (BufferPlan::capacity_writes).
+      BufferPlan::Buffer& buffer = plan_.buffers[plan_.buffer_of[in]];
+      buffer.size = s_.pool->max(buffer.size, w.capacity);
+      plan_.capacity_writes.push_back(BufferPlan::CapacityWrite{n, out, in, w.capacity});
+      join(plan_.buffer_of[in], out, n);
+      decisions_.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kWriteInto});
+      served.set(o);
+      claimed.set(k);
+      return true;
+    }
     for (auto [oo, k] : declarations_.aliases) {
       if (oo != o || k >= node.inputs.size() || claimed[k]) continue;
       const ValueId in = node.inputs[k];

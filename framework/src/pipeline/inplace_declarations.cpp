@@ -12,7 +12,20 @@ namespace {
 
 class HostInplaceSink final : public sdk::IInplaceSink {
  public:
-  explicit HostInplaceSink(InplaceDeclarations& d) : d_(d) {}
+  HostInplaceSink(InplaceDeclarations& d, ExprBridge& bridge) : d_(d), bridge_(bridge) {}
+  sdk::Status write_into_handle(std::uint32_t out, std::uint32_t in,
+                                std::uint32_t capacity_bytes) noexcept override {
+    if (!bridge_.valid(capacity_bytes)) {
+      bridge_.reject(capacity_bytes, "IInplaceSink::write_into");
+      return sdk::Status::kInvalidArgument;
+    }
+    try {
+      d_.writes_into.push_back(CapacityWrite{out, in, Expr{capacity_bytes}});
+    } catch (...) {
+      return sdk::Status::kInternal;
+    }
+    return sdk::Status::kOk;
+  }
   sdk::Status may_reuse(std::uint32_t out, std::uint32_t in) noexcept override {
     try {
       d_.may_reuse.emplace_back(out, in);
@@ -39,6 +52,7 @@ class HostInplaceSink final : public sdk::IInplaceSink {
 
  private:
   InplaceDeclarations& d_;
+  ExprBridge& bridge_;
 };
 
 }  // namespace
@@ -47,13 +61,14 @@ void collect_inplace_declarations(Analysis& s, const ShapeResult& shapes, ExprBr
                                   NodeId n, InplaceDeclarations& d) {
   d.aliases.clear();
   d.may_reuse.clear();
+  d.writes_into.clear();
   d.error.clear();
   if (!s.options.inplace.enabled) return;
   const NodeEntry& node = s.graph->node(n);
   const ResolvedRules& rules = s.rules_of(n);
   if (rules.inplace != nullptr) {
     HostNodeView view(s, shapes, bridge, n);
-    HostInplaceSink sink(d);
+    HostInplaceSink sink(d, bridge);
     const std::string_view origin = rules.entry(RuleKind::kInplace)->origin;
     sdk::Status status;
     {
@@ -73,6 +88,7 @@ void collect_inplace_declarations(Analysis& s, const ShapeResult& shapes, ExprBr
                     "; no reuse for this node");
       d.aliases.clear();
       d.may_reuse.clear();
+      d.writes_into.clear();
     }
     return;
   }

@@ -16,9 +16,18 @@ namespace cctx {
 // node was a visible share of the in-place stage.
 using IndexPairs = boost::container::small_vector<std::pair<std::uint32_t, std::uint32_t>, 4>;
 
+/// IInplaceSink::write_into: output `output` is written into input `input`'s buffer, which has
+/// room for `capacity` bytes.
+struct CapacityWrite {
+  std::uint32_t output = 0;
+  std::uint32_t input = 0;
+  Expr capacity;
+};
+
 struct InplaceDeclarations {
   IndexPairs aliases;    // (output, input)
   IndexPairs may_reuse;  // (output, input)
+  boost::container::small_vector<CapacityWrite, 2> writes_into;
   std::string error;
 };
 

@@ -160,6 +160,14 @@ class InplaceStage {
     }
   }
 
+  /// The input's buffer has room for `capacity` bytes from its creation (the cache is allocated
+  /// at its maximum length); whether the output fits is checked at evaluation.
+  void write_into(NodeId n, ValueId out, ValueId in, Expr capacity) {
+    BufferPlan::Buffer& buffer = plan_.buffers[plan_.buffer_of[in]];
+    buffer.size = s_.pool->max(buffer.size, capacity);
+    plan_.capacity_writes.push_back(BufferPlan::CapacityWrite{n, out, in, capacity});
+  }
+
   void plan(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     InplaceDeclarations& d = declarations_;
@@ -172,6 +180,20 @@ class InplaceStage {
     std::vector<InplaceDecision>& decisions = decisions_;  // copied to plan_.inplace once sorted
     decisions.clear();
 
+    for (const CapacityWrite& w : d.writes_into) {
+      const std::uint32_t o = w.output, k = w.input;
+      if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k]) continue;
+      const ValueId out = node.outputs[o], in = node.inputs[k];
+      if (out == kNoValue || in == kNoValue || out == in) continue;
+      served.set(o);
+      claimed.set(k);
+      if (!plan_.bytes[in] || plan_.buffer_of[in] == kInvalidId || !plan_.bytes[out]) {
+        untracked.set(o);
+        continue;
+      }
+      write_into(n, out, in, w.capacity);
+      decisions.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kWriteInto});
+    }
     for (auto [o, k] : d.aliases) {
       if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k]) continue;
       const ValueId out = node.outputs[o], in = node.inputs[k];
@@ -234,9 +256,9 @@ class InplaceStage {
     for (const InplaceDecision& dec : decisions) plan_.inplace.push(n, dec);
     if (s_.options.decision_log) {
       for (const InplaceDecision& dec : decisions) {
-        pending_.push_back(DecisionEvent{
-            "inplace", static_cast<std::int64_t>(n), node.proto->name(), dec.output, dec.input,
-            reuse_kind_name(dec.kind), dec.mode == ReuseMode::kAlias ? "alias" : "may_reuse"});
+        pending_.push_back(DecisionEvent{"inplace", static_cast<std::int64_t>(n),
+                                         node.proto->name(), dec.output, dec.input,
+                                         reuse_kind_name(dec.kind), reuse_mode_name(dec.mode)});
       }
     }
   }

@@ -138,7 +138,7 @@ Json node_json(const ComputeContext& ctx, NodeId n) {
     inplace.push_back({{"output", d.output},
                        {"input", d.input},
                        {"kind", reuse_kind_name(d.kind)},
-                       {"mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse"}});
+                       {"mode", reuse_mode_name(d.mode)}});
   }
   j["inplace"] = inplace;
   j["release_after"] = names(g, ctx.release_after(n));
@@ -660,11 +660,9 @@ void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
     w.integer(d.input);
     out.put(",\n          \"kind\": \"");
     out.put(std::string_view(reuse_kind_name(d.kind)));
-    if (d.mode == ReuseMode::kAlias) {
-      out.put("\",\n          \"mode\": \"alias\"\n        }");
-    } else {
-      out.put("\",\n          \"mode\": \"may_reuse\"\n        }");
-    }
+    out.put("\",\n          \"mode\": \"");
+    out.put(std::string_view(reuse_mode_name(d.mode)));
+    out.put("\"\n        }");
   });
   write_names(w, ",\n      \"release_after\": [", g, ctx.release_after(n));
   write_names(w, ",\n      \"not_used_after\": [", g, ctx.not_used_after(n));

@@ -181,7 +181,7 @@ class Explainer {
         j["joins"] = {{"input", d.input},
                       {"value", g_.value(node.inputs[d.input]).name},
                       {"kind", reuse_kind_name(d.kind)},
-                      {"mode", d.mode == ReuseMode::kAlias ? "alias" : "may_reuse"}};
+                      {"mode", reuse_mode_name(d.mode)}};
       }
       if (!bytes) j["allocated"] = false;
       out.push_back(std::move(j));

@@ -338,6 +338,23 @@ class CCTX_SDK_VISIBLE IInplaceSink {
   virtual Status alias(std::uint32_t out, std::uint32_t in) noexcept = 0;
   /// @since 1.0
   virtual Status fail(Status code, StringRef message) noexcept = 0;
+  /// Output `out` is written into input `in`'s buffer, which has room for `capacity_bytes` (an
+  /// expression handle): a KV cache appended in place into a max-length buffer (a static cache,
+  /// TensorScatter, onnxruntime-genai's shared past and present). The output allocates nothing
+  /// and shares the buffer; the buffer holds max(its own bytes, capacity) from its creation (the
+  /// caller allocates a graph input's capacity). Evaluations where the output's bytes exceed the
+  /// capacity are refused naming the node: it cannot run there. Unlike may_reuse, the input
+  /// need not die here, and a graph input's buffer may be written. kInvalidArgument for an
+  /// invalid handle (it fails the rule). Use `write_into(out, in, Dim)`.
+  /// @since 1.8
+  virtual Status write_into_handle(std::uint32_t out, std::uint32_t in,
+                                   std::uint32_t capacity_bytes) noexcept = 0;
+
+  // ---- convenience (inline, compiled into the plugin) -----------------------------------------
+  /// write_into_handle with the capacity as a Dim: `out.write_into(1, 3, max_len * row_bytes)`.
+  Status write_into(std::uint32_t out, std::uint32_t in, Dim capacity_bytes) noexcept {
+    return write_into_handle(out, in, capacity_bytes.handle());
+  }
 
  protected:
   ~IInplaceSink() = default;
