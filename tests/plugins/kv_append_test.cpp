@@ -14,12 +14,13 @@ namespace {
 
 using test::quoted;
 
-/// past [B, 2, P, 8] and new [B, 2, S, 8] float32 -> KvAppend (max_len 64) -> present.
-std::string write_model(const test::TempDir& dir) {
+/// past [B, 2, P, 8] and new [B, 2, S, `head`] of `new_type` -> KvAppend (max_len 64) -> present.
+std::string write_model(const test::TempDir& dir, std::int64_t head = 8,
+                        int new_type = test::kFloat) {
   test::ModelBuilder b(18);
   b.opset("com.npu", 1);
   b.input("past", test::kFloat, {"B", 2, "P", 8});
-  b.input("new", test::kFloat, {"B", 2, "S", 8});
+  b.input("new", new_type, {"B", 2, "S", head});
   b.node("KvAppend", {"past", "new"}, {"present"}, {test::attr("max_len", std::int64_t{64})},
          "com.npu", "append");
   b.output("present");
@@ -74,6 +75,29 @@ TEST(KvAppend, PastTheCapacityIsRefused) {
     auto fits = test::run_cctx("analyze " + model + " --profile " + profile +
                                " --eval B=1,P=62,S=2 --quiet");
     EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  }
+}
+
+// Two malformed models, a head size that differs and an int64 `new`: the C++ rule refuses both,
+// and so does the declarative op, with its `requires:` and `inputs[K].dtype` (before those keys,
+// YAML could not say it and both analysed silently).
+TEST(KvAppend, MalformedModelsAreRefusedInBothForms) {
+  struct Case {
+    std::int64_t head;
+    int new_type;
+    const char* cpp;
+    const char* yaml;
+  };
+  for (const Case& c : {Case{4, test::kFloat, "past and new differ in B, H or D",
+                             "requires eq(in0[3], in1[3]), which does not hold here (8 and 4)"},
+                        Case{8, test::kInt64, "past and new must be float",
+                             "input 1 is int64, but the op requires float32 (inputs[1])"}}) {
+    test::TempDir dir;
+    const std::string model = write_model(dir, c.head, c.new_type);
+    auto cpp = test::run_cctx("analyze " + model + " --profile " + quoted(dir / "cpp.yaml"));
+    EXPECT_NE(cpp.err.find(c.cpp), std::string::npos) << cpp.err;
+    auto yaml = test::run_cctx("analyze " + model + " --profile " + std::string(KV_APPEND_YAML));
+    EXPECT_NE(yaml.err.find(c.yaml), std::string::npos) << yaml.err;
   }
 }
 

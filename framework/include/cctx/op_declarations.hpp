@@ -51,6 +51,17 @@ struct DeclaredInput {
   bool has_rank = false;  ///< `rank:` given; an unknown rank then does not fit either
   std::int32_t min_rank = 0;
   std::int32_t max_rank = kAnyRank;
+  /// `dtype: float` or `dtype: [float, float16]`: the element types it may have (empty: any).
+  std::vector<std::int32_t> dtypes;
+};
+
+/// One entry of `requires:`, e.g. `eq(in0[-1], in1[0])`: what the operator cannot run without.
+/// A node where it is provably false is refused; otherwise it is a requirement of the node.
+struct DeclaredRequirement {
+  enum class Kind : std::uint8_t { kEq, kLe, kDivides };
+  Kind kind = Kind::kEq;
+  std::string text;  ///< as written
+  DeclaredDim a, b;  ///< divides(a, b): a divides b
 };
 
 /// One entry of `ops:`.
@@ -88,7 +99,8 @@ struct DeclaredOp {
   };
   std::vector<WriteInto> write_into;
 
-  std::optional<DeclaredDim> scratch;  ///< `scratch:` working bytes
+  std::optional<DeclaredDim> scratch;             ///< `scratch:` working bytes
+  std::vector<DeclaredRequirement> requirements;  ///< `requires:`, checked by the shape rule
 
   bool override_rules = false;  ///< `override: true`: may replace a plugin's rules of this key
   std::string where;            ///< "file:line:column" of the entry

@@ -16,12 +16,12 @@ namespace cctx::detail {
 
 namespace {
 
-constexpr std::string_view kOpKeys[] = {"domain",  "op_type",  "since_version", "inputs",
-                                        "outputs", "defaults", "tags",          "may_reuse",
-                                        "alias",   "scratch",  "override",      "write_into"};
+constexpr std::string_view kOpKeys[] = {
+    "domain",    "op_type", "since_version", "inputs",   "outputs",    "defaults", "tags",
+    "may_reuse", "alias",   "scratch",       "override", "write_into", "requires"};
 constexpr std::string_view kOutputKeys[] = {"dtype", "shape"};
 constexpr std::string_view kWriteIntoKeys[] = {"output", "input", "capacity"};
-constexpr std::string_view kInputKeys[] = {"rank", "optional"};
+constexpr std::string_view kInputKeys[] = {"rank", "optional", "dtype"};
 constexpr std::string_view kTagKeys[] = {"inputs", "node", "inherit", "backward"};
 constexpr std::string_view kTagNames[] = {"weight", "shape", "axes"};
 constexpr std::string_view kInheritNames[] = {"input0", "concat", "none"};
@@ -165,6 +165,7 @@ class OpsReader {
         }
       }
     }
+    if (const Field* f = field("requires")) op.requirements = read_requirements(*f, op);
     if (const Field* f = field("write_into")) {
       op.has_inplace = true;
       read_write_into(*f, op);
@@ -283,6 +284,10 @@ class OpsReader {
           input.optional = check_.boolean(e.value);
           continue;
         }
+        if (e.key == "dtype") {
+          input.dtypes = read_dtype_names(e.value);
+          continue;
+        }
         input.has_rank = true;
         if (e.value.node.IsScalar()) {
           input.min_rank = input.max_rank =
@@ -338,6 +343,103 @@ class OpsReader {
       out.dtype_from = DeclaredOutput::DtypeFrom::kInput;  // in0's, by default
     }
     return out;
+  }
+
+  // `dtype: float` or `dtype: [float, float16]`: element type names.
+  std::vector<std::int32_t> read_dtype_names(const Field& f) const {
+    std::vector<Field> items;
+    if (f.node.IsSequence()) {
+      items = check_.items(f, "a list of element types");
+    } else {
+      items.push_back(f);
+    }
+    std::vector<std::string_view> names;
+    for (const auto& entry : dtype_names()) names.push_back(entry.first);
+    std::vector<std::int32_t> codes;
+    for (const Field& item : items) {
+      const std::string text = check_.non_empty(item, "an element type");
+      bool found = false;
+      for (const auto& [name, code] : dtype_names()) {
+        if (name != text) continue;
+        codes.push_back(code);
+        found = true;
+      }
+      if (!found) {
+        const std::string_view near = closest(text, names);
+        check_.fail(item.mark(),
+                    "'" + item.name + "' must be an element type (" + join(names) + "), got " +
+                        quote(text) +
+                        (near.empty() ? "" : "; did you mean '" + std::string(near) + "'?"));
+      }
+    }
+    return codes;
+  }
+
+  // `requires: ["eq(in0[-1], in1[0])", "divides(attr.num_heads, in0[2])", "le(in1[2], 4096)"]`.
+  std::vector<DeclaredRequirement> read_requirements(const Field& f, const DeclaredOp& op) const {
+    std::vector<DeclaredRequirement> out;
+    for (const Field& item :
+         check_.items(f, "a list of requirements: eq(A, B), le(A, B) or divides(K, N)")) {
+      const std::string text = check_.non_empty(item, "a requirement");
+      const std::size_t open = text.find('(');
+      const std::string name = open == std::string::npos ? text : text.substr(0, open);
+      DeclaredRequirement r;
+      r.text = text;
+      if (name == "eq") {
+        r.kind = DeclaredRequirement::Kind::kEq;
+      } else if (name == "le") {
+        r.kind = DeclaredRequirement::Kind::kLe;
+      } else if (name == "divides") {
+        r.kind = DeclaredRequirement::Kind::kDivides;
+      } else {
+        check_.fail(
+            item.mark(),
+            "'" + item.name + "' must be eq(A, B), le(A, B) or divides(K, N), got " + quote(text));
+      }
+      // The top-level comma between the two expressions.
+      std::size_t comma = std::string::npos;
+      int depth = 0;
+      for (std::size_t k = open + 1; k + 1 < text.size(); ++k) {
+        const char c = text[k];
+        if (c == '(' || c == '[') ++depth;
+        if (c == ')' || c == ']') --depth;
+        if (c == ',' && depth == 0) {
+          if (comma != std::string::npos)
+            comma = std::string::npos - 1;  // two commas
+          else
+            comma = k;
+        }
+      }
+      if (text.back() != ')' || comma == std::string::npos || comma == std::string::npos - 1) {
+        check_.fail(item.mark(), "'" + item.name + "' must be " + name +
+                                     "(A, B) with two expressions, got " + quote(text));
+      }
+      r.a = compile_part(item, text.substr(open + 1, comma - open - 1), op, "[0]");
+      r.b = compile_part(item, text.substr(comma + 1, text.size() - comma - 2), op, "[1]");
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  DeclaredDim compile_part(const Field& item, const std::string& text, const DeclaredOp& op,
+                           const char* part) const {
+    detail::DimProgram program;
+    try {
+      program = compile_dim(text);
+    } catch (const DimSyntaxError& e) {
+      check_.fail(item.mark(),
+                  "'" + item.name + "': bad expression " + quote(text) + ": " + e.what());
+    }
+    for (const DimRef& ref : program.refs) {
+      if (refers_to_input(ref))
+        check_input(ref.input, op, item.mark(), "'" + item.name + "': '" + ref.text + "'");
+    }
+    DeclaredDim dim;
+    dim.text = text;
+    dim.name =
+        (item.name.rfind(prefix_, 0) == 0 ? item.name.substr(prefix_.size()) : item.name) + part;
+    dim.program = std::make_shared<const DimProgram>(std::move(program));
+    return dim;
   }
 
   void read_dtype(const Field& f, const DeclaredOp& op, DeclaredOutput& out) const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "cctx/dtypes.hpp"
 #include "cctx/errors.hpp"
 #include "declarative/dim_program.hpp"
 #include "plugins/host_registrar.hpp"
@@ -57,6 +58,18 @@ std::string input_problem(const DeclaredOp& op, const sdk::INodeView& node) {
       if (spec.optional) continue;
       return "the node has no " + input + ", which the op requires" + field;
     }
+    if (!spec.dtypes.empty()) {
+      const std::int32_t dtype = node.input_dtype(k);
+      if (std::find(spec.dtypes.begin(), spec.dtypes.end(), dtype) == spec.dtypes.end()) {
+        std::string allowed;
+        for (const std::int32_t code : spec.dtypes) {
+          allowed += (allowed.empty() ? "" : " or ") + std::string(dtype_name(code));
+        }
+        return input + " is " +
+               (dtype == 0 ? std::string("of an unknown type") : dtype_name(dtype)) +
+               ", but the op requires " + allowed + field;
+      }
+    }
     if (!spec.has_rank) continue;
     const std::int32_t rank = node.input_rank(k);
     if (rank >= spec.min_rank && rank <= spec.max_rank) continue;
@@ -91,6 +104,9 @@ class ShapeRule final : public sdk::IShapeRule {
   sdk::Status infer(const sdk::INodeView& node, sdk::IShapeSink& out) const noexcept override {
     try {
       if (std::string problem = fit_problem(op_, node); !problem.empty()) {
+        return failure(out, problem);
+      }
+      if (std::string problem = requirement_problem(node, out); !problem.empty()) {
         return failure(out, problem);
       }
       const std::uint32_t outputs = node.output_count();
@@ -167,6 +183,48 @@ class ShapeRule final : public sdk::IShapeRule {
       }
     }
     return false;
+  }
+
+  /// `requires:`: "" when none is provably false (the others become requirements of the node),
+  /// else which one and its two sides there.
+  std::string requirement_problem(const sdk::INodeView& node, sdk::IShapeSink& out) const {
+    using Kind = DeclaredRequirement::Kind;
+    for (const DeclaredRequirement& r : op_.requirements) {
+      std::uint32_t ha = 0, hb = 0;
+      if (std::string error; !evaluate(r.a, op_, registry_, node, ha, error) ||
+                             !evaluate(r.b, op_, registry_, node, hb, error)) {
+        return error;
+      }
+      const sdk::Dim a(&node.expr(), ha), b(&node.expr(), hb);
+      auto text = [](sdk::Dim d) {
+        char buffer[128];
+        const std::size_t n = d.print(buffer, sizeof buffer);
+        return std::string(buffer, std::min(n, sizeof buffer));
+      };
+      bool refused = false;
+      sdk::ConstraintKind kind = sdk::ConstraintKind::kEq;
+      switch (r.kind) {
+        case Kind::kEq:
+          refused = a.provably_ne(b);
+          break;
+        case Kind::kLe:
+          refused = a.provably_gt(b);
+          kind = sdk::ConstraintKind::kLe;
+          break;
+        case Kind::kDivides: {
+          std::int64_t remainder = 0;
+          refused = mod(b, a).get_int(&remainder) && remainder != 0;
+          kind = sdk::ConstraintKind::kDivides;
+          break;
+        }
+      }
+      if (refused) {
+        return "requires " + r.text + ", which does not hold here (" + text(a) + " and " + text(b) +
+               ")";
+      }
+      out.require(kind, a, b);
+    }
+    return {};
   }
 
   const DeclaredOp& op_;
