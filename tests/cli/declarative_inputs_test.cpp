@@ -186,9 +186,10 @@ TEST(CliDeclarativeInputs, BadInputRequirementsAreProfileErrors) {
              "    inputs: [{rank: 2}, {rnak: 1}]\n    outputs: [{shape: in0}]\n");
   auto r = run_cctx("plugins --profile " + quoted(dir / "p.yaml"));
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_EQ(r.err, "cctx: " + (dir / "p.yaml").string() +
-                       ":4:26: unknown key 'rnak' in 'ops[0].inputs[1]'; allowed: rank, optional; "
-                       "did you mean 'rank'?\n");
+  EXPECT_EQ(r.err,
+            "cctx: " + (dir / "p.yaml").string() +
+                ":4:26: unknown key 'rnak' in 'ops[0].inputs[1]'; allowed: rank, optional, dtype; "
+                "did you mean 'rank'?\n");
 }
 
 }  // namespace
