@@ -39,7 +39,9 @@ std::vector<std::string> eval_arguments(int argc, char** argv) {
   return args;
 }
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   // A plugin is native code in this process: if one crashes, say which one before dying.
   cctx::install_crash_reporter();
   CLI::App app{"cctx: per-node memory of ONNX graphs as formulas in their symbolic dimensions"};
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
     cctx::run_with_large_stack(cctx::kAnalysisStackBytes, [&] {
       std::vector<std::string> args = eval_arguments(argc, argv);
       std::vector<char*> pointers;
+      pointers.reserve(args.size());
       for (std::string& a : args) pointers.push_back(a.data());
       app.parse(static_cast<int>(pointers.size()), pointers.data());
       cctx::cli::flush_stdout();
@@ -82,6 +85,18 @@ int main(int argc, char** argv) {
     return static_cast<int>(cctx::ExitCode::kBadInput);
   } catch (const std::exception& e) {
     std::cerr << "cctx: internal error: " << shown(e.what()) << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+// What escapes run() (building the command line itself) is an internal error, said in one line.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (...) {
+    std::fputs("cctx: internal error\n", stderr);
     return 1;
   }
 }

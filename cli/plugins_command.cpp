@@ -116,7 +116,7 @@ nlohmann::ordered_json plugin_json(const PluginInfo& p, const RuleRegistry& regi
 }
 
 /// Rule text on one line: its statements joined by "; ".
-std::string one_line(std::string text) {
+std::string one_line(const std::string& text) {
   std::string out;
   for (char c : text) {
     if (c == '\n') {
@@ -299,7 +299,7 @@ void add_plugins_command(CLI::App& app) {
   cmd->add_option("--check", args->check,
                   "Run every rule of the profile on this model and list what a plugin should fix "
                   "(failed rules, attribute slips, missing rules, undeclared opsets, other C++ "
-                  "runtimes; exit code 1 when there is any) and what to review (replaced rules, "
+                  "runtimes; exit code 6 when there is any) and what to review (replaced rules, "
                   "attributes no rule read)");
   cmd->callback([args] { run_plugins(*args); });
 }

@@ -94,7 +94,7 @@ class PyComputeContext {
     current_ = std::move(next);
   }
 
-  void write_to_model(py::object model) {
+  void write_to_model(const py::object& model) {
     const std::shared_ptr<Session> a = computed();
     const bool proto = py::hasattr(model, "ParseFromString");
     if (!proto && !py::isinstance<py::str>(model) && !py::hasattr(model, "__fspath__")) {
@@ -386,6 +386,7 @@ PYBIND11_MODULE(_cctx, m) {
   static py::exception<Error> error(m, "Error", PyExc_ValueError);
   // The exception carries the command line's exit code as `exit_code` (3 bad input, 4 a strict
   // analysis error...), so that Python code can tell the kinds apart as scripts do.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): pybind11's translator type takes it so
   py::register_exception_translator([](std::exception_ptr p) {
     auto raise = [](const char* message, ExitCode code) {
       py::object value =

@@ -109,14 +109,14 @@ TEST(SilentWrongs, UndeclaredOpsetWarnsAndStrictRefuses) {
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
 }
 
-// `cctx plugins --check MODEL` lists each mistake once, by kind, with exit code 1; scoped to
+// `cctx plugins --check MODEL` lists each mistake once, by kind, with exit code 6; scoped to
 // another plugin it finds nothing of them and exits 0.
 TEST(SilentWrongs, PluginsCheckListsThem) {
   test::TempDir dir;
   const std::string model = write_model(dir, 2);
   const std::string profile = " --profile " + quoted(dir / "p.yaml");
   auto r = test::run_cctx("plugins --check " + quoted(dir / "m.onnx") + profile + " --format json");
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 6) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["findings"], 7) << r.out;  // 4 rule failures, 1 slip, 1 missing rule, 1 opset
   ASSERT_EQ(doc["rule_failures"].size(), 4u) << r.out;
@@ -136,7 +136,7 @@ TEST(SilentWrongs, PluginsCheckListsThem) {
   EXPECT_EQ(doc["notes"], 1);
 
   auto table = test::run_cctx("plugins --check " + quoted(dir / "m.onnx") + profile);
-  EXPECT_EQ(table.exit_code, 1) << table.err;
+  EXPECT_EQ(table.exit_code, 6) << table.err;
   EXPECT_TRUE(has(table.out, "m.onnx: 7 findings, 1 note\n")) << table.out;
   EXPECT_TRUE(has(table.out, "\nrules that failed (4):\n")) << table.out;
 

@@ -159,9 +159,8 @@ ops:
 TEST_F(DeclarativeOps, UnknownKeysListTheAllowedOnes) {
   EXPECT_EQ(error_in_op("    outptus: [{shape: in0}]\n"),
             "4:5: unknown key 'outptus' in 'ops[0]'; allowed: domain, op_type, since_version, "
-            "inputs, outputs, defaults, tags, may_reuse, alias, scratch, override, write_into; did "
-            "you mean "
-            "'outputs'?");
+            "inputs, outputs, defaults, tags, may_reuse, alias, scratch, override, write_into, "
+            "requires; did you mean 'outputs'?");
   EXPECT_EQ(error_in_op("    outputs: [{shape: in0, dtyp: int8}]\n"),
             "4:28: unknown key 'dtyp' in 'ops[0].outputs[0]'; allowed: dtype, shape; did you mean "
             "'dtype'?");

@@ -10,11 +10,11 @@ namespace cctx {
 /// Documented process exit codes of the `cctx` command.
 enum class ExitCode : int {
   kOk = 0,
-  kFindings = 1,  ///< the command ran and found something to fix (`plugins --check`)
   kUsage = 2,     ///< bad command line
   kBadInput = 3,  ///< unreadable or invalid model, profile or plugin; bad expression
   kAnalysis = 4,  ///< analysis error in strict mode
   kOutput = 5,    ///< the output (standard output, a file asked for) cannot be written
+  kFindings = 6,  ///< the command ran and found something to fix (`plugins --check`)
 };
 
 namespace detail {

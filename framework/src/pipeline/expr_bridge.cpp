@@ -126,7 +126,8 @@ std::size_t api_print(void* p, std::uint32_t e, char* buffer, std::size_t capaci
   }
   try {
     const std::string& text = self(p).pool().print(Expr{e});
-    std::memcpy(buffer, text.data(), std::min(capacity, text.size()));
+    // Not NUL-terminated: the plugin reads the returned length (ExprApi::print).
+    std::copy_n(text.data(), std::min(capacity, text.size()), buffer);
     return text.size();
   } catch (const std::exception&) {
     return 0;

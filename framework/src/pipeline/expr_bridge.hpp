@@ -63,7 +63,7 @@ class ExprBridge {
   /// runs its bodies' rules from inside its own call: the shape stage takes the state before a
   /// body and puts it back after, so each call sees only its own.
   InvalidHandle take_invalid() { return std::exchange(invalid_, InvalidHandle{}); }
-  void restore_invalid(InvalidHandle outer) { invalid_ = outer; }
+  void restore_invalid(InvalidHandle outer) { invalid_ = std::move(outer); }
 
   // Used by the table's static functions.
   Expr recover(const std::exception& e);

@@ -167,9 +167,9 @@ fs::path Host::shipped_profile(const std::string& name) {
 
 fs::path Host::profile_path(const std::string& name_or_path) {
   std::error_code ec;
-  const fs::path given(name_or_path);
+  fs::path given(name_or_path);  // not const: returned, so moved
   if (fs::exists(given, ec)) return given;
-  const fs::path shipped = shipped_profile(name_or_path);
+  fs::path shipped = shipped_profile(name_or_path);
   if (!shipped.empty()) return shipped;
   // A bare name (no folder, no extension) that is neither a file nor a shipped profile: say which
   // names there are, rather than only "no such file".
