@@ -146,8 +146,8 @@ TEST(PluginCompat, PluginWithoutExceptionsAnswers) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("\"peak_scratch_bytes\": \"32*N\""), std::string::npos) << r.out;
-  auto shapes = test::run_cctx("shapes " + quoted(dir / "m.onnx") + " --profile " +
-                               quoted(dir / "p.yaml"));
+  auto shapes =
+      test::run_cctx("shapes " + quoted(dir / "m.onnx") + " --profile " + quoted(dir / "p.yaml"));
   EXPECT_NE(shapes.out.find("  Y      float32  [N,4]"), std::string::npos) << shapes.out;
 }
 
