@@ -180,31 +180,32 @@ class InplaceStage {
     std::vector<InplaceDecision>& decisions = decisions_;  // copied to plan_.inplace once sorted
     decisions.clear();
 
-    for (const CapacityWrite& w : d.writes_into) {
-      const std::uint32_t o = w.output, k = w.input;
-      if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k]) continue;
+    // An output that shares an input's buffer whatever happens to it later (a buffer with room,
+    // a view) takes output o and input k: true when both are tracked. A view of something not
+    // tracked is not tracked either.
+    auto share = [&](std::uint32_t o, std::uint32_t k) {
+      if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k])
+        return false;
       const ValueId out = node.outputs[o], in = node.inputs[k];
-      if (out == kNoValue || in == kNoValue || out == in) continue;
+      if (out == kNoValue || in == kNoValue || out == in) return false;
       served.set(o);
       claimed.set(k);
       if (!plan_.bytes[in] || plan_.buffer_of[in] == kInvalidId || !plan_.bytes[out]) {
         untracked.set(o);
-        continue;
+        return false;
       }
-      write_into(n, out, in, w.capacity);
-      decisions.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kWriteInto});
+      return true;
+    };
+    for (const CapacityWrite& w : d.writes_into) {
+      if (!share(w.output, w.input)) continue;
+      write_into(n, node.outputs[w.output], node.inputs[w.input], w.capacity);
+      decisions.push_back(
+          InplaceDecision{w.output, w.input, ReuseKind::kEqual, ReuseMode::kWriteInto});
     }
     for (auto [o, k] : d.aliases) {
-      if (o >= node.outputs.size() || k >= node.inputs.size() || served[o] || claimed[k]) continue;
-      const ValueId out = node.outputs[o], in = node.inputs[k];
-      if (out == kNoValue || in == kNoValue || out == in) continue;
-      served.set(o);
-      claimed.set(k);
-      if (!plan_.bytes[in] || plan_.buffer_of[in] == kInvalidId || !plan_.bytes[out]) {
-        untracked.set(o);  // a view of something not tracked is not tracked either
-        continue;
+      if (share(o, k)) {
+        decisions.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kAlias});
       }
-      decisions.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kAlias});
     }
     for (ReuseKind pass : {ReuseKind::kEqual, ReuseKind::kGreater}) {
       for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
