@@ -79,6 +79,12 @@ TEST(NpuExample, BothFormsGiveTheSameFiguresCheckedByHand) {
   EXPECT_EQ(nodes[3]["memory"]["output_allocation_bytes"], 0);
   // present is written into past's buffer: the node allocates nothing.
   EXPECT_NE(json.out.find("\"mode\": \"write_into\""), std::string::npos);
+  // The table's KV cache lines say where present is: in the past's buffer, not the run's.
+  auto table = test::run_cctx("analyze " + model + yaml_profile + at);
+  EXPECT_NE(table.out.find("KV cache: past 2560 bytes (of the inputs), present 2816 bytes (in the "
+                           "past's buffer)"),
+            std::string::npos)
+      << table.out;
   // A context past the cache is refused: 127 + 2 rows > 128.
   auto full = test::run_cctx("analyze " + model + yaml_profile + " --eval B=1,S=2,P=127 --quiet");
   EXPECT_NE(full.exit_code, 0) << full.out;

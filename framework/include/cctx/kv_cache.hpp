@@ -28,6 +28,9 @@ struct KvCache {
   /// The presents' bytes per position of their sequence axis (the axis where a present is longer
   /// than its past): what one more token of context costs; nullopt when no axis tells.
   std::optional<Expr> bytes_per_token;
+  /// Every present is written into its past's buffer, which has room for it
+  /// (IInplaceSink::write_into): the run allocates none of them.
+  bool presents_in_past = false;
   bool empty() const { return pairs.empty(); }
 };
 

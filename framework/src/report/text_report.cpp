@@ -254,7 +254,9 @@ std::string kv_cache_text(const ComputeContext& ctx, const KvCache& kv) {
     if (e) out += std::string("  ") + what + ": " + safe_text::terminal(pool.print(*e)) + "\n";
   };
   line("past, held by the caller", kv.past_bytes);
-  line("present, written by the run", kv.present_bytes);
+  line(kv.presents_in_past ? "present, written into the past's buffer (it has room)"
+                           : "present, written by the run",
+       kv.present_bytes);
   line("per token of context", kv.bytes_per_token);
   return out;
 }
@@ -281,8 +283,8 @@ std::string scenario_table(const ComputeContext& ctx, const std::vector<PeakEval
 
 /// The lines under one evaluation's peak: the reserve, its roles (docs/deployers.md, "Which figure
 /// to reserve"), the budget's verdict, the KV cache's bytes.
-std::string reserve_lines(const PeakEvaluation& e, const std::optional<KvFigures>& cache,
-                          std::int64_t budget) {
+std::string reserve_lines(const PeakEvaluation& e, const KvCache& kv,
+                          const std::optional<KvFigures>& cache, std::int64_t budget) {
   std::string out =
       fmt::format("    reserve {} bytes ({}) = session {} + inputs {} + run {}\n", e.reserve_bytes,
                   byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes, e.run_bytes);
@@ -301,9 +303,9 @@ std::string reserve_lines(const PeakEvaluation& e, const std::optional<KvFigures
                              byte_units(e.reserve_bytes - budget));
   }
   if (cache) {
-    out +=
-        fmt::format("    KV cache: past {} bytes (of the inputs), present {} bytes (of the run)\n",
-                    cache->past, cache->present);
+    out += fmt::format("    KV cache: past {} bytes (of the inputs), present {} bytes ({})\n",
+                       cache->past, cache->present,
+                       kv.presents_in_past ? "in the past's buffer" : "of the run");
   }
   return out;
 }
@@ -337,7 +339,7 @@ std::string peak_summary(const ComputeContext& ctx, const std::vector<Assignment
           " ({})", safe_text::terminal(ctx.graph().node(static_cast<NodeId>(e.node)).op_type));
     }
     out += fmt::format("; run {} bytes, session {} bytes\n", e.run_bytes, e.session_bytes);
-    out += reserve_lines(e, evaluate_kv_cache(pool, kv, a), budget);
+    out += reserve_lines(e, kv, evaluate_kv_cache(pool, kv, a), budget);
     if (k < at_upper_bound.size() && !at_upper_bound[k].empty()) {
       out += "    worst case, data-dependent sizes at their upper bound: " +
              safe_text::terminal(upper_bounds_text(pool, at_upper_bound[k])) + "\n";

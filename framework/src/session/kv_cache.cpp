@@ -1,6 +1,7 @@
 // find_kv_cache (kv_cache.hpp).
 #include "cctx/kv_cache.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -85,6 +86,18 @@ KvCache find_kv_cache(const ComputeContext& ctx) {
     }
   }
   if (cache.pairs.empty()) return cache;
+  cache.presents_in_past = std::all_of(cache.pairs.begin(), cache.pairs.end(), [&](const auto& p) {
+    const NodeId n = g.value(p.present).producer;
+    if (n == kInvalidId || n >= ctx.node_count()) return false;
+    const NodeEntry& node = g.node(n);
+    for (const InplaceDecision& d : ctx.inplace(n)) {
+      if (d.mode == ReuseMode::kWriteInto && node.outputs[d.output] == p.present &&
+          node.inputs[d.input] == p.past) {
+        return true;
+      }
+    }
+    return false;
+  });
   try {
     add_formulas(ctx, cache);
   } catch (const ExprError&) {
