@@ -51,6 +51,7 @@ std::string render_columns(const std::vector<std::string>& headers,
     for (std::string& cell : row) cell = safe_text::terminal(cell);
   }
   std::vector<std::size_t> widths;
+  widths.reserve(headers.size());
   for (const std::string& h : headers) widths.push_back(h.size());
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
@@ -65,6 +66,7 @@ std::string render_columns(const std::vector<std::string>& headers,
     return out + "\n";
   };
   std::vector<std::string> dashes;
+  dashes.reserve(widths.size());
   for (std::size_t w : widths) dashes.emplace_back(w, '-');
   std::string separator = line(dashes);
   std::string out = separator + line(headers) + separator;
