@@ -11,7 +11,7 @@ DEB_PACKAGES := cmake make g++ pkg-config libboost-dev libyaml-cpp-dev libprotob
   protobuf-compiler libonnx-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev \
   nlohmann-json3-dev libfmt-dev libxml2-dev libjemalloc-dev libonnx-testdata binutils pybind11-dev python3-dev \
   python3-onnx python3-numpy python3-matplotlib python3-pytest zlib1g-dev chromium \
-  python3-pip python3-setuptools python3-wheel python3-venv
+  python3-pip python3-setuptools python3-wheel python3-venv clang-14 libc++-14-dev libc++abi-14-dev
 # `make format-check` and `make tidy-changed` (run by .ci/run) need Debian 12's clang-format-14
 # and clang-tidy-14.
 FORMAT_PACKAGES := clang-format-14 clang-tidy-14

@@ -106,6 +106,9 @@ TEST(PluginCompat, OtherRuntimesLoadWithAWarningAndAnswerTheSame) {
            Variant{FIXTURE_LEGACY_1_1_HARDENED,
                    "built with _GLIBCXX_DEBUG or _GLIBCXX_ASSERTIONS, which SDK 1.1 headers do "
                    "not tell apart, but cctx without _GLIBCXX_DEBUG"},
+#ifdef FIXTURE_LIBCXX
+           Variant{FIXTURE_LIBCXX, "built with libc++, but cctx uses libstdc++"},
+#endif
        }) {
     test::TempDir dir;
     auto r = test::run_cctx("analyze " + write_model(v.plugin, dir) + " --eval N=5");
