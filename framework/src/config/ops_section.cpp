@@ -396,50 +396,24 @@ class OpsReader {
             item.mark(),
             "'" + item.name + "' must be eq(A, B), le(A, B) or divides(K, N), got " + quote(text));
       }
-      // The top-level comma between the two expressions.
-      std::size_t comma = std::string::npos;
+      // The top-level commas: exactly one, between the two expressions.
+      std::size_t comma = std::string::npos, commas = 0;
       int depth = 0;
       for (std::size_t k = open + 1; k + 1 < text.size(); ++k) {
         const char c = text[k];
         if (c == '(' || c == '[') ++depth;
         if (c == ')' || c == ']') --depth;
-        if (c == ',' && depth == 0) {
-          if (comma != std::string::npos)
-            comma = std::string::npos - 1;  // two commas
-          else
-            comma = k;
-        }
+        if (c == ',' && depth == 0 && commas++ == 0) comma = k;
       }
-      if (text.back() != ')' || comma == std::string::npos || comma == std::string::npos - 1) {
+      if (text.back() != ')' || commas != 1) {
         check_.fail(item.mark(), "'" + item.name + "' must be " + name +
                                      "(A, B) with two expressions, got " + quote(text));
       }
-      r.a = compile_part(item, text.substr(open + 1, comma - open - 1), op, "[0]");
-      r.b = compile_part(item, text.substr(comma + 1, text.size() - comma - 2), op, "[1]");
+      r.a = compile(item, text.substr(open + 1, comma - open - 1), open + 1, op, "[0]");
+      r.b = compile(item, text.substr(comma + 1, text.size() - comma - 2), comma + 1, op, "[1]");
       out.push_back(std::move(r));
     }
     return out;
-  }
-
-  DeclaredDim compile_part(const Field& item, const std::string& text, const DeclaredOp& op,
-                           const char* part) const {
-    detail::DimProgram program;
-    try {
-      program = compile_dim(text);
-    } catch (const DimSyntaxError& e) {
-      check_.fail(item.mark(),
-                  "'" + item.name + "': bad expression " + quote(text) + ": " + e.what());
-    }
-    for (const DimRef& ref : program.refs) {
-      if (refers_to_input(ref))
-        check_input(ref.input, op, item.mark(), "'" + item.name + "': '" + ref.text + "'");
-    }
-    DeclaredDim dim;
-    dim.text = text;
-    dim.name =
-        (item.name.rfind(prefix_, 0) == 0 ? item.name.substr(prefix_.size()) : item.name) + part;
-    dim.program = std::make_shared<const DimProgram>(std::move(program));
-    return dim;
   }
 
   void read_dtype(const Field& f, const DeclaredOp& op, DeclaredOutput& out) const {
@@ -503,21 +477,28 @@ class OpsReader {
                   "'" + f.name + "' must be an expression, got " + describe(f.node) +
                       (list ? " (inside [ ], quote expressions that use [ ]: \"in0[1]\")" : ""));
     }
-    const std::string& text = f.node.Scalar();
+    return compile(f, f.node.Scalar(), 0, op, "");
+  }
+
+  /// `text`, which starts at byte `at` of f's value (all of it, or one side of a requirement),
+  /// compiled and its input references checked; named after f, plus `suffix`.
+  DeclaredDim compile(const Field& f, const std::string& text, std::size_t at, const DeclaredOp& op,
+                      const char* suffix) const {
     detail::DimProgram program;
     try {
       program = compile_dim(text);
     } catch (const DimSyntaxError& e) {
-      check_.fail(mark_in(f, e.offset()),
+      check_.fail(mark_in(f, at + e.offset()),
                   "'" + f.name + "': bad expression " + quote(text) + ": " + e.what());
     }
     for (const DimRef& ref : program.refs) {
       if (!refers_to_input(ref)) continue;
-      check_input(ref.input, op, mark_in(f, ref.offset), "'" + f.name + "': '" + ref.text + "'");
+      check_input(ref.input, op, mark_in(f, at + ref.offset),
+                  "'" + f.name + "': '" + ref.text + "'");
     }
     DeclaredDim dim;
     dim.text = text;
-    dim.name = f.name.rfind(prefix_, 0) == 0 ? f.name.substr(prefix_.size()) : f.name;
+    dim.name = (f.name.rfind(prefix_, 0) == 0 ? f.name.substr(prefix_.size()) : f.name) + suffix;
     dim.program = std::make_shared<const DimProgram>(std::move(program));
     return dim;
   }

@@ -95,7 +95,7 @@ detail::PoolImpl::PoolImpl(ExprLimits lim) : limits(lim) {
   nodes.reserve(256);
   payload.reserve(1024);
   // Handle 0 names no expression: a default-constructed handle (an SDK `Dim()` never set) must be
-  // refused, not read as whichever expression was interned first. The placeholder is an integer
+  // refused, not read as whichever expression was interned first. Entry 0 is a reserved integer
   // 0 kept outside the intern table, so no interned expression ever has id 0.
   nodes.emplace_back();
   extra.emplace_back();

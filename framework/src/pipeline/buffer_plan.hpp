@@ -63,6 +63,15 @@ struct BufferPlan {
     Expr capacity;
   };
   std::vector<CapacityWrite> capacity_writes;
+
+  /// Node n writes `out` into `in`'s buffer (IInplaceSink::write_into), which has room for
+  /// `capacity` bytes from its creation: the buffer grows to it, and the fit is recorded for
+  /// evaluation. Every planner calls it; joining `out` to the buffer is the planner's.
+  void write_into(ExprPool& pool, NodeId n, ValueId out, ValueId in, Expr capacity) {
+    Buffer& buffer = buffers[buffer_of[in]];
+    buffer.size = pool.max(buffer.size, capacity);
+    capacity_writes.push_back(CapacityWrite{n, out, in, capacity});
+  }
 };
 
 /// Runs one timed step of a stage ("lifetimes", "inplace"): the pipeline's stage clock.

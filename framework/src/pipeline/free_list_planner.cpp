@@ -274,11 +274,7 @@ class FreeListPlan {
       const ValueId in = node.inputs[k];
       if (in == kNoValue || in == out || plan_.buffer_of[in] == kInvalidId || !plan_.bytes[out])
         continue;
-      // The input's buffer has room for the capacity from its creation; the fit is checked at
-      // evaluation (BufferPlan::capacity_writes).
-      BufferPlan::Buffer& buffer = plan_.buffers[plan_.buffer_of[in]];
-      buffer.size = s_.pool->max(buffer.size, w.capacity);
-      plan_.capacity_writes.push_back(BufferPlan::CapacityWrite{n, out, in, w.capacity});
+      plan_.write_into(*s_.pool, n, out, in, w.capacity);
       join(plan_.buffer_of[in], out, n);
       decisions_.push_back(InplaceDecision{o, k, ReuseKind::kEqual, ReuseMode::kWriteInto});
       served.set(o);

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/tensor_data.hpp"
@@ -262,7 +263,9 @@ const AttributeKey* HostNodeView::find_key(sdk::StringRef name) const noexcept {
   // Kept for attribute_slips(): only when the node has attributes a slip could have meant, and
   // a few (a rule probing a dozen optional names is not slipping a dozen times). Copied: the
   // plugin's text lives only as long as the call.
-  if (!keys.empty() && attributes_missed_.size() < 16) {
+  if (!keys.empty() && attributes_missed_.size() < 16 &&
+      std::find(attributes_missed_.begin(), attributes_missed_.end(), wanted) ==
+          attributes_missed_.end()) {
     try {
       attributes_missed_.emplace_back(wanted);
     } catch (...) {
@@ -281,7 +284,7 @@ std::string HostNodeView::attribute_slips() const {
   std::string text;
   for (const std::string& missed : attributes_missed_) {
     const std::string_view near = detail::closest(missed, unread);
-    if (near.empty() || text.find("'" + missed + "'") != std::string::npos) continue;
+    if (near.empty()) continue;
     text += (text.empty() ? "" : "; ") + std::string("attribute '") + missed +
             "', which the node does not have (did you mean '" + std::string(near) + "'?)";
   }

@@ -160,14 +160,6 @@ class InplaceStage {
     }
   }
 
-  /// The input's buffer has room for `capacity` bytes from its creation (the cache is allocated
-  /// at its maximum length); whether the output fits is checked at evaluation.
-  void write_into(NodeId n, ValueId out, ValueId in, Expr capacity) {
-    BufferPlan::Buffer& buffer = plan_.buffers[plan_.buffer_of[in]];
-    buffer.size = s_.pool->max(buffer.size, capacity);
-    plan_.capacity_writes.push_back(BufferPlan::CapacityWrite{n, out, in, capacity});
-  }
-
   void plan(NodeId n) {
     const NodeEntry& node = s_.graph->node(n);
     InplaceDeclarations& d = declarations_;
@@ -198,7 +190,7 @@ class InplaceStage {
     };
     for (const CapacityWrite& w : d.writes_into) {
       if (!share(w.output, w.input)) continue;
-      write_into(n, node.outputs[w.output], node.inputs[w.input], w.capacity);
+      plan_.write_into(*s_.pool, n, node.outputs[w.output], node.inputs[w.input], w.capacity);
       decisions.push_back(
           InplaceDecision{w.output, w.input, ReuseKind::kEqual, ReuseMode::kWriteInto});
     }
