@@ -37,7 +37,9 @@ std::string op_name(const NodeEntry& node) {
 enum class WarningKind { kSlip, kNoRule, kOpset, kToolchain, kOther };
 
 WarningKind classify(const std::string& message) {
-  if (has(message, "asked for attribute '")) return WarningKind::kSlip;
+  if (has(message, "asked for attribute '") || has(message, "' is not in the schema")) {
+    return WarningKind::kSlip;  // a rule's slip, or a node's attribute its schema lacks
+  }
   if (has(message, ": no shape rule") || has(message, ": no cctx shape rule")) {
     return WarningKind::kNoRule;
   }

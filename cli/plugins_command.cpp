@@ -2,6 +2,7 @@
 // keeps one plugin, `--op` lists one operator's rules with the plugin that provides each.
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,8 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "cctx/dtypes.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
+#include "cctx/op_schema.hpp"
 #include "cctx/safe_text.hpp"
 #include "cli_common.hpp"
 #include "coverage_table.hpp"
@@ -170,6 +173,105 @@ std::string plugins_table(const nlohmann::ordered_json& doc) {
   return out.str();
 }
 
+/// A declared contract (SDK 1.9) as `--op` shows it.
+nlohmann::ordered_json schema_json(const OpSchema& schema, const RuleRegistry& registry) {
+  nlohmann::ordered_json j;
+  j["until_version"] = schema.until_version;  // 0: until the next declared version
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+  for (const SchemaInput& in : schema.inputs) {
+    nlohmann::ordered_json i = {{"name", in.name},
+                                {"optional", in.optional},
+                                {"variadic", in.variadic},
+                                {"dtypes", nlohmann::ordered_json::array()}};
+    for (const std::int32_t code : in.dtypes) i["dtypes"].push_back(dtype_name(code, &registry));
+    if (in.min_rank >= 0) i["min_rank"] = in.min_rank;
+    if (in.max_rank >= 0) i["max_rank"] = in.max_rank;
+    inputs.push_back(std::move(i));
+  }
+  j["inputs"] = std::move(inputs);
+  j["min_outputs"] = schema.min_outputs;
+  if (schema.max_outputs != OpSchema::kAnyCount) j["max_outputs"] = schema.max_outputs;
+  nlohmann::ordered_json attributes = nlohmann::ordered_json::array();
+  for (const SchemaAttribute& a : schema.attributes) {
+    nlohmann::ordered_json at = {
+        {"name", a.name}, {"type", attribute_type_name(a.type)}, {"required", a.required}};
+    if (a.has_default) {
+      switch (a.type) {
+        case sdk::AttrType::kInt:
+          at["default"] = a.int_default;
+          break;
+        case sdk::AttrType::kFloat:
+          at["default"] = a.float_default;
+          break;
+        case sdk::AttrType::kString:
+          at["default"] = a.string_default;
+          break;
+        case sdk::AttrType::kInts:
+          at["default"] = a.ints_default;
+          break;
+        case sdk::AttrType::kFloats:
+          at["default"] = a.floats_default;
+          break;
+        default:
+          break;
+      }
+    }
+    if (a.has_range) {
+      nlohmann::ordered_json range = nlohmann::ordered_json::object();
+      if (a.min_value != std::numeric_limits<std::int64_t>::min()) range["min"] = a.min_value;
+      if (a.max_value != std::numeric_limits<std::int64_t>::max()) range["max"] = a.max_value;
+      at["range"] = std::move(range);
+    }
+    attributes.push_back(std::move(at));
+  }
+  j["attributes"] = std::move(attributes);
+  return j;
+}
+
+/// The lines of one contract under its op: "    input 1 'B' (optional): float, double".
+std::string schema_text(const nlohmann::ordered_json& schema) {
+  std::ostringstream out;
+  std::size_t i = 0;
+  for (const auto& in : schema["inputs"]) {
+    out << "    input " << i++ << " '" << in["name"].get<std::string>() << "'";
+    if (in["variadic"].get<bool>()) out << " (variadic)";
+    if (in["optional"].get<bool>()) out << " (optional)";
+    if (in.contains("min_rank") || in.contains("max_rank")) {
+      const int lo = in.value("min_rank", -1);
+      const int hi = in.value("max_rank", -1);
+      out << " rank "
+          << (lo == hi ? std::to_string(lo)
+                       : (lo < 0 ? std::string("0") : std::to_string(lo)) + ".." +
+                             (hi < 0 ? std::string("") : std::to_string(hi)));
+    }
+    std::string types;
+    for (const auto& t : in["dtypes"]) types += (types.empty() ? "" : ", ") + t.get<std::string>();
+    out << ": " << (types.empty() ? std::string("any type") : types) << "\n";
+  }
+  out << "    outputs " << schema["min_outputs"].get<std::uint32_t>() << ".."
+      << (schema.contains("max_outputs")
+              ? std::to_string(schema["max_outputs"].get<std::uint32_t>())
+              : std::string(""))
+      << "\n";
+  for (const auto& a : schema["attributes"]) {
+    out << "    attribute " << a["name"].get<std::string>() << ": " << a["type"].get<std::string>();
+    if (a["required"].get<bool>()) out << ", required";
+    if (a.contains("default")) out << " = " << a["default"].dump();
+    if (a.contains("range")) {
+      const auto& range = a["range"];
+      if (range.contains("min") && range.contains("max")) {
+        out << " in " << range["min"].dump() << ".." << range["max"].dump();
+      } else if (range.contains("min")) {
+        out << ", at least " << range["min"].dump();
+      } else if (range.contains("max")) {
+        out << ", at most " << range["max"].dump();
+      }
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
 /// `--op [DOMAIN::]OP`: every registered rule of that op (every domain when none is given), in
 /// rule-kind then since_version order, each with the plugin that provides it.
 nlohmann::ordered_json op_json(const Host& host, const std::string& wanted,
@@ -193,10 +295,12 @@ nlohmann::ordered_json op_json(const Host& host, const std::string& wanted,
       if (it == ops.end()) continue;
       for (const auto& [since, entry] : it->second) {
         if (only != nullptr && entry.owner.get() != only->owner) continue;
-        by_op[shown_domain(d) + "::" + op].push_back({{"kind", rule_kind_name(kind)},
-                                                      {"since_version", since},
-                                                      {"plugin", names[entry.owner.get()]},
-                                                      {"origin", entry.origin}});
+        nlohmann::ordered_json rule = {{"kind", rule_kind_name(kind)},
+                                       {"since_version", since},
+                                       {"plugin", names[entry.owner.get()]},
+                                       {"origin", entry.origin}};
+        if (entry.schema) rule["schema"] = schema_json(*entry.schema, registry);
+        by_op[shown_domain(d) + "::" + op].push_back(std::move(rule));
       }
     }
   }
@@ -229,6 +333,17 @@ std::string op_table(const nlohmann::ordered_json& doc) {
     for (const auto& [head, versions] : lines) {
       const std::size_t tab = head.find('\t');
       out << "  " << head.substr(0, tab) << "@" << versions << ": " << head.substr(tab + 1) << "\n";
+    }
+    // Each declared contract in full, newest first: the one a current model meets.
+    const auto& rules = entry["rules"];
+    for (auto it = rules.rbegin(); it != rules.rend(); ++it) {
+      if (!it->contains("schema")) continue;
+      const auto& schema = (*it)["schema"];
+      const int until = schema["until_version"].get<int>();
+      const int since = (*it)["since_version"].get<int>();
+      out << (until == since ? "  schema at opset " : "  schema from opset ") << since
+          << (until > since ? " to " + std::to_string(until) : std::string()) << ":\n"
+          << schema_text(schema);
     }
   }
   return out.str();

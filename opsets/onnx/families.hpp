@@ -7,6 +7,7 @@ namespace cctx::opsets::onnx {
 
 class Registration;
 
+void register_schemas(Registration& reg);        // every operator's contract, from ONNX's schemas
 void register_elementwise(Registration& reg);    // unary, binary broadcast, variadic, Where
 void register_matmul(Registration& reg);         // MatMul, Gemm
 void register_tensor_shape(Registration& reg);   // Shape, Size, Reshape, Flatten, Squeeze, ...

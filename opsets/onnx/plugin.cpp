@@ -13,6 +13,7 @@ constexpr std::int32_t kMaxOpset = 27;
 // Every family, in registration order. Add a family here and declare it in families.hpp.
 using Family = void (*)(Registration&);
 constexpr Family kFamilies[] = {
+    register_schemas,  // the contracts first: every rule below is written against them
     register_elementwise,   register_matmul,       register_tensor_shape,    register_concat_split,
     register_reduce,        register_control_flow, register_sequence,        register_quantization,
     register_random_signal, register_text_image,  // misc

@@ -1,27 +1,20 @@
 // An NPU vendor's four operators in C++ (the same ops, contracts and figures as npu.yaml, the
 // declarative form): com.npu::LayerNorm, MatMul4Bit (two 4-bit weights per byte), KvAppend (a
 // static KV cache appended in place: IInplaceSink::write_into) and FusedAttention. Activations
-// are float32 [B, S, D]; the KV cache [B, P, D]. Each contract is checked where the rule starts:
-// a provably false one refuses the node, the others become requirements of the node.
+// are float32 [B, S, D]; the KV cache [B, P, D].
+//
+// Schema first (SDK 1.9): each operator's contract (its inputs' element types and ranks, its
+// attributes) is declared once, and the host checks every node against it before any rule runs,
+// so the rules below neither check types nor handle a missing attribute. What a schema cannot
+// say, relations between dims, each rule states where it starts: a provably false one refuses
+// the node, the others become requirements of the node.
+#include <cctx/sdk/kit/registration.hpp>
+#include <cctx/sdk/kit/schema.hpp>
 #include <cctx/sdk/plugin.hpp>
 #include <cctx/sdk/shape_helpers.hpp>
-#include <initializer_list>
 
 namespace {
 using namespace cctx::sdk;
-
-/// Every input of `node` has `rank` and, when given, the element type `type`.
-Status check_inputs(const INodeView& node, IShapeSink& out,
-                    std::initializer_list<std::pair<std::int32_t, std::int32_t>> rank_and_type) {
-  std::uint32_t i = 0;
-  for (auto [rank, type] : rank_and_type) {
-    if (!node.has_input(i)) return out.fail(Status::kInvalidArgument, "an input is missing");
-    if (node.input_rank(i) != rank) return out.fail(Status::kInvalidArgument, "wrong rank");
-    if (node.input_dtype(i) != type) return out.fail(Status::kInvalidArgument, "wrong type");
-    ++i;
-  }
-  return Status::kOk;
-}
 
 /// `a kind b` must hold: refused when provably false, else a requirement of the node.
 Status require(IShapeSink& out, ConstraintKind kind, Dim a, Dim b) {
@@ -38,10 +31,14 @@ Status require(IShapeSink& out, ConstraintKind kind, Dim a, Dim b) {
     return s;                                      \
   }
 
+/// Attribute `name`, which the schema makes required (the host refused every node without it).
+std::int64_t attribute(const INodeView& node, const char* name) {
+  return node.attr_int_or(StringRef::from_c_str(name), 0);
+}
+
 class LayerNormShape final : public IShapeRule {
  public:
   Status infer(const INodeView& node, IShapeSink& out) const noexcept override {
-    NPU_CHECK(check_inputs(node, out, {{3, dtype::kFloat}, {1, dtype::kFloat}}));
     NPU_CHECK(require(out, ConstraintKind::kEq, node.input_dim(0, 2), node.input_dim(1, 0)));
     return set_shape(out, 0, node.input_dtype(0), input_shape(node, 0));
   }
@@ -62,7 +59,6 @@ class LayerNormScratch final : public IScratchEstimator {
 class MatMul4BitShape final : public IShapeRule {
  public:
   Status infer(const INodeView& node, IShapeSink& out) const noexcept override {
-    NPU_CHECK(check_inputs(node, out, {{3, dtype::kFloat}, {2, dtype::kUint8}}));
     NPU_CHECK(require(out, ConstraintKind::kEq, node.input_dim(0, 2), 2 * node.input_dim(1, 1)));
     return set_shape(out, 0, node.input_dtype(0),
                      Shape::of({node.input_dim(0, 0), node.input_dim(0, 1), node.input_dim(1, 0)}));
@@ -75,23 +71,13 @@ class MatMul4BitScratch final : public IScratchEstimator {
   }
 };
 
-/// The attribute `name`, which the node must have.
-bool required_attribute(const INodeView& node, const char* name, std::int64_t* value) {
-  return node.attr_int(StringRef::from_c_str(name), value);
-}
-
 class KvAppendShape final : public IShapeRule {
  public:
   Status infer(const INodeView& node, IShapeSink& out) const noexcept override {
-    NPU_CHECK(check_inputs(node, out, {{3, dtype::kFloat}, {3, dtype::kFloat}}));
-    std::int64_t max_len = 0;
-    if (!required_attribute(node, "max_len", &max_len)) {
-      return out.fail(Status::kInvalidArgument, "max_len is required");
-    }
     const Dim rows = node.input_dim(0, 1) + node.input_dim(1, 1);
     NPU_CHECK(require(out, ConstraintKind::kEq, node.input_dim(0, 0), node.input_dim(1, 0)));
     NPU_CHECK(require(out, ConstraintKind::kEq, node.input_dim(0, 2), node.input_dim(1, 2)));
-    NPU_CHECK(require(out, ConstraintKind::kLe, rows, node.constant(max_len)));
+    NPU_CHECK(require(out, ConstraintKind::kLe, rows, node.constant(attribute(node, "max_len"))));
     return set_shape(out, 0, node.input_dtype(0),
                      Shape::of({node.input_dim(0, 0), rows, node.input_dim(0, 2)}));
   }
@@ -99,23 +85,15 @@ class KvAppendShape final : public IShapeRule {
 class KvAppendInPlace final : public IInplacePolicy {
  public:
   Status declare(const INodeView& node, IInplaceSink& out) const noexcept override {
-    std::int64_t max_len = 0;
-    if (!required_attribute(node, "max_len", &max_len) || node.input_rank(0) != 3) {
-      return out.fail(Status::kUnsupported, "max_len or past's rank missing");
-    }
-    return out.write_into(0, 0, node.input_dim(0, 0) * max_len * node.input_dim(0, 2) * 4);
+    return out.write_into(
+        0, 0, node.input_dim(0, 0) * attribute(node, "max_len") * node.input_dim(0, 2) * 4);
   }
 };
 
 class FusedAttentionShape final : public IShapeRule {
  public:
   Status infer(const INodeView& node, IShapeSink& out) const noexcept override {
-    NPU_CHECK(
-        check_inputs(node, out, {{3, dtype::kFloat}, {3, dtype::kFloat}, {3, dtype::kFloat}}));
-    std::int64_t heads = 0;
-    if (!required_attribute(node, "num_heads", &heads)) {
-      return out.fail(Status::kInvalidArgument, "num_heads is required");
-    }
+    const std::int64_t heads = attribute(node, "num_heads");
     NPU_CHECK(require(out, ConstraintKind::kEq, node.input_dim(0, 2), node.input_dim(1, 2)));
     NPU_CHECK(require(out, ConstraintKind::kEq, node.input_dim(1, 1), node.input_dim(2, 1)));
     NPU_CHECK(require(out, ConstraintKind::kEq, node.input_dim(1, 2), node.input_dim(2, 2)));
@@ -126,16 +104,12 @@ class FusedAttentionShape final : public IShapeRule {
 class FusedAttentionScratch final : public IScratchEstimator {
  public:
   Status estimate(const INodeView& node, IScratchSink& out) const noexcept override {
-    std::int64_t heads = 0;
-    if (!required_attribute(node, "num_heads", &heads)) {
-      return out.fail(Status::kUnsupported, "num_heads is required");
-    }
-    return out.set_bytes(node.input_dim(0, 0) * heads * node.input_dim(0, 1) *
-                         node.input_dim(1, 1) * 4);
+    return out.set_bytes(node.input_dim(0, 0) * attribute(node, "num_heads") *
+                         node.input_dim(0, 1) * node.input_dim(1, 1) * 4);
   }
 };
 
-Status register_npu(IRegistrar& r) noexcept {
+Status register_ops(IRegistrar& r) {
   static const LayerNormShape kLayerNorm;
   static const LayerNormReuse kLayerNormReuse;
   static const LayerNormScratch kLayerNormScratch;
@@ -145,21 +119,49 @@ Status register_npu(IRegistrar& r) noexcept {
   static const KvAppendInPlace kKvAppendInPlace;
   static const FusedAttentionShape kFusedAttention;
   static const FusedAttentionScratch kFusedAttentionScratch;
-  const RuleKey layer_norm{"com.npu", "LayerNorm", 1}, matmul{"com.npu", "MatMul4Bit", 1},
-      append{"com.npu", "KvAppend", 1}, attention{"com.npu", "FusedAttention", 1};
-  NPU_CHECK(r.declare_domain("com.npu", 1, 1));
-  for (Status s :
-       {r.add_shape_rule(layer_norm, &kLayerNorm),
-        r.add_inplace_policy(layer_norm, &kLayerNormReuse),
-        r.add_scratch_estimator(layer_norm, &kLayerNormScratch),
-        r.add_shape_rule(matmul, &kMatMul4Bit),
-        r.add_scratch_estimator(matmul, &kMatMul4BitScratch), r.add_shape_rule(append, &kKvAppend),
-        r.add_inplace_policy(append, &kKvAppendInPlace),
-        r.add_shape_rule(attention, &kFusedAttention),
-        r.add_scratch_estimator(attention, &kFusedAttentionScratch)}) {
-    NPU_CHECK(s);
-  }
-  return Status::kOk;
+  using kit::Schema;
+  kit::Registration reg = kit::register_domain(r, "com.npu", 1, 1);
+
+  reg.schema("LayerNorm", 1,
+             Schema().input("X", {dtype::kFloat}).rank(3).input("gamma", {dtype::kFloat}).rank(1));
+  reg.shape("LayerNorm", 1, kLayerNorm);
+  reg.inplace("LayerNorm", 1, kLayerNormReuse);
+  reg.scratch("LayerNorm", 1, kLayerNormScratch);
+
+  reg.schema("MatMul4Bit", 1,
+             Schema().input("A", {dtype::kFloat}).rank(3).input("W", {dtype::kUint8}).rank(2));
+  reg.shape("MatMul4Bit", 1, kMatMul4Bit);
+  reg.scratch("MatMul4Bit", 1, kMatMul4BitScratch);
+
+  reg.schema("KvAppend", 1,
+             Schema()
+                 .input("past", {dtype::kFloat})
+                 .rank(3)
+                 .input("new", {dtype::kFloat})
+                 .rank(3)
+                 .required_int("max_len")
+                 .at_least(1));
+  reg.shape("KvAppend", 1, kKvAppend);
+  reg.inplace("KvAppend", 1, kKvAppendInPlace);
+
+  reg.schema("FusedAttention", 1,
+             Schema()
+                 .input("Q", {dtype::kFloat})
+                 .rank(3)
+                 .input("K", {dtype::kFloat})
+                 .rank(3)
+                 .input("V", {dtype::kFloat})
+                 .rank(3)
+                 .required_int("num_heads")
+                 .at_least(1));
+  reg.shape("FusedAttention", 1, kFusedAttention);
+  reg.scratch("FusedAttention", 1, kFusedAttentionScratch);
+  return reg.status();
+}
+
+// guarded(): the schemas' lists are std::vectors, whose allocation may throw.
+Status register_npu(IRegistrar& r) noexcept {
+  return guarded(r, [&] { return register_ops(r); });
 }
 }  // namespace
 

@@ -147,7 +147,8 @@ TEST(SdkAbi, RegistrarMethodOrder) {
        CCTX_SLOT(I, add_tag_rule), CCTX_SLOT(I, add_inplace_policy),
        CCTX_SLOT(I, add_scratch_estimator), CCTX_SLOT(I, add_dtype), CCTX_SLOT(I, option),
        CCTX_SLOT(I, fail), CCTX_SLOT(I, accept_option),  // 1.2
-       CCTX_SLOT(I, add_rewrite)});                      // 1.7
+       CCTX_SLOT(I, add_rewrite),                        // 1.7
+       CCTX_SLOT(I, declare_schema)});                   // 1.9
 }
 
 // The version this SDK's plugins announce: the CHANGELOG's newest entry.

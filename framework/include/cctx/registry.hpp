@@ -19,9 +19,14 @@ struct PluginHandle;
 /// A graph rewrite a plugin registered (framework/src/rewrite/rewrite_rule.hpp).
 struct RewriteRule;
 
-/// The rule kinds, in the order the pipeline uses them.
-enum class RuleKind : std::uint8_t { kShape, kTagTraits, kTagRule, kInplace, kScratch };
-inline constexpr std::size_t kRuleKindCount = 5;
+/// An operator's declared contract (IRegistrar::declare_schema), as the host keeps it
+/// (cctx/op_schema.hpp).
+struct OpSchema;
+
+/// The rule kinds, in the order the pipeline uses them; the schema, checked before all of them,
+/// came last (SDK 1.9).
+enum class RuleKind : std::uint8_t { kShape, kTagTraits, kTagRule, kInplace, kScratch, kSchema };
+inline constexpr std::size_t kRuleKindCount = 6;
 const char* rule_kind_name(RuleKind kind);
 
 /// Host-side copy of a plugin's TagTraits (positional table owned here).
@@ -37,6 +42,7 @@ struct TagTraitsCopy {
 struct RuleEntry {
   const void* rule = nullptr;                   ///< the plugin object (kind-specific interface)
   std::shared_ptr<const TagTraitsCopy> traits;  ///< for kTagTraits
+  std::shared_ptr<const OpSchema> schema;       ///< for kSchema
   std::shared_ptr<const PluginHandle> owner;    ///< keeps the library mapped
   std::string origin;                           ///< "onnx 0.1.0 (/path/libcctx_onnx.so)"
 };
@@ -48,6 +54,8 @@ struct ResolvedRules {
   const sdk::ITagRule* tag = nullptr;
   const sdk::IInplacePolicy* inplace = nullptr;
   const sdk::IScratchEstimator* scratch = nullptr;
+  /// The declared contract, when one holds at the opset (OpSchema::until_version).
+  const OpSchema* schema = nullptr;
   const RuleEntry* entries[kRuleKindCount] = {};  ///< for origins in messages
 
   /// The entry of `kind`'s rule (its origin names the plugin in messages), or nullptr.

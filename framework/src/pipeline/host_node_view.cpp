@@ -24,7 +24,8 @@ HostNodeView::HostNodeView(const Analysis& analysis, const ShapeResult& shapes, 
       shapes_(shapes),
       bridge_(bridge),
       node_(node),
-      entry_(analysis.graph->node(node)) {}
+      entry_(analysis.graph->node(node)),
+      schema_(analysis.rules_of(node).schema) {}
 
 HostNodeView::~HostNodeView() {
   if (node_ < state_.attributes_read.size()) state_.attributes_read[node_] |= attributes_read_;
@@ -283,12 +284,27 @@ std::string HostNodeView::attribute_slips() const {
   }
   std::string text;
   for (const std::string& missed : attributes_missed_) {
+    // A name the operator's schema declares is no slip: the rule asked for an attribute the
+    // operator has, which this node omits.
+    if (schema_ != nullptr && schema_->attribute(missed) != nullptr) continue;
     const std::string_view near = detail::closest(missed, unread);
     if (near.empty()) continue;
     text += (text.empty() ? "" : "; ") + std::string("attribute '") + missed +
             "', which the node does not have (did you mean '" + std::string(near) + "'?)";
   }
   return text;
+}
+
+std::span<const AttributeKey> HostNodeView::attribute_keys() const {
+  return state_.graph->index().attributes(node_);
+}
+
+const SchemaAttribute* HostNodeView::declared_default(sdk::StringRef name,
+                                                      sdk::AttrType type) const noexcept {
+  if (schema_ == nullptr) return nullptr;
+  const SchemaAttribute* a =
+      schema_->attribute(std::string_view(name.size == 0 ? "" : name.data, name.size));
+  return a != nullptr && a->has_default && a->type == type ? a : nullptr;
 }
 
 const onnx::AttributeProto* HostNodeView::find(sdk::StringRef name) const noexcept {
@@ -304,25 +320,45 @@ sdk::AttrType HostNodeView::attribute_type(sdk::StringRef name) const noexcept {
 bool HostNodeView::attr_int(sdk::StringRef name, std::int64_t* out) const noexcept {
   // From the graph view's key: the proto itself is not read.
   const AttributeKey* key = find_key(name);
-  if (!key || key->type != AttributeKey::kInt) return false;
+  if (key == nullptr) {
+    const SchemaAttribute* d = declared_default(name, sdk::AttrType::kInt);
+    if (d != nullptr) *out = d->int_default;
+    return d != nullptr;
+  }
+  if (key->type != AttributeKey::kInt) return false;
   *out = key->int_value;
   return true;
 }
 bool HostNodeView::attr_float(sdk::StringRef name, float* out) const noexcept {
   const AttributeKey* key = find_key(name);
-  if (!key || static_cast<sdk::AttrType>(key->type) != sdk::AttrType::kFloat) return false;
+  if (key == nullptr) {
+    const SchemaAttribute* d = declared_default(name, sdk::AttrType::kFloat);
+    if (d != nullptr) *out = d->float_default;
+    return d != nullptr;
+  }
+  if (static_cast<sdk::AttrType>(key->type) != sdk::AttrType::kFloat) return false;
   *out = key->proto->f();
   return true;
 }
 bool HostNodeView::attr_string(sdk::StringRef name, sdk::StringRef* out) const noexcept {
   const AttributeKey* key = find_key(name);
-  if (!key || static_cast<sdk::AttrType>(key->type) != sdk::AttrType::kString) return false;
+  if (key == nullptr) {
+    const SchemaAttribute* d = declared_default(name, sdk::AttrType::kString);
+    if (d != nullptr) *out = ref(d->string_default);
+    return d != nullptr;
+  }
+  if (static_cast<sdk::AttrType>(key->type) != sdk::AttrType::kString) return false;
   *out = ref(key->proto->s());
   return true;
 }
 bool HostNodeView::attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) const noexcept {
   const AttributeKey* key = find_key(name);
-  if (!key) return false;
+  if (key == nullptr) {
+    const SchemaAttribute* d = declared_default(name, sdk::AttrType::kInts);
+    if (d != nullptr)
+      *out = sdk::Span<std::int64_t>{d->ints_default.data(), d->ints_default.size()};
+    return d != nullptr;
+  }
   if (key->ints_inline) {  // short lists (perm, axes, pads) from the graph view's copy
     const std::span<const std::int64_t> ints = state_.graph->index().attribute_ints(*key);
     *out = sdk::Span<std::int64_t>{ints.data(), ints.size()};
@@ -337,7 +373,11 @@ bool HostNodeView::attr_ints(sdk::StringRef name, sdk::Span<std::int64_t>* out) 
 }
 bool HostNodeView::attr_floats(sdk::StringRef name, sdk::Span<float>* out) const noexcept {
   const AttributeKey* key = find_key(name);
-  if (!key) return false;
+  if (key == nullptr) {
+    const SchemaAttribute* d = declared_default(name, sdk::AttrType::kFloats);
+    if (d != nullptr) *out = sdk::Span<float>{d->floats_default.data(), d->floats_default.size()};
+    return d != nullptr;
+  }
   // As for attr_ints, an attribute without any payload reads as an empty list.
   const auto t = static_cast<sdk::AttrType>(key->type);
   if (t != sdk::AttrType::kFloats && t != sdk::AttrType::kNone) return false;

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cctx/sdk/node_view.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cctx/op_schema.hpp"
 #include "model/graph_index.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/expr_bridge.hpp"
@@ -70,6 +72,8 @@ class HostNodeView final : public sdk::INodeView {
                            const std::uint32_t** terms) const noexcept override;
 
   NodeId id() const { return node_; }
+  /// The node's attributes as the graph view keeps them (read without marking them read).
+  std::span<const AttributeKey> attribute_keys() const;
 
   /// An attribute the rule asked for that the node does not have, when the node has one of
   /// nearly the same name that the rule never read ("num_head" where the node says
@@ -82,6 +86,9 @@ class HostNodeView final : public sdk::INodeView {
   std::string describe_input(std::uint32_t i) const;
   const AttributeKey* find_key(sdk::StringRef name) const noexcept;
   const onnx::AttributeProto* find(sdk::StringRef name) const noexcept;
+  /// The declared default of attribute `name` when the node's schema gives it one of `type`:
+  /// what a rule reads for an attribute the node omits (schema.hpp).
+  const SchemaAttribute* declared_default(sdk::StringRef name, sdk::AttrType type) const noexcept;
   ValueId input_value_id(std::uint32_t i) const noexcept;
   /// Element k of sequence input i when its length is known, else nullptr.
   const ElementShape* input_element(std::uint32_t i, std::uint32_t k) const noexcept;
@@ -91,6 +98,7 @@ class HostNodeView final : public sdk::INodeView {
   ExprBridge& bridge_;
   NodeId node_;
   const NodeEntry& entry_;
+  const OpSchema* schema_;  ///< the node's declared contract, or null
   // Decoded tensor attribute storage, valid until the next attr_tensor call.
   mutable std::vector<std::int64_t> tensor_dims_;
   mutable std::vector<std::int64_t> tensor_ints_;

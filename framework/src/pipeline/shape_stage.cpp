@@ -19,6 +19,7 @@
 #include "pipeline/host_node_view.hpp"
 #include "pipeline/node_flags.hpp"
 #include "pipeline/onnx_fallback.hpp"
+#include "pipeline/schema_check.hpp"
 #include "pipeline/shape_types.hpp"
 
 namespace cctx {
@@ -672,10 +673,10 @@ class ShapeStage {
     const NodeEntry& node = s_.graph->node(n);
     const ResolvedRules& rules = s_.rules_of(n);
     record_constant_floats(n);
-    bool rule_failed = false;
+    bool rule_failed = refused_by_schema(n);
     std::string rule_error;
     NodeFlags done(node.outputs.size());
-    if (rules.shape != nullptr) {
+    if (rules.shape != nullptr && !rule_failed) {
       HostNodeView view(s_, out_, bridge_, n);
       HostShapeSink sink(*this, bridge_, s_, out_, n);
       const std::string_view origin = rules.entry(RuleKind::kShape)->origin;
@@ -723,6 +724,28 @@ class ShapeStage {
     if (!all_done(node, done)) fall_back(n, rule_failed, done);
     apply_declarations(n);
     check_dims(n);
+  }
+
+  /// Checks node n against its operator's declared contract (SDK 1.9) before any rule of it
+  /// runs: true when the node breaks it, which then counts as its shape rule refusing the node
+  /// (a warning and the fallbacks; an error under shapes.strict). Attributes the schema does not
+  /// declare are warnings.
+  bool refused_by_schema(NodeId n) {
+    const OpSchema* schema = s_.rules_of(n).schema;
+    if (schema == nullptr) return false;
+    const HostNodeView view(s_, out_, bridge_, n);
+    SchemaFindings found = check_schema(*schema, view, s_.registry.get());
+    const std::string by = " (schema of " + schema->origin + ")";
+    for (const std::string& w : found.undeclared_attributes) {
+      s_.warn(n, describe_node(*s_.graph, n) + ": " + w + by);
+    }
+    if (found.violation.empty()) return false;
+    if (s_.options.shapes.strict) throw AnalysisError(identify(n) + ": " + found.violation + by);
+    ++refusals_;
+    s_.warn(n, describe_node(*s_.graph, n) + ": " + found.violation + by + "; using the fallbacks");
+    s_.rule_failed(RuleFailure::Kind::kShape, n, "schema of " + schema->origin,
+                   std::move(found.violation));
+    return true;
   }
 
   /// semantics.md "Sizes are never negative": every dim of node n's outputs, and of the graph
@@ -876,8 +899,10 @@ class ShapeStage {
                           : "no shape rule (did you mean '" + near + "'?)";
     }
     const RuleFailure* f = s_.shape_failure(n);
-    return f == nullptr ? std::string("the shape rule failed")
-                        : "the shape rule of " + f->rule + " failed";
+    if (f == nullptr) return "the shape rule failed";
+    // refused_by_schema() records the contract's plugin as "schema of <origin>".
+    if (f->rule.rfind("schema of ", 0) == 0) return "the node breaks the " + f->rule;
+    return "the shape rule of " + f->rule + " failed";
   }
 
   /// The declaration that says most: a graph output declared without a shape defers to a

@@ -4,6 +4,7 @@
 
 #include "cctx/errors.hpp"
 #include "cctx/model.hpp"
+#include "cctx/op_schema.hpp"
 #include "rewrite/rewrite_rule.hpp"
 
 namespace cctx {
@@ -22,9 +23,9 @@ HostRegistrar::HostRegistrar(RuleRegistry& registry, std::shared_ptr<const Plugi
       override_rules_(override_rules) {}
 
 sdk::Status HostRegistrar::stage(RuleKind kind, const sdk::RuleKey& key, const void* rule,
-                                 std::shared_ptr<const TagTraitsCopy> traits) noexcept {
+                                 RuleEntry entry) noexcept {
   try {
-    if (rule == nullptr && !traits) {
+    if (rule == nullptr && !entry.traits && !entry.schema) {
       const std::string m = "null rule for " + text(key.op_type);
       return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
     }
@@ -53,8 +54,11 @@ sdk::Status HostRegistrar::stage(RuleKind kind, const sdk::RuleKey& key, const v
         return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
       }
     }
-    staged_.push_back(Staged{kind, std::move(domain), std::move(op), key.since_version,
-                             RuleEntry{rule, std::move(traits), owner_, origin_}});
+    entry.rule = rule;
+    entry.owner = owner_;
+    entry.origin = origin_;
+    staged_.push_back(
+        Staged{kind, std::move(domain), std::move(op), key.since_version, std::move(entry)});
     return sdk::Status::kOk;
   } catch (const std::exception& e) {
     errors_.push_back(e.what());
@@ -79,7 +83,7 @@ sdk::Status HostRegistrar::declare_domain(sdk::StringRef domain, std::int32_t mi
 
 sdk::Status HostRegistrar::add_shape_rule(const sdk::RuleKey& key,
                                           const sdk::IShapeRule* rule) noexcept {
-  return stage(RuleKind::kShape, key, rule, nullptr);
+  return stage(RuleKind::kShape, key, rule);
 }
 
 sdk::Status HostRegistrar::add_tag_traits(const sdk::RuleKey& key,
@@ -91,7 +95,9 @@ sdk::Status HostRegistrar::add_tag_traits(const sdk::RuleKey& key,
     copy->positional.assign(traits.positional.begin(), traits.positional.end());
     copy->inherit = traits.inherit;
     copy->backward = traits.backward;
-    return stage(RuleKind::kTagTraits, key, nullptr, std::move(copy));
+    RuleEntry entry;
+    entry.traits = std::move(copy);
+    return stage(RuleKind::kTagTraits, key, nullptr, std::move(entry));
   } catch (const std::exception& e) {
     errors_.push_back(e.what());
     return sdk::Status::kInternal;
@@ -100,17 +106,32 @@ sdk::Status HostRegistrar::add_tag_traits(const sdk::RuleKey& key,
 
 sdk::Status HostRegistrar::add_tag_rule(const sdk::RuleKey& key,
                                         const sdk::ITagRule* rule) noexcept {
-  return stage(RuleKind::kTagRule, key, rule, nullptr);
+  return stage(RuleKind::kTagRule, key, rule);
 }
 
 sdk::Status HostRegistrar::add_inplace_policy(const sdk::RuleKey& key,
                                               const sdk::IInplacePolicy* policy) noexcept {
-  return stage(RuleKind::kInplace, key, policy, nullptr);
+  return stage(RuleKind::kInplace, key, policy);
 }
 
 sdk::Status HostRegistrar::add_scratch_estimator(const sdk::RuleKey& key,
                                                  const sdk::IScratchEstimator* estimator) noexcept {
-  return stage(RuleKind::kScratch, key, estimator, nullptr);
+  return stage(RuleKind::kScratch, key, estimator);
+}
+
+sdk::Status HostRegistrar::declare_schema(const sdk::RuleKey& key,
+                                          const sdk::OpSchemaDecl& schema) noexcept {
+  try {
+    RuleEntry entry;
+    entry.schema = std::make_shared<const OpSchema>(copy_schema(schema, origin_));
+    return stage(RuleKind::kSchema, key, nullptr, std::move(entry));
+  } catch (const PluginError& e) {
+    const std::string m = "schema of " + text(key.op_type) + ": " + e.what();
+    return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
+  } catch (const std::exception& e) {
+    errors_.push_back(e.what());
+    return sdk::Status::kInternal;
+  }
 }
 
 sdk::Status HostRegistrar::add_dtype(std::int32_t code, std::uint32_t bits,

@@ -38,6 +38,8 @@ class HostRegistrar final : public sdk::IRegistrar {
   sdk::Status accept_option(sdk::StringRef key, sdk::StringRef meaning) noexcept override;
   sdk::Status add_rewrite(sdk::StringRef name, sdk::StringRef pattern, sdk::StringRef replacement,
                           std::int32_t pass) noexcept override;
+  sdk::Status declare_schema(const sdk::RuleKey& key,
+                             const sdk::OpSchemaDecl& schema) noexcept override;
 
   /// The options this plugin accepts, as (key, meaning): those it declared with accept_option()
   /// in declaration order, then those it only read with option() (meaning "").
@@ -60,8 +62,9 @@ class HostRegistrar final : public sdk::IRegistrar {
     std::int32_t since_version;
     RuleEntry entry;
   };
+  /// `entry` holds what the kind keeps besides the rule pointer (the traits, the schema).
   sdk::Status stage(RuleKind kind, const sdk::RuleKey& key, const void* rule,
-                    std::shared_ptr<const TagTraitsCopy> traits) noexcept;
+                    RuleEntry entry = {}) noexcept;
 
   RuleRegistry& registry_;
   std::shared_ptr<const PluginHandle> owner_;

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "cctx/errors.hpp"
+#include "cctx/op_schema.hpp"
 #include "cctx/registry.hpp"
 #include "rewrite/rewrite_rule.hpp"
 #include "text/nearest_word.hpp"
@@ -19,6 +20,8 @@ const char* rule_kind_name(RuleKind kind) {
       return "inplace";
     case RuleKind::kScratch:
       return "scratch";
+    case RuleKind::kSchema:
+      return "schema";
   }
   return "?";
 }
@@ -112,6 +115,15 @@ ResolvedRules RuleRegistry::resolve(std::string_view domain, std::string_view op
   r.scratch = static_cast<const sdk::IScratchEstimator*>(rule(RuleKind::kScratch));
   if (const RuleEntry* e = r.entry(RuleKind::kTagTraits)) {
     r.traits = e->traits.get();
+  }
+  // A schema that stops before the model's opset does not hold there: the operator may have
+  // changed since (a plugin that knows it up to opset 21 does not judge an opset-26 node).
+  if (const RuleEntry* e = r.entry(RuleKind::kSchema)) {
+    if (opset < 0 || e->schema->until_version == 0 || opset <= e->schema->until_version) {
+      r.schema = e->schema.get();
+    } else {
+      r.entries[static_cast<std::size_t>(RuleKind::kSchema)] = nullptr;
+    }
   }
   return r;
 }

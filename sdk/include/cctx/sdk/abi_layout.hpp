@@ -15,6 +15,7 @@
 #include "cctx/sdk/node_view.hpp"
 #include "cctx/sdk/registrar.hpp"
 #include "cctx/sdk/rules.hpp"
+#include "cctx/sdk/schema.hpp"
 #include "cctx/sdk/types.hpp"
 
 namespace cctx::sdk {
@@ -62,6 +63,22 @@ static_assert(sizeof(TagTraits) == 32 && offsetof(TagTraits, explicit_tag) == 0 
               offsetof(TagTraits, inherit) == 24 && offsetof(TagTraits, backward) == 28);
 static_assert(sizeof(RuleKey) == 40 && offsetof(RuleKey, domain) == 0 &&
               offsetof(RuleKey, op_type) == 16 && offsetof(RuleKey, since_version) == 32);
+static_assert(sizeof(InputDecl) == 48 && offsetof(InputDecl, name) == 0 &&
+              offsetof(InputDecl, flags) == 16 && offsetof(InputDecl, min_rank) == 20 &&
+              offsetof(InputDecl, max_rank) == 24 && offsetof(InputDecl, dtypes) == 32);
+static_assert(sizeof(AttributeDecl) == 104 && offsetof(AttributeDecl, name) == 0 &&
+              offsetof(AttributeDecl, type) == 16 && offsetof(AttributeDecl, flags) == 20 &&
+              offsetof(AttributeDecl, int_default) == 24 &&
+              offsetof(AttributeDecl, float_default) == 32 &&
+              offsetof(AttributeDecl, string_default) == 40 &&
+              offsetof(AttributeDecl, ints_default) == 56 &&
+              offsetof(AttributeDecl, floats_default) == 72 &&
+              offsetof(AttributeDecl, min_value) == 88 && offsetof(AttributeDecl, max_value) == 96);
+static_assert(sizeof(OpSchemaDecl) == 48 && offsetof(OpSchemaDecl, struct_size) == 0 &&
+              offsetof(OpSchemaDecl, until_version) == 4 && offsetof(OpSchemaDecl, inputs) == 8 &&
+              offsetof(OpSchemaDecl, min_outputs) == 24 &&
+              offsetof(OpSchemaDecl, max_outputs) == 28 &&
+              offsetof(OpSchemaDecl, attributes) == 32);
 #endif
 
 }  // namespace abi_layout

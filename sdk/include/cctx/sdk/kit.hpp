@@ -5,6 +5,8 @@
 ///   kit/rules.hpp         FnShapeRule & co. (rules from plain functions), kSameAsInput0,
 ///                         kReuseInput0
 ///   kit/registration.hpp  Registration, register_domain()
+///   kit/schema.hpp        Schema: an operator's contract (inputs, dtypes, ranks, attributes
+///                         with defaults and ranges), declared once (SDK 1.9)
 ///   kit/inputs.hpp        has_input(), require_inputs(), known_input(), attributes
 ///   kit/dims.hpp          fresh(), unify(), split_evenly()
 ///   kit/elements.hpp      element_bytes(), input_element_bytes()
@@ -25,5 +27,6 @@
 #include "cctx/sdk/kit/registration.hpp"
 #include "cctx/sdk/kit/rule_error.hpp"
 #include "cctx/sdk/kit/rules.hpp"
+#include "cctx/sdk/kit/schema.hpp"
 #include "cctx/sdk/plugin.hpp"
 #include "cctx/sdk/shape_helpers.hpp"

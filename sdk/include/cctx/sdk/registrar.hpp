@@ -6,6 +6,7 @@
 
 #include "cctx/sdk/abi.hpp"
 #include "cctx/sdk/rules.hpp"
+#include "cctx/sdk/schema.hpp"
 
 namespace cctx::sdk {
 inline namespace v1 {
@@ -73,6 +74,15 @@ class CCTX_SDK_VISIBLE IRegistrar {
   /// @since 1.7
   virtual Status add_rewrite(StringRef name, StringRef pattern, StringRef replacement,
                              std::int32_t pass) noexcept = 0;
+  /// Declares the contract of the operator `key` names from its since_version on (schema.hpp):
+  /// the host checks each node of it before any rule runs and refuses the node, naming the
+  /// input or attribute, when it breaks it; rules read a declared attribute the node omits as
+  /// its default. A plugin may declare the schema of an operator whose rules another plugin
+  /// registers. Registered twice: an error unless `override: true`. kInvalidArgument (with the
+  /// reason, as fail()) for a declaration that contradicts itself (a variadic input before the
+  /// last, a required attribute with a default, min_rank > max_rank, an empty name).
+  /// @since 1.9
+  virtual Status declare_schema(const RuleKey& key, const OpSchemaDecl& schema) noexcept = 0;
 
  protected:
   ~IRegistrar() = default;

@@ -21,6 +21,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "cctx/sdk/kit/schema.hpp"
 #include "cctx/sdk/registrar.hpp"
 #include "cctx/sdk/rules.hpp"
 #include "cctx/sdk/types.hpp"
@@ -74,6 +75,13 @@ class Registration {
       status_ = r_.add_rewrite(StringRef::from_c_str(name), StringRef::from_c_str(pattern),
                                StringRef::from_c_str(replacement), pass);
     }
+  }
+  /// The contract of `op` from `since` on (kit/schema.hpp, SDK 1.9): checked by the host before
+  /// any rule of the node runs; its defaults answer the attributes a node omits. Like the
+  /// Schema it is given, it allocates: call it inside guarded(), which turns std::bad_alloc into
+  /// a Status.
+  void schema(const char* op, std::int32_t since, const Schema& contract) {
+    if (ok()) status_ = contract.declare(r_, key(op, since));
   }
   /// Records a registration failure with a message (the host rolls the plugin back).
   void fail(const std::string& message) noexcept {
