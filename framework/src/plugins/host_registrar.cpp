@@ -61,7 +61,7 @@ sdk::Status HostRegistrar::stage(RuleKind kind, const sdk::RuleKey& key, const v
         Staged{kind, std::move(domain), std::move(op), key.since_version, std::move(entry)});
     return sdk::Status::kOk;
   } catch (const std::exception& e) {
-    errors_.push_back(e.what());
+    errors_.emplace_back(e.what());
     return sdk::Status::kInternal;
   }
 }
@@ -76,7 +76,7 @@ sdk::Status HostRegistrar::declare_domain(sdk::StringRef domain, std::int32_t mi
                                    max_version, origin_});
     return sdk::Status::kOk;
   } catch (const std::exception& e) {
-    errors_.push_back(e.what());
+    errors_.emplace_back(e.what());
     return sdk::Status::kInternal;
   }
 }
@@ -99,7 +99,7 @@ sdk::Status HostRegistrar::add_tag_traits(const sdk::RuleKey& key,
     entry.traits = std::move(copy);
     return stage(RuleKind::kTagTraits, key, nullptr, std::move(entry));
   } catch (const std::exception& e) {
-    errors_.push_back(e.what());
+    errors_.emplace_back(e.what());
     return sdk::Status::kInternal;
   }
 }
@@ -129,7 +129,7 @@ sdk::Status HostRegistrar::declare_schema(const sdk::RuleKey& key,
     const std::string m = "schema of " + text(key.op_type) + ": " + e.what();
     return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
   } catch (const std::exception& e) {
-    errors_.push_back(e.what());
+    errors_.emplace_back(e.what());
     return sdk::Status::kInternal;
   }
 }
@@ -142,7 +142,7 @@ sdk::Status HostRegistrar::add_dtype(std::int32_t code, std::uint32_t bits,
     dtypes_.emplace_back(code, bits, text(name));
     return sdk::Status::kOk;
   } catch (const std::exception& e) {
-    errors_.push_back(e.what());
+    errors_.emplace_back(e.what());
     return sdk::Status::kInternal;
   }
 }
@@ -180,7 +180,7 @@ sdk::Status HostRegistrar::accept_option(sdk::StringRef key, sdk::StringRef mean
     options_declared_.emplace_back(std::move(name), text(meaning));
     return sdk::Status::kOk;
   } catch (const std::exception& e) {
-    errors_.push_back(e.what());
+    errors_.emplace_back(e.what());
     return sdk::Status::kInternal;
   }
 }
@@ -195,7 +195,7 @@ sdk::Status HostRegistrar::add_rewrite(sdk::StringRef name, sdk::StringRef patte
     rewrites_.push_back(std::make_shared<const RewriteRule>(std::move(rule)));
     return sdk::Status::kOk;
   } catch (const std::exception& e) {
-    errors_.push_back(e.what());
+    errors_.emplace_back(e.what());
     return sdk::Status::kInvalidArgument;
   }
 }
