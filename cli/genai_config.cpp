@@ -138,6 +138,15 @@ std::vector<std::string> apply_genai_config(const GenaiConfig& c, const Model& m
     }
   }
   if (c.share_buffer && c.max_length > 0) {
+    // onnxruntime-genai binds each present to its past's buffer: ONNX Runtime allocates no
+    // present (the onnxruntime plugin's kv_share_buffer), unless the profile says otherwise.
+    for (PluginSpec& plugin : profile.plugins) {
+      if (plugin.name != "onnxruntime" || plugin.options.count("kv_share_buffer") != 0) continue;
+      plugin.options["kv_share_buffer"] = "on";
+      notes.push_back(c.file.string() +
+                      ": past_present_share_buffer: each present is written into its past's "
+                      "buffer (kv_share_buffer: on)");
+    }
     for (const std::string& s : past) {
       // Bounds [L, L]: the analysis knows the buffer's length, so a present no longer than it
       // is proved to fit the past's buffer (the reuse onnxruntime-genai binds); the relation

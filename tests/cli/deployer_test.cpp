@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "model_builder.hpp"
 #include "output_checks.hpp"
@@ -125,8 +126,12 @@ TEST(DeployerKvCache, GroupQueryAttentionsSlotsNameTheCache) {
 
 /// An onnxruntime-genai folder: a one-layer GroupQueryAttention decoder step written the way the
 /// builder names its inputs, and its genai_config.json.
-std::filesystem::path genai_folder(const test::TempDir& dir, bool share_buffer) {
-  const auto folder = dir / (share_buffer ? "shared" : "plain");
+/// With `total` set, total_sequence_length's input is that constant (the attention's working
+/// memory reads its value), else a graph input.
+std::filesystem::path genai_folder(const test::TempDir& dir, bool share_buffer,
+                                   std::optional<std::int64_t> total = std::nullopt) {
+  const auto folder = dir / ((share_buffer ? "shared" : "plain") +
+                             (total ? "_" + std::to_string(*total) : std::string()));
   std::filesystem::create_directories(folder);
   test::ModelBuilder b(17);
   b.opset("com.microsoft", 1);
@@ -136,7 +141,12 @@ std::filesystem::path genai_folder(const test::TempDir& dir, bool share_buffer) 
   b.input("past_key_values.0.value", test::kFloat, {"batch_size", 2, "past_sequence_length", 8});
   b.input("q", test::kFloat, {"batch_size", "sequence_length", 32});
   b.input("kv", test::kFloat, {"batch_size", "sequence_length", 16});
-  b.input("seqlens_k", test::kInt32, {"batch_size"}).input("total", test::kInt32, {});
+  b.input("seqlens_k", test::kInt32, {"batch_size"});
+  if (total) {
+    b.initializer(test::tensor_ints("total", {*total}, {}, test::kInt32));
+  } else {
+    b.input("total", test::kInt32, {});
+  }
   b.node(
       "GroupQueryAttention",
       {"q", "kv", "kv", "past_key_values.0.key", "past_key_values.0.value", "seqlens_k", "total"},
@@ -207,6 +217,36 @@ TEST(DeployerGenai, TheFolderAnswersForItsConfiguration) {
   EXPECT_TRUE(contains(s.err, "past_present_share_buffer")) << s.err;
   EXPECT_EQ(Json::parse(s.out)["peak"]["evaluations"][0]["assignment"]["past_sequence_length"],
             1024);
+}
+
+// Under ONNX Runtime's profiles a shared buffer is bound as onnxruntime-genai binds it: each
+// present is written into its past's buffer (write_into), so the runtime allocates no present
+// (measured against ONNX Runtime by tests/validate/kv_share_buffer_test.py).
+TEST(DeployerGenai, ASharedBufferHoldsNoPresentUnderTheRuntimeProfiles) {
+  test::TempDir dir;
+  const std::string at =
+      " --profile onnxruntime-cpu-no-arena --format json --eval batch_size=1,sequence_length=1,"
+      "total_sequence_length=8";
+  const test::RunResult plain = run_cctx("analyze " + quoted(genai_folder(dir, false, 8)) + at +
+                                         ",past_sequence_length=1024");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const test::RunResult shared = run_cctx("analyze " + quoted(genai_folder(dir, true, 8)) + at);
+  ASSERT_EQ(shared.exit_code, 0) << shared.err;
+  EXPECT_TRUE(contains(shared.err,
+                       "each present is written into its past's buffer "
+                       "(kv_share_buffer: on)"))
+      << shared.err;
+  const Json doc = Json::parse(shared.out);
+  const Json& gqa = doc["nodes"][0];
+  ASSERT_EQ(gqa["op_type"], "GroupQueryAttention");
+  ASSERT_EQ(gqa["inplace"].size(), 2U) << gqa.dump();
+  for (const Json& d : gqa["inplace"]) EXPECT_EQ(d["mode"], "write_into") << gqa.dump();
+  // Each present is [1, 2, 1024, 8] float32, 65,536 bytes: the runtime's own two are gone; the
+  // binding's copies of them (onnxruntime-node copies every output) stay.
+  const std::int64_t plain_run = Json::parse(plain.out)["peak"]["evaluations"][0]["run_bytes"];
+  const std::int64_t shared_run = doc["peak"]["evaluations"][0]["run_bytes"];
+  EXPECT_EQ(plain_run - shared_run, 2 * 65536) << plain_run << " " << shared_run;
+  EXPECT_EQ(doc["peak"]["evaluations"][0]["kv_present_bytes"], 2 * 65536);
 }
 
 TEST_F(Deployer, AnalyzeSaysWhetherEachReserveFitsTheBudget) {

@@ -6,8 +6,9 @@ Run with the venv of generate.py (onnxruntime, onnx, numpy), from anywhere:
 
 For every model, and for the genai models in two settings ("standalone": past caches of
 past_sequence_length, as a plain ONNX Runtime caller feeds them; "shared": the folder with its
-genai_config.json, whose past_present_share_buffer makes the past caches max_length long, as
-onnxruntime-genai feeds them), at each point (batch, sequence, past):
+genai_config.json, whose past_present_share_buffer makes the past caches max_length long and
+each present bound to its past's buffer, as onnxruntime-genai feeds and binds them), at each
+point (batch, sequence, past):
 
   (i)   shapes: ONNX Runtime (CPU, graph optimisations off, one thread) runs the model with every
         node output made a graph output; each actual shape is compared with `cctx shapes`'s
@@ -163,9 +164,11 @@ def compare_shapes(cctx_values, actual, assignment):
     return diffs
 
 
-def measure_child(model_path, b, s, p, past_len, report, level, arena):
+def measure_child(model_path, b, s, p, past_len, report, level, arena, bind=False):
     """Runs under the preloaded allocation counter; prints a JSON line. With the arena the run's
-    figure is what the arena kept after two runs (validate.py's arena_growth_bytes)."""
+    figure is what the arena kept after two runs (validate.py's arena_growth_bytes). With `bind`
+    (the shared setting), each present output is bound to its past input's buffer, as
+    onnxruntime-genai binds them with past_present_share_buffer."""
     import onnxruntime as ort
 
     def reading():
@@ -178,18 +181,37 @@ def measure_child(model_path, b, s, p, past_len, report, level, arena):
                                 providers=["CPUExecutionProvider"])
     r1 = reading()
     feeds = feeds_for(sess, b, s, p, past_len)
+    if bind:
+        binding = sess.io_binding()
+        values = {n: ort.OrtValue.ortvalue_from_numpy(a) for n, a in feeds.items()}
+        for n, v in values.items():
+            binding.bind_ortvalue_input(n, v)
+        for o in sess.get_outputs():
+            past = o.name.replace("present", "past_key_values")
+            if o.name.startswith("present") and past in values:
+                binding.bind_ortvalue_output(o.name, values[past])
+            else:
+                binding.bind_output(o.name, "cpu")
+
+        def run():
+            sess.run_with_iobinding(binding)
+            return binding.get_outputs()
+    else:
+        def run():
+            return sess.run(None, feeds)
     for _ in range(2):
-        out = sess.run(None, feeds)
+        out = run()
         del out
     r2 = reading()
-    out = sess.run(None, feeds)
+    out = run()
     r3 = reading()
     print(json.dumps({"session_bytes": r1["live"] - r0["live"],
                       "run_bytes": (r2["live"] - r1["live"]) if arena else r3["peak"] - r2["live"],
-                      "output_bytes": int(sum(o.nbytes for o in out))}))
+                      "output_bytes": int(sum(o.numpy().nbytes if bind else o.nbytes
+                                              for o in out))}))
 
 
-def measure(build, model_path, b, s, p, past_len, level="disabled", arena=False):
+def measure(build, model_path, b, s, p, past_len, level="disabled", arena=False, bind=False):
     lib = os.path.join(build, "lib", "libcctx_alloc_counter.so")
     fd, report = tempfile.mkstemp(prefix="cctx-alloc-", suffix=".txt")
     os.close(fd)
@@ -197,7 +219,7 @@ def measure(build, model_path, b, s, p, past_len, level="disabled", arena=False)
     try:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--measure-child", model_path,
                             str(b), str(s), str(p), str(past_len), report, level,
-                            "arena" if arena else "no-arena"],
+                            "arena" if arena else "no-arena", "bind" if bind else "plain"],
                            capture_output=True, text=True, env=env)
         if r.returncode != 0:
             return {"error": r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "rc %d" % r.returncode}
@@ -234,7 +256,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--measure-child":
         a = sys.argv[2:]
         measure_child(a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4]), a[5], a[6],
-                      a[7] == "arena")
+                      a[7] == "arena", a[8] == "bind")
         return 0
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -315,7 +337,9 @@ def main():
                     for k in ("run_bytes", "session_bytes", "kv_past_bytes", "kv_present_bytes"):
                         row["cctx_" + k] = ev.get(k)
                 if not args.no_heap and not row.get("ort_refused"):
-                    m = measure(build, model, b, s, p, past_len, args.optimization, args.arena)
+                    # shared: onnxruntime-genai binds the presents to the pasts' buffers.
+                    m = measure(build, model, b, s, p, past_len, args.optimization, args.arena,
+                                bind=label.endswith(" shared"))
                     if "error" in m:
                         failures.append("%s %s: heap measurement failed: %s" % (label, pname, m["error"]))
                     row.update({"ort_" + k: v for k, v in m.items()})

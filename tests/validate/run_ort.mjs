@@ -8,7 +8,10 @@
 // "inputs" maps each graph input to its shape (the element type comes from the session); an
 // entry may be {"shape": [...], "fill": 0} to choose the value (default: floats in [0, 1) from a
 // fixed seed, integers 0, booleans false). "mode" is "arena" (enableCpuMemArena and
-// enableMemPattern on, ONNX Runtime's defaults) or "no-arena" (both off).
+// enableMemPattern on, ONNX Runtime's defaults) or "no-arena" (both off). "bind_outputs" maps
+// output names to input names: each such output is pre-allocated as that input's own tensor, so
+// ONNX Runtime writes it there (as onnxruntime-genai binds each present KV cache to its past's
+// buffer with past_present_share_buffer); the other outputs are allocated by ONNX Runtime.
 //
 // Every reading is a line of alloc_counter's report file: the live bytes now and the peak since
 // the previous reading (each reading resets the peak). The numbers printed:
@@ -95,8 +98,11 @@ await settle();
 const beforeRun1 = read();
 
 // One run; the reading right after it holds the run's peaks (the outputs are still referenced).
+const fetches = spec.bind_outputs ? Object.fromEntries(session.outputNames.map(
+                                        (name) => [name, feeds[spec.bind_outputs[name]] ?? null]))
+                                  : undefined;
 async function run() {
-  const outputs = await session.run(feeds);
+  const outputs = fetches ? await session.run(feeds, fetches) : await session.run(feeds);
   const reading = read();
   let outputBytes = 0;
   for (const t of Object.values(outputs)) outputBytes += t.data.byteLength ?? 0;

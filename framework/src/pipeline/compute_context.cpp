@@ -321,11 +321,23 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   }
   held_from[count] = static_cast<std::uint32_t>(batch.size());
   const std::int64_t copies = state_->options.memory.output_copies;
+  // The outputs at the end of the run: those in buffers of their own, then those written into a
+  // graph input's buffer (a KV cache the caller bound to its past), which the caller holds with
+  // the inputs; the binding's copies are made of both (onnxruntime-node copies a bound output
+  // too, measured).
+  std::size_t bound_from = batch.size();
   if (copies > 0) {
+    std::vector<Expr> bound;
     for (ValueId v : state_->graph->main().outputs) {
-      if (v < state_->plan.bytes.size() && state_->plan.bytes[v])
-        batch.push_back(*state_->plan.bytes[v]);
+      if (v >= state_->plan.bytes.size() || !state_->plan.bytes[v]) continue;
+      const std::uint32_t b =
+          v < state_->plan.buffer_of.size() ? state_->plan.buffer_of[v] : kInvalidId;
+      const bool in_input =
+          b < state_->plan.buffers.size() && state_->plan.buffers[b].source == BufferSource::kInput;
+      (in_input ? bound : batch).push_back(*state_->plan.bytes[v]);
     }
+    bound_from = batch.size();
+    batch.insert(batch.end(), bound.begin(), bound.end());
   }
   // The graph inputs the caller holds for the whole run (a declared input that is also an
   // initializer is the session's, counted there).
@@ -363,9 +375,13 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   if (copies > 0) {
     // After the last node the outputs are held by the runtime and by the caller's copies.
     std::int64_t outputs = 0;
-    for (std::size_t k = held_from[count]; k < inputs_from; ++k) outputs += values[k];
+    for (std::size_t k = held_from[count]; k < bound_from; ++k) outputs += values[k];
+    std::int64_t bound = 0;
+    for (std::size_t k = bound_from; k < inputs_from; ++k) bound += values[k];
     std::int64_t held = 0;
-    if (__builtin_mul_overflow(outputs, copies + 1, &held)) {
+    if (__builtin_mul_overflow(outputs, copies + 1, &held) ||
+        __builtin_mul_overflow(bound, copies, &bound) ||
+        __builtin_add_overflow(held, bound, &held)) {
       throw ExprError(
           ExprError::Kind::kOverflow,
           "integer overflow: the outputs and their copies add up to more than 2^63 - 1");

@@ -246,6 +246,9 @@ class FreeListPlan {
         }
         continue;
       }
+      // An output written into an input's buffer with room is there whoever reads it, a graph
+      // output included (the caller bound it to that buffer: a shared KV cache).
+      if (take_written_into(n, node, o, served, claimed)) continue;
       if (s_.graph->value(out).is_output()) {
         new_buffer(out, BufferSource::kIntermediate, n);
         served.set(o);
@@ -265,8 +268,8 @@ class FreeListPlan {
     for (const InplaceDecision& d : decisions_) plan_.inplace.push(n, d);
   }
 
-  bool take_declared(NodeId n, const NodeEntry& node, std::uint32_t o, NodeFlags& served,
-                     NodeFlags& claimed) {
+  bool take_written_into(NodeId n, const NodeEntry& node, std::uint32_t o, NodeFlags& served,
+                         NodeFlags& claimed) {
     const ValueId out = node.outputs[o];
     for (const CapacityWrite& w : declarations_.writes_into) {
       const std::uint32_t k = w.input;
@@ -281,6 +284,12 @@ class FreeListPlan {
       claimed.set(k);
       return true;
     }
+    return false;
+  }
+
+  bool take_declared(NodeId n, const NodeEntry& node, std::uint32_t o, NodeFlags& served,
+                     NodeFlags& claimed) {
+    const ValueId out = node.outputs[o];
     for (auto [oo, k] : declarations_.aliases) {
       if (oo != o || k >= node.inputs.size() || claimed[k]) continue;
       const ValueId in = node.inputs[k];
