@@ -21,5 +21,7 @@ const cctx::sdk::IScratchEstimator& input_sized_scratch_estimator();
 cctx::sdk::Status register_contrib(cctx::sdk::IRegistrar& r);
 /// The graph optimisations of the level the profile's option `graph_optimization` names.
 cctx::sdk::Status register_rewrites(cctx::sdk::IRegistrar& r);
+/// Option kv_share_buffer: KV cache outputs written into the past buffers the caller binds.
+cctx::sdk::Status register_kv_share_buffer(cctx::sdk::IRegistrar& r);
 
 }  // namespace cctx::opsets::onnxruntime

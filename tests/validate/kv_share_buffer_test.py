@@ -18,6 +18,9 @@ and three decode steps, and without the binding. Checked:
 - cctx's run_bytes for the folder under onnxruntime-cpu-no-arena is within 10% of the bound
   run's measured heap (onnxruntime-node still copies every output, a bound one too, into a JS
   buffer: the profile's output_copies counts it), and not under it by more than that.
+
+The same for a static cache updated by ai.onnx TensorScatter (opset 24, made here): bound, with
+the profile's kv_share_buffer set on, and unbound, with the profile as shipped.
 """
 import argparse
 import json
@@ -42,6 +45,46 @@ def check(cond: bool, message: str) -> None:
     print(("ok   " if cond else "FAIL ") + message, flush=True)
     if not cond:
         failures.append(message)
+
+
+def check_tensor_scatter(tools: validate.Tools, build: pathlib.Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    work = build / "tests" / "validate" / "kv_share_buffer"
+    work.mkdir(parents=True, exist_ok=True)
+    cache = ["B", "H", "L", 64]
+    graph = helper.make_graph(
+        [helper.make_node("TensorScatter", ["past", "update", "index"], ["present"], axis=-2),
+         helper.make_node("ReduceSum", ["present"], ["total"])], "static_cache",
+        [helper.make_tensor_value_info("past", TensorProto.FLOAT, cache),
+         helper.make_tensor_value_info("update", TensorProto.FLOAT, ["B", "H", 1, 64]),
+         helper.make_tensor_value_info("index", TensorProto.INT64, ["B"])],
+        [helper.make_tensor_value_info("present", TensorProto.FLOAT, cache),
+         helper.make_tensor_value_info("total", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)])
+    model.ir_version = 11
+    path = work / "tensor_scatter.onnx"
+    onnx.save(model, str(path))
+    shipped = (HERE.parents[1] / "config" / "profiles" / "onnxruntime-cpu-no-arena.yaml").read_text()
+    bound_profile = work / "bound.yaml"
+    bound_profile.write_text(shipped.replace("nchwc_block: auto}",
+                                             "nchwc_block: auto, kv_share_buffer: \"on\"}"))
+    for b, h, length in [(1, 4, 1024), (2, 8, 333)]:
+        shapes = {"past": [b, h, length, 64], "update": [b, h, 1, 64],
+                  "index": {"shape": [b], "fill": length - 1}}
+        symbols = {"B": b, "H": h, "L": length}
+        for label, bind, profile in [("bound", {"present": "past"}, str(bound_profile)),
+                                     ("unbound", None, "onnxruntime-cpu-no-arena")]:
+            if bind:
+                validate.SESSION["bind_outputs"] = bind
+            measured = validate.measure(tools, path, shapes, "no-arena", 300)
+            validate.SESSION.pop("bind_outputs", None)
+            e = validate.predict(tools, path, symbols, {}, profile)
+            ratio = validate.ratio(e["run_bytes"], measured["run_bytes"])
+            check(ratio is not None and abs(ratio - 1) <= BAND,
+                  f"TensorScatter {b}x{h}x{length}x64 {label}: cctx run_bytes {e['run_bytes']} "
+                  f"against ONNX Runtime's {measured['run_bytes']} (ratio {round(ratio, 3)})")
 
 
 def main() -> int:
@@ -78,6 +121,7 @@ def main() -> int:
             check(ratio is not None and abs(ratio - 1) <= BAND,
                   f"{label}: cctx run_bytes {got} against ONNX Runtime's {bound['run_bytes']} "
                   f"(ratio {ratio if ratio is None else round(ratio, 3)})")
+    check_tensor_scatter(tools, args.build)
     print(f"{len(failures)} failures")
     return 1 if failures else 0
 

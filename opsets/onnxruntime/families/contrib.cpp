@@ -13,13 +13,6 @@
 //                       of them: measured on the genai decoders at 1 x 4 x 1 x 1024 x 4 =
 //                       16,384 bytes (tests/decoders, ONNX Runtime 1.23)
 // FusedConv and the NCHWc Conv may write their output into the Sum input (MayInplace(3, 0)).
-// With the option kv_share_buffer: on, the caller binds each GroupQueryAttention's present
-// key/value output to its past input's buffer (I/O binding), as onnxruntime-genai does with
-// past_present_share_buffer: the kernel appends in place (it sees past and present at one
-// address) and ONNX Runtime allocates no present. Stated as write_into(present, past, the past
-// buffer's bytes): the present allocates nothing, and an evaluation whose present would outgrow
-// the buffer is refused. Off (the default), ONNX Runtime allocates every present: its planner
-// never writes into a graph input on its own.
 #include <string>
 
 #include "families.hpp"
@@ -50,36 +43,10 @@ Status group_query_attention_scratch(const INodeView& node, sdk::IScratchSink& o
 
 constexpr sdk::kit::FnScratchEstimator kGroupQueryAttentionScratch{&group_query_attention_scratch};
 
-constexpr std::uint32_t kGqaPastValue = 4, kGqaPresentKey = 1, kGqaPresentValue = 2;
-
-/// Present k written into past k's buffer, whose bytes are its capacity.
-Status shared_kv_buffers(const INodeView& node, sdk::IInplaceSink& out) {
-  for (const auto& [present, past] :
-       {std::pair{kGqaPresentKey, kGqaPastKey}, std::pair{kGqaPresentValue, kGqaPastValue}}) {
-    Shape p;
-    if (!known_shape(node, past, &p) || !has_output(node, present)) continue;
-    const Dim bytes = product(node, p.dims, 0, p.rank()) * input_element_bytes(node, past);
-    check(out.write_into(present, past, bytes));
-  }
-  return Status::kOk;
-}
-
-constexpr sdk::kit::FnInplacePolicy kSharedKvBuffers{&shared_kv_buffers};
-
 }  // namespace
 
 Status register_contrib(sdk::IRegistrar& r) {
-  sdk::StringRef share("off");
-  r.accept_option("kv_share_buffer",
-                  "off (default) or on: on, the caller binds each GroupQueryAttention's present "
-                  "key/value to its past input's buffer, as onnxruntime-genai does with "
-                  "past_present_share_buffer (set by its genai_config.json)");
-  r.option("kv_share_buffer", &share);
-  if (!share.equals("on") && !share.equals("off")) {
-    return r.fail(Status::kInvalidArgument, "option 'kv_share_buffer' must be 'on' or 'off'");
-  }
   Registration ms = sdk::kit::register_domain(r, "com.microsoft", 1, 1);
-  if (share.equals("on")) ms.inplace("GroupQueryAttention", 1, kSharedKvBuffers);
   ms.scratch("BiasGelu", 1, input_sized_scratch_estimator());
   ms.scratch("FastGelu", 1, input_sized_scratch_estimator());
   ms.scratch("FusedConv", 1, conv_scratch_estimator());
