@@ -36,14 +36,21 @@ sdk::Status HostRegistrar::stage(RuleKind kind, const sdk::RuleKey& key, const v
     }
     std::string domain(normalize_domain(text(key.domain)));
     std::string op = text(key.op_type);
-    for (const Staged& s : staged_) {
-      if (s.kind == kind && s.domain == domain && s.op_type == op &&
-          s.since_version == key.since_version) {
-        std::string m = std::string(rule_kind_name(kind)) + " rule " +
-                        (domain.empty() ? "ai.onnx" : domain) + "::" + op + "@" +
-                        std::to_string(key.since_version) + " registered twice by the same plugin";
-        return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
-      }
+    // One set of staged keys: the ai.onnx plugin stages about 2,000 rules and schemas, which a
+    // scan of the staged list per call made quadratic (6.5M instructions of a 12M start-up).
+    std::string staged_key;
+    staged_key.reserve(domain.size() + op.size() + 16);
+    staged_key += static_cast<char>('0' + static_cast<int>(kind));
+    staged_key += domain;
+    staged_key += '\0';
+    staged_key += op;
+    staged_key += '\0';
+    staged_key += std::to_string(key.since_version);
+    if (!staged_keys_.insert(std::move(staged_key)).second) {
+      std::string m = std::string(rule_kind_name(kind)) + " rule " +
+                      (domain.empty() ? "ai.onnx" : domain) + "::" + op + "@" +
+                      std::to_string(key.since_version) + " registered twice by the same plugin";
+      return fail(sdk::Status::kInvalidArgument, sdk::StringRef(m.data(), m.size()));
     }
     if (!override_rules_) {
       if (const RuleEntry* e = registry_.find_exact(kind, domain, op, key.since_version)) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,7 @@ class HostRegistrar final : public sdk::IRegistrar {
   const std::map<std::string, std::string>& options_;
   bool override_rules_;
   std::vector<Staged> staged_;
+  std::unordered_set<std::string> staged_keys_;  ///< kind, domain, op, since of each staged entry
   std::vector<DomainRange> domains_;
   std::vector<std::tuple<std::int32_t, std::uint32_t, std::string>> dtypes_;
   std::vector<std::shared_ptr<const RewriteRule>> rewrites_;
