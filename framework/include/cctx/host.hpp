@@ -67,7 +67,6 @@ class Host {
  private:
   void load(const PluginSpec& spec);
   void load_declared_ops();
-  std::filesystem::path locate(const PluginSpec& spec) const;
 
   Profile profile_;
   std::vector<std::filesystem::path> search_dirs_;

@@ -1,16 +1,15 @@
+// Loading one plugin library: finding it, the checks before any of its code runs beyond its
+// entry point (ABI, descriptor, toolchain, sanitizer runtime), and its transactional
+// registration. The Host (host/host.cpp) decides which plugins to load, and keeps them.
+#include "plugins/plugin_loader.hpp"
+
 #include <dlfcn.h>
 
-#include <algorithm>
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <cctx/sdk/abi.hpp>
-#include <cstdlib>
 #include <system_error>
 
 #include "cctx/errors.hpp"
-#include "cctx/host.hpp"
-#include "config/yaml_checks.hpp"
-#include "declarative/declared_rules.hpp"
 #include "plugins/elf_needed.hpp"
 #include "plugins/host_registrar.hpp"
 #include "plugins/plugin_handle.hpp"
@@ -114,128 +113,9 @@ void check_compatible(const sdk::PluginDescriptor& d, const fs::path& path) {
 
 }  // namespace
 
-namespace {
-
-// Where an installation keeps a subfolder, relative to the binary that contains this code: the
-// Python extension in an installed package (the package folder is a prefix of its own:
-// cctx/lib/cctx/plugins, cctx/share/cctx/profiles, whether pip or `cmake --install` put it
-// there), the `cctx` executable (<prefix>/bin, or the package's cctx/bin), a build tree's
-// python/cctx, then the configured install prefix.
-std::vector<fs::path> install_candidates(const char* subdir) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  fs::path self = boost::dll::this_line_location(ec);
-  if (!ec) {
-    out.push_back((self.parent_path() / subdir).lexically_normal());
-    out.push_back((self.parent_path() / ".." / subdir).lexically_normal());
-    out.push_back((self.parent_path() / ".." / ".." / subdir).lexically_normal());
-  }
-  out.push_back(fs::path(CCTX_INSTALL_PREFIX) / subdir);
-  return out;
-}
-
-fs::path first_existing(const std::vector<fs::path>& candidates, const char* leaf) {
-  std::error_code ec;
-  for (const fs::path& c : candidates) {
-    if (fs::exists(c / leaf, ec)) return c / leaf;
-  }
-  return candidates.empty() ? fs::path() : candidates.front() / leaf;
-}
-
-}  // namespace
-
-fs::path Host::default_plugin_dir() {
-  std::error_code ec;
-  for (const fs::path& c : install_candidates(CCTX_PLUGIN_SUBDIR)) {
-    if (fs::is_directory(c, ec)) return c;
-  }
-  return install_candidates(CCTX_PLUGIN_SUBDIR).front();
-}
-
-fs::path Host::default_profile_path() {
-  return first_existing(install_candidates(CCTX_PROFILE_SUBDIR), "default.yaml");
-}
-
-fs::path Host::shipped_profile(const std::string& name) {
-  std::error_code ec;
-  if (name.empty() || name.find('/') != std::string::npos || fs::path(name).has_extension()) {
-    return {};
-  }
-  const fs::path shipped = default_profile_path().parent_path() / (name + ".yaml");
-  return fs::is_regular_file(shipped, ec) ? shipped : fs::path();
-}
-
-fs::path Host::profile_path(const std::string& name_or_path) {
-  std::error_code ec;
-  fs::path given(name_or_path);  // not const: returned, so moved
-  if (fs::exists(given, ec)) return given;
-  fs::path shipped = shipped_profile(name_or_path);
-  if (!shipped.empty()) return shipped;
-  // A bare name (no folder, no extension) that is neither a file nor a shipped profile: say which
-  // names there are, rather than only "no such file".
-  if (!name_or_path.empty() && name_or_path.find('/') == std::string::npos &&
-      !given.has_extension()) {
-    const std::vector<std::string> names = shipped_profiles();
-    const std::vector<std::string_view> choices(names.begin(), names.end());
-    std::string listed;
-    for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
-    const std::string_view near = detail::closest(name_or_path, choices);
-    throw ConfigError(name_or_path + ": no such file, and no shipped profile of that name (" +
-                      (listed.empty() ? std::string("none are installed") : "shipped: " + listed) +
-                      ")" + (near.empty() ? "" : "; did you mean '" + std::string(near) + "'?"));
-  }
-  return given;
-}
-
-std::vector<std::string> Host::shipped_profiles() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(default_profile_path().parent_path(), ec)) {
-    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-Profile Host::default_profile() {
-  fs::path path = default_profile_path();
-  std::error_code ec;
-  if (!path.empty() && fs::is_regular_file(path, ec)) return load_profile(path);
-  Profile p;
-  PluginSpec onnx;
-  onnx.name = "onnx";
-  onnx.where = "built-in default profile";
-  p.plugins.push_back(onnx);
-  return p;
-}
-
-Host::Host(Profile profile, std::vector<fs::path> extra_plugin_dirs)
-    : profile_(std::move(profile)), registry_(std::make_shared<RuleRegistry>()) {
-  search_dirs_ = profile_.plugin_path;
-  for (fs::path& d : extra_plugin_dirs) search_dirs_.push_back(std::move(d));
-  if (const char* env = std::getenv("CCTX_PLUGIN_PATH"); env != nullptr && *env != '\0') {
-    std::string list = env;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-      std::size_t end = list.find(':', start);
-      if (end == std::string::npos) end = list.size();
-      if (end > start) search_dirs_.emplace_back(list.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  if (fs::path d = default_plugin_dir(); !d.empty()) search_dirs_.push_back(d);
-  for (const PluginSpec& spec : profile_.plugins) load(spec);
-  load_declared_ops();
-}
-
-Host::~Host() {
-  // Teardown order: rules first (registry), then the libraries that own their code.
-  registry_.reset();
-  libraries_.clear();
-}
-
-fs::path Host::locate(const PluginSpec& spec) const {
-  const std::string where = spec.where.empty() ? profile_.source.string() : spec.where;
+fs::path locate_plugin(const PluginSpec& spec, const std::vector<fs::path>& search_dirs,
+                       const fs::path& profile_source) {
+  const std::string where = spec.where.empty() ? profile_source.string() : spec.where;
   std::error_code ec;
   if (!spec.path.empty()) {
     if (!fs::exists(spec.path, ec)) {
@@ -256,7 +136,7 @@ fs::path Host::locate(const PluginSpec& spec) const {
   const std::string candidates[] = {"libcctx_" + spec.name + ".so", "lib" + spec.name + ".so",
                                     spec.name + ".so"};
   std::string searched;
-  for (const fs::path& dir : search_dirs_) {
+  for (const fs::path& dir : search_dirs) {
     for (const std::string& file : candidates) {
       fs::path p = dir / file;
       if (fs::is_regular_file(p, ec)) return p;
@@ -300,8 +180,8 @@ void check_sanitizer_runtime(const fs::path& path) {
 
 }  // namespace
 
-void Host::load(const PluginSpec& spec) {
-  const fs::path path = locate(spec);
+LoadedPlugin load_plugin(const PluginSpec& spec, const fs::path& path, RuleRegistry& registry,
+                         const std::vector<PluginInfo>& loaded) {
   check_sanitizer_runtime(path);
   auto handle = std::make_shared<PluginHandle>();
   handle->path = path;
@@ -328,14 +208,14 @@ void Host::load(const PluginSpec& spec) {
                         " (the profile says toolchain: strict); rebuild the plugin with the same "
                         "C++ runtime as cctx");
     }
-    registry_->add_load_warning(path.string() + ": " + difference +
-                                "; loaded all the same, as no C++ library type crosses the "
-                                "plugin boundary ('toolchain: strict' refuses it)");
+    registry.add_load_warning(path.string() + ": " + difference +
+                              "; loaded all the same, as no C++ library type crosses the "
+                              "plugin boundary ('toolchain: strict' refuses it)");
   }
   handle->name = descriptor->name ? descriptor->name : "";
   handle->version = descriptor->version ? descriptor->version : "";
   if (handle->name.empty()) throw PluginError(path.string() + ": plugin descriptor has no name");
-  for (const PluginInfo& other : infos_) {
+  for (const PluginInfo& other : loaded) {
     if (other.name == handle->name) {
       throw PluginError(path.string() + ": a plugin named '" + handle->name +
                         "' is already loaded from " + other.path.string());
@@ -343,7 +223,7 @@ void Host::load(const PluginSpec& spec) {
   }
 
   std::shared_ptr<const PluginHandle> owner = handle;
-  HostRegistrar registrar(*registry_, owner, handle->origin(), spec.options, spec.override_rules);
+  HostRegistrar registrar(registry, owner, handle->origin(), spec.options, spec.override_rules);
   sdk::Status status = descriptor->register_rules(registrar);
   if (status == sdk::Status::kOk && !registrar.failed()) registrar.require_declared_domains();
   if (status != sdk::Status::kOk || registrar.failed()) {
@@ -356,35 +236,11 @@ void Host::load(const PluginSpec& spec) {
   std::vector<std::pair<std::string, std::string>> options = registrar.accepted_options();
   check_plugin_options(spec, options, handle->name, path.string());
   registrar.commit();
-  libraries_.push_back(owner);
-  infos_.push_back(PluginInfo{handle->name, handle->version, path, descriptor->abi_major,
-                              descriptor->abi_minor, spec.override_rules, handle->origin(),
-                              owner.get(), 0, std::move(options)});
-}
-
-// After the plugins, so that an op may replace a plugin's rule (`override: true`) and a clash
-// names both. The rule objects belong to a pseudo-plugin handle without a library.
-void Host::load_declared_ops() {
-  if (profile_.ops.empty()) return;
-  auto rules = std::make_shared<const DeclaredRuleSet>(profile_.ops, registry_.get());
-  auto handle = std::make_shared<PluginHandle>();
-  const std::string file = profile_.source.filename().string();
-  handle->name = "profile:" + (file.empty() ? std::string("(inline)") : file);
-  handle->path = profile_.source;
-  handle->rules = rules;
-  std::shared_ptr<const PluginHandle> owner = handle;
-  rules->register_into(*registry_, owner, owner->origin());
-  libraries_.push_back(owner);
-  infos_.push_back(PluginInfo{handle->name,
-                              "",
-                              handle->path,
-                              CCTX_SDK_ABI_MAJOR,
-                              CCTX_SDK_ABI_MINOR,
-                              false,
-                              owner->origin(),
-                              owner.get(),
-                              rules->size(),
-                              {}});
+  PluginInfo info{handle->name,          handle->version,       path,
+                  descriptor->abi_major, descriptor->abi_minor, spec.override_rules,
+                  handle->origin(),      owner.get(),           0,
+                  std::move(options)};
+  return LoadedPlugin{std::move(owner), std::move(info)};
 }
 
 }  // namespace cctx
