@@ -7,12 +7,14 @@
 // are mapped back through the pre-pass, so they point into the text as written.
 #include "declarative/dim_program.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <string>
 
 #include "cctx/dtypes.hpp"
 #include "cctx/expr.hpp"
+#include "cctx/op_schema.hpp"
 #include "expr/ast.hpp"
 
 namespace cctx::detail {
@@ -277,29 +279,6 @@ std::string explain(std::string reason, const Rewritten& r, std::size_t offset) 
   return reason;
 }
 
-const char* attr_type_name(sdk::AttrType t) {
-  switch (t) {
-    case sdk::AttrType::kFloat:
-      return "FLOAT";
-    case sdk::AttrType::kInt:
-      return "INT";
-    case sdk::AttrType::kString:
-      return "STRING";
-    case sdk::AttrType::kTensor:
-      return "TENSOR";
-    case sdk::AttrType::kGraph:
-      return "GRAPH";
-    case sdk::AttrType::kFloats:
-      return "FLOATS";
-    case sdk::AttrType::kInts:
-      return "INTS";
-    case sdk::AttrType::kStrings:
-      return "STRINGS";
-    default:
-      return "of another type";
-  }
-}
-
 /// The storage width of input K's element type, or false with `error` when it has none.
 bool input_bits(const DimRef& ref, const sdk::INodeView& node, const RuleRegistry* registry,
                 std::uint32_t& bits, std::string& error) {
@@ -327,6 +306,7 @@ bool input_bits(const DimRef& ref, const sdk::INodeView& node, const RuleRegistr
 std::uint32_t tensor_amount(const sdk::ExprApi& api, const sdk::INodeView& node,
                             std::uint32_t input, std::int32_t rank, std::uint32_t bits) {
   std::vector<std::uint32_t> dims;
+  dims.reserve(static_cast<std::size_t>(std::max(rank, 0)));
   for (std::int32_t a = 0; a < rank; ++a) {
     dims.push_back(node.input_dim_handle(input, static_cast<std::uint32_t>(a)));
   }
@@ -423,7 +403,7 @@ bool resolve(const DimRef& ref, const DimProgram& p, const sdk::INodeView& node,
       if (type != sdk::AttrType::kInts || !node.attr_ints(name, &values)) {
         error = who + (type == sdk::AttrType::kNone
                            ? "the node has no attribute '" + ref.attribute + "'"
-                           : "attribute '" + ref.attribute + "' is " + attr_type_name(type) +
+                           : "attribute '" + ref.attribute + "' is " + attribute_type_name(type) +
                                  ", not INTS");
         return false;
       }
@@ -539,7 +519,7 @@ bool attribute_value(const sdk::INodeView& node, const AttrDefaults& defaults,
     error = "the node has no attribute '" + std::string(name) + "' and the op declares no default";
     return false;
   }
-  error = "attribute '" + std::string(name) + "' is " + attr_type_name(type) + ", not INT";
+  error = "attribute '" + std::string(name) + "' is " + attribute_type_name(type) + ", not INT";
   return false;
 }
 

@@ -10,8 +10,6 @@ namespace cctx {
 
 namespace {
 
-std::string type_name(sdk::AttrType type) { return attribute_type_name(type); }
-
 std::string range_text(const SchemaAttribute& a) {
   constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
   constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
@@ -81,8 +79,9 @@ class Checker {
       // An attribute whose value refers to the enclosing function's has no type of its own.
       if (!key.proto->ref_attr_name().empty() || key.type == AttributeKey::kUndefined) continue;
       if (static_cast<sdk::AttrType>(key.type) != a->type) {
-        return "attribute '" + name + "' is " + type_name(static_cast<sdk::AttrType>(key.type)) +
-               "; the schema declares " + type_name(a->type);
+        return "attribute '" + name + "' is " +
+               attribute_type_name(static_cast<sdk::AttrType>(key.type)) +
+               "; the schema declares " + attribute_type_name(a->type);
       }
       if (std::string why = range(*a, key); !why.empty()) return why;
     }
@@ -90,7 +89,8 @@ class Checker {
       if (!a.required) continue;
       const bool present = std::any_of(keys.begin(), keys.end(),
                                        [&](const AttributeKey& k) { return k.named(a.name); });
-      if (!present) return "attribute '" + a.name + "' (" + type_name(a.type) + ") is required";
+      if (!present)
+        return "attribute '" + a.name + "' (" + attribute_type_name(a.type) + ") is required";
     }
     return {};
   }

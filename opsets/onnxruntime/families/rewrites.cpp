@@ -183,10 +183,6 @@ void register_all_level(Registration& reg, const std::string& block) {
               ("q = com.microsoft.nchwc:ReorderOutput(p); " + reread).c_str(), kReorder);
 }
 
-}  // namespace
-
-namespace {
-
 /// The NCHWc block ONNX Runtime's MLAS picks on the machine cctx runs on: 16 channels where the
 /// processor has AVX-512F, 8 elsewhere on x86-64 (AVX2 and SSE kernels).
 const char* this_machines_nchwc_block() {
