@@ -118,7 +118,8 @@ TEST(SdkAbi, ShapeSinkMethodOrder) {
 TEST(SdkAbi, ScratchSinkMethodOrder) {
   using I = IScratchSink;
   expect_in_order("IScratchSink", {CCTX_SLOT(I, set_bytes_handle), CCTX_SLOT(I, fail),
-                                   CCTX_SLOT(I, set_constant_bytes)});  // 1.2
+                                   CCTX_SLOT(I, set_constant_bytes),  // 1.2
+                                   CCTX_SLOT(I, add_block_handle)});  // 1.10
 }
 
 TEST(SdkAbi, OtherSinksMethodOrder) {

@@ -12,6 +12,8 @@
 // output names to input names: each such output is pre-allocated as that input's own tensor, so
 // ONNX Runtime writes it there (as onnxruntime-genai binds each present KV cache to its past's
 // buffer with past_present_share_buffer); the other outputs are allocated by ONNX Runtime.
+// "no_pattern": true keeps the arena but turns the memory pattern off; "config" passes session
+// configuration entries, e.g. {"session.disable_prepacking": "1"}.
 //
 // Every reading is a line of alloc_counter's report file: the live bytes now and the peak since
 // the previous reading (each reading resets the peak). The numbers printed:
@@ -84,8 +86,18 @@ const options = {
   interOpNumThreads: 1,
   executionMode: 'sequential',
   enableCpuMemArena: spec.mode === 'arena',
-  enableMemPattern: spec.mode === 'arena',
+  enableMemPattern: spec.mode === 'arena' && !spec.no_pattern,
 };
+// SessionOptions' `extra` section passes its dotted keys to AddSessionConfigEntry.
+if (spec.config) {
+  options.extra = {};
+  for (const [key, value] of Object.entries(spec.config)) {
+    let node = options.extra;
+    const parts = key.split('.');
+    for (const part of parts.slice(0, -1)) node = node[part] ??= {};
+    node[parts[parts.length - 1]] = String(value);
+  }
+}
 
 await settle();
 const baseline = read();

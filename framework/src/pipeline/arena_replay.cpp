@@ -1,5 +1,6 @@
 #include "pipeline/arena_replay.hpp"
 
+#include <cstdint>
 #include <vector>
 
 #include "pipeline/arena_model.hpp"
@@ -12,13 +13,15 @@ class Replay {
  public:
   Replay(ExprPool& pool, const ComputeContext::State& s, const Assignment& assignment)
       : s_(s), plan_(s.plan), trace_(s.memory.trace), arena_(s.options.memory.arena) {
-    // One batch: every buffer's size, then every node's scratch.
+    // One batch: every buffer's size, then every node's scratch, then the scratch blocks.
     std::vector<Expr> batch;
-    batch.reserve(plan_.buffers.size() + s.scratch.nodes.size());
+    batch.reserve(plan_.buffers.size() + s.scratch.nodes.size() + s.scratch.blocks.size());
     for (const BufferPlan::Buffer& b : plan_.buffers) batch.push_back(b.size);
     for (Expr e : s.scratch.nodes) batch.push_back(e);
+    batch.insert(batch.end(), s.scratch.blocks.begin(), s.scratch.blocks.end());
     values_ = pool.eval_all(batch, assignment);
     scratch_from_ = plan_.buffers.size();
+    blocks_from_ = scratch_from_ + s.scratch.nodes.size();
     is_output_.assign(plan_.buffers.size(), false);
     for (ValueId v : s.graph->main().outputs) {
       if (v < plan_.buffer_of.size() && plan_.buffer_of[v] != kInvalidId)
@@ -66,8 +69,7 @@ class Replay {
         held_[b] = arena_.alloc(bytes(b));
         if (tracer && !is_output_[b]) tracer->alloc(b, arena_.rounded(bytes(b)));
       }
-      // The kernel's working memory, allocated after its outputs and freed before it returns.
-      if (scratch_from_ + n < values_.size()) arena_.free(arena_.alloc(values_[scratch_from_ + n]));
+      working_memory(n);
       for (std::uint32_t i = trace_.frees_begin[n]; i < trace_.node_begin[n + 1]; ++i) {
         const std::uint32_t b = trace_.buffers[i];
         arena_.free(held_[b]);
@@ -83,6 +85,23 @@ class Replay {
     arena_.free(block);
   }
 
+  // The kernel's working memory, allocated after its outputs and freed before it returns: block
+  // by block when its estimator gave blocks, else as one.
+  void working_memory(std::size_t n) {
+    const ScratchResult& scratch = s_.scratch;
+    const std::uint32_t first = n + 1 < scratch.block_begin.size() ? scratch.block_begin[n] : 0;
+    const std::uint32_t last = n + 1 < scratch.block_begin.size() ? scratch.block_begin[n + 1] : 0;
+    if (first == last) {
+      if (scratch_from_ + n < blocks_from_) arena_.free(arena_.alloc(values_[scratch_from_ + n]));
+      return;
+    }
+    blocks_held_.clear();
+    for (std::uint32_t i = first; i < last; ++i) {
+      blocks_held_.push_back(arena_.alloc(values_[blocks_from_ + i]));
+    }
+    for (RegionArena::Handle h : blocks_held_) arena_.free(h);
+  }
+
   const ComputeContext::State& s_;
   const BufferPlan& plan_;
   const AllocationTrace& trace_;
@@ -90,6 +109,8 @@ class Replay {
   PatternTracer tracer_;
   std::vector<std::int64_t> values_;
   std::size_t scratch_from_ = 0;
+  std::size_t blocks_from_ = 0;
+  std::vector<RegionArena::Handle> blocks_held_;
   std::vector<bool> is_output_;
   std::vector<RegionArena::Handle> held_;
 };

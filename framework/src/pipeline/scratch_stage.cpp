@@ -1,6 +1,8 @@
 // Stage 6: per-node scratch memory from the plugins' estimators (semantics.md "Peak scratch
 // memory").
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "cctx/crash_report.hpp"
 #include "pipeline/analysis_state.hpp"
@@ -16,15 +18,11 @@ class HostScratchSink final : public sdk::IScratchSink {
  public:
   explicit HostScratchSink(ExprBridge& bridge) : bridge_(bridge) {}
   sdk::Status set_bytes_handle(std::uint32_t bytes) noexcept override {
-    // A plain number of bytes (a 1.1 plugin's set_bytes(4096u)) is not a handle: refused when
-    // it names no expression (it fails the call, ExprBridge), never dereferenced.
-    if (!bridge_.valid(bytes)) {
-      bridge_.reject(bytes, "IScratchSink::set_bytes");
-      return sdk::Status::kInvalidArgument;
-    }
-    bytes_ = Expr{bytes};
-    set_ = true;
-    return sdk::Status::kOk;
+    blocks_.clear();
+    return add_block_handle(bytes, "IScratchSink::set_bytes");
+  }
+  sdk::Status add_block_handle(std::uint32_t bytes) noexcept override {
+    return add_block_handle(bytes, "IScratchSink::add_block");
   }
   sdk::Status set_constant_bytes(std::uint64_t bytes) noexcept override {
     if (bytes > static_cast<std::uint64_t>(INT64_MAX)) {
@@ -32,11 +30,10 @@ class HostScratchSink final : public sdk::IScratchSink {
                   sdk::StringRef("IScratchSink::set_constant_bytes: more than 2^63 - 1 bytes"));
     }
     try {
-      bytes_ = bridge_.pool().integer(static_cast<std::int64_t>(bytes));
+      blocks_.assign(1, bridge_.pool().integer(static_cast<std::int64_t>(bytes)));
     } catch (const std::exception& e) {
       return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
     }
-    set_ = true;
     return sdk::Status::kOk;
   }
   sdk::Status fail(sdk::Status code, sdk::StringRef message) noexcept override {
@@ -46,21 +43,38 @@ class HostScratchSink final : public sdk::IScratchSink {
     }
     return code == sdk::Status::kOk ? sdk::Status::kInternal : code;
   }
-  bool set() const { return set_; }
-  Expr bytes() const { return bytes_; }
+  bool set() const { return !blocks_.empty(); }
+  /// The blocks in the order the estimator gave them (one for set_bytes).
+  const std::vector<Expr>& blocks() const { return blocks_; }
   const std::string& error() const { return error_; }
   void set_error(std::string error) { error_ = std::move(error); }
 
  private:
+  sdk::Status add_block_handle(std::uint32_t bytes, const char* what) noexcept {
+    // A plain number of bytes (a 1.1 plugin's set_bytes(4096u)) is not a handle: refused when
+    // it names no expression (it fails the call, ExprBridge), never dereferenced.
+    if (!bridge_.valid(bytes)) {
+      bridge_.reject(bytes, what);
+      return sdk::Status::kInvalidArgument;
+    }
+    try {
+      blocks_.push_back(Expr{bytes});
+    } catch (const std::exception& e) {
+      return fail(sdk::Status::kInternal, sdk::StringRef::from_c_str(e.what()));
+    }
+    return sdk::Status::kOk;
+  }
+
   ExprBridge& bridge_;
-  Expr bytes_;
-  bool set_ = false;
+  std::vector<Expr> blocks_;
   std::string error_;
 };
 
-/// scratch[n]: the working memory of n's bodies plus its estimator's bytes.
+/// scratch[n]: the working memory of n's bodies plus its estimator's bytes; the blocks of an
+/// estimator that gave more than one go to `result.blocks` (the bodies' bytes first).
 void node_scratch(Analysis& s, const ShapeResult& shapes, ExprBridge& bridge, NodeId n,
-                  std::vector<Expr>& scratch) {
+                  ScratchResult& result) {
+  std::vector<Expr>& scratch = result.nodes;
   // A control-flow node also needs the working memory of its bodies while they run.
   if (!s.graph->node(n).bodies.empty()) scratch[n] = body_working_bytes(s, shapes, n);
   const sdk::IScratchEstimator* estimator = s.rules_of(n).scratch;
@@ -89,7 +103,12 @@ void node_scratch(Analysis& s, const ShapeResult& shapes, ExprBridge& bridge, No
     sink.set_error(invalid_handle_error(invalid) + "; scratch rule " + std::string(origin));
   }
   if (status == sdk::Status::kOk && sink.set()) {
-    scratch[n] = s.pool->add(scratch[n], sink.bytes());
+    const std::vector<Expr>& blocks = sink.blocks();
+    if (blocks.size() > 1) {
+      if (!s.graph->node(n).bodies.empty()) result.blocks.push_back(scratch[n]);
+      result.blocks.insert(result.blocks.end(), blocks.begin(), blocks.end());
+    }
+    for (Expr block : blocks) scratch[n] = s.pool->add(scratch[n], block);
     return;
   }
   if (status == sdk::Status::kOk && sink.error().empty()) {
@@ -118,17 +137,20 @@ ScratchResult run_scratch_stage(Analysis& s, const ShapeResult& shapes) {
   const Expr zero = s.pool->integer(0);
   ScratchResult result;
   result.nodes.assign(count, zero);
+  result.block_begin.assign(count + 1, 0);
   if (!s.options.scratch.enabled) return result;
   ExprBridge bridge(*s.pool);
   for (NodeId n = 0; n < count; ++n) {
+    result.block_begin[n] = static_cast<std::uint32_t>(result.blocks.size());
     try {
-      node_scratch(s, shapes, bridge, n, result.nodes);
+      node_scratch(s, shapes, bridge, n, result);
     } catch (const ExprError& e) {
       rethrow_at_node(s, n, e,
                       "its scratch bytes (estimate and bodies' working memory) add up to more "
                       "than 2^63 - 1");
     }
   }
+  result.block_begin[count] = static_cast<std::uint32_t>(result.blocks.size());
   return result;
 }
 

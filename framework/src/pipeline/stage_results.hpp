@@ -3,6 +3,7 @@
 // pipeline/buffer_plan.hpp.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -83,6 +84,12 @@ struct MemoryResult {
 /// The scratch stage: every main-graph node's scratch bytes (estimator plus bodies).
 struct ScratchResult {
   std::vector<Expr> nodes;
+  /// The blocks of the nodes whose estimator gave several (IScratchSink::add_block), in the
+  /// kernel's order: node n's are blocks[block_begin[n], block_begin[n + 1]), empty for a node
+  /// whose scratch is one block (nodes[n]). They sum to nodes[n]; only the arena replay reads
+  /// them.
+  std::vector<std::uint32_t> block_begin;
+  std::vector<Expr> blocks;
 };
 
 /// The peak stage.

@@ -4,6 +4,7 @@
 // before running them, so both workspaces are alive together (measured).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "families.hpp"
 #include "ort_kit.hpp"
@@ -51,39 +52,50 @@ bool recurrent_dims(const INodeView& node, RecurrentDims* d, std::string* why) {
   return true;
 }
 
-/// LSTM, per UniDirectionalLstm (AllocateBuffers, ComputeImpl), in elements of X's type:
-///   2H (hidden0, internal_memory_prev) + 3BH (batched hidden0, internal memory prev and
-///   clipped) + 4HBS (output_iofc) [+ 4H with bias B] [+ 3H with peepholes P]
-///   [reverse direction: + SBI (inputs_reverse) + SBH (outputs_reverse)]
-///   [+ B int32 sequence lengths when sequence_lens is absent];
-/// and once per node: D*B*H for Y_h and D*B*H for Y_c when the node does not produce them.
+/// Gives the blocks in order; the first refusal stops it.
+Status add_blocks(IScratchSink& out, const std::vector<Dim>& blocks) {
+  for (const Dim& block : blocks) {
+    if (const Status s = out.add_block(block); s != Status::kOk) return s;
+  }
+  return Status::kOk;
+}
+
+/// LSTM (LSTMBase::ComputeImpl, UniDirectionalLstm), block by block in the kernel's order, in
+/// elements of X's type: D*B*H for Y_h and for Y_c when the node does not produce them; then
+/// each direction's object (forward first): H (hidden0), H (internal_memory_prev), 3 x BH
+/// (batched hidden0, internal memory prev and clipped), 4HBS (output_iofc), [4 x H with bias B],
+/// [reverse: SBI (inputs_reverse), SBH (outputs_reverse)]; then, as each object computes, B int32
+/// sequence lengths when sequence_lens is absent. Peepholes are read in place (not copied).
 Status lstm_scratch(const INodeView& node, IScratchSink& out) {
   RecurrentDims d;
   std::string why;
   if (!recurrent_dims(node, &d, &why)) return unsupported(why);
   std::int64_t e;
   if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
-  const Dim bh = d.batch * d.hidden;
-  Dim per = 2 * d.hidden + 3 * bh + 4 * bh * d.seq;
-  if (has_input(node, 3)) per = per + 4 * d.hidden;
-  if (has_input(node, 7)) per = per + 3 * d.hidden;
-  Dim elements = node.constant(0);
-  if (d.forward) elements = elements + per;
-  if (d.reverse) elements = elements + per + d.seq * d.batch * (d.input + d.hidden);
-  const std::int64_t objects = (d.forward ? 1 : 0) + (d.reverse ? 1 : 0);
+  const Dim h = d.hidden * e;
+  const Dim bh = d.batch * d.hidden * e;
+  std::vector<Dim> blocks;
   for (std::uint32_t o = 1; o <= 2; ++o) {
-    if (!has_output(node, o)) elements = elements + d.directions * bh;
+    if (!has_output(node, o)) blocks.push_back(d.directions * bh);
   }
-  Dim bytes = elements * e;
-  if (!has_input(node, 4)) bytes = bytes + objects * 4 * d.batch;
-  return out.set_bytes(bytes);
+  auto object = [&](bool reverse) {
+    blocks.insert(blocks.end(), {h, h, bh, bh, bh, 4 * bh * d.seq});
+    if (has_input(node, 3)) blocks.insert(blocks.end(), 4, h);
+    if (reverse) blocks.insert(blocks.end(), {d.seq * d.batch * d.input * e, d.seq * bh});
+  };
+  if (d.forward) object(false);
+  if (d.reverse) object(true);
+  if (!has_input(node, 4)) {
+    blocks.insert(blocks.end(), (d.forward ? 1 : 0) + (d.reverse ? 1 : 0), 4 * d.batch);
+  }
+  return add_blocks(out, blocks);
 }
 
-/// GRU, per UniDirectionalGru (AllocateBuffers), in elements of X's type:
-///   2BH (current and initial hidden) + 3HBS (outputZRH)
-///   [with bias B: 3BH, 4BH with linear_before_reset] [+ BH with linear_before_reset]
-///   [reverse direction: + SBI + SBH];
-/// and once per node D*B*H for Y_h when the node does not produce it.
+/// GRU (DeepCpuGruOp::ComputeImpl, UniDirectionalGru), block by block in the kernel's order, in
+/// elements of X's type: D*B*H for Y_h when the node does not produce it; then each direction's
+/// object, built and run before the next one's is built: 2 x BH (current and initial hidden),
+/// [with bias B: 3 x BH, 4 x BH with linear_before_reset] [+ BH with linear_before_reset], 3HBS
+/// (outputZRH), [reverse: SBI, SBH], and B int32 sequence lengths when sequence_lens is absent.
 Status gru_scratch(const INodeView& node, IScratchSink& out) {
   RecurrentDims d;
   std::string why;
@@ -91,15 +103,21 @@ Status gru_scratch(const INodeView& node, IScratchSink& out) {
   std::int64_t e;
   if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
   const bool lbr = node.attr_int_or("linear_before_reset", 0) != 0;
-  const Dim bh = d.batch * d.hidden;
-  Dim per = 2 * bh + 3 * bh * d.seq;
-  if (has_input(node, 3)) per = per + (lbr ? 4 : 3) * bh;
-  if (lbr) per = per + bh;
-  Dim elements = node.constant(0);
-  if (d.forward) elements = elements + per;
-  if (d.reverse) elements = elements + per + d.seq * d.batch * (d.input + d.hidden);
-  if (!has_output(node, 1)) elements = elements + d.directions * bh;
-  return out.set_bytes(elements * e);
+  const Dim bh = d.batch * d.hidden * e;
+  std::vector<Dim> blocks;
+  if (!has_output(node, 1)) blocks.push_back(d.directions * bh);
+  std::size_t small = 2;
+  if (has_input(node, 3)) small += lbr ? 4 : 3;
+  if (lbr) small += 1;
+  auto object = [&](bool reverse) {
+    blocks.insert(blocks.end(), small, bh);
+    blocks.push_back(3 * bh * d.seq);
+    if (reverse) blocks.insert(blocks.end(), {d.seq * d.batch * d.input * e, d.seq * bh});
+    if (!has_input(node, 4)) blocks.push_back(4 * d.batch);
+  };
+  if (d.forward) object(false);
+  if (d.reverse) object(true);
+  return add_blocks(out, blocks);
 }
 
 /// RNN (rnn.cc): one X*W^T buffer of S*B*H floats, reused by both directions, and an S*D*B*H

@@ -17,7 +17,7 @@
 #define CCTX_SDK_ABI_MAJOR 1
 /// Additive changes bump the minor: the host accepts plugins of the same or an older minor.
 /// sdk/CHANGELOG.md lists what each minor added.
-#define CCTX_SDK_ABI_MINOR 9
+#define CCTX_SDK_ABI_MINOR 10
 
 /// Name of the one symbol a plugin exports.
 #define CCTX_PLUGIN_ENTRY cctx_plugin_v1

@@ -385,10 +385,23 @@ class CCTX_SDK_VISIBLE IScratchSink {
   /// Working memory of a constant number of bytes: `out.set_constant_bytes(4096)`.
   /// @since 1.2
   virtual Status set_constant_bytes(std::uint64_t bytes) noexcept = 0;
+  /// One more block of working memory, as a raw expression handle (use `add_block(Dim)`): the
+  /// kernel allocates its working memory block by block, in call order, after its outputs, and
+  /// holds every block until it returns. The node's scratch is the sum of its blocks;
+  /// `set_bytes` replaces them with one. Totals are the same either way; an arena model places
+  /// the blocks one by one, where a best-fit arena that does not split a chunk under twice the
+  /// request wastes differently for many blocks than for one (sdk/README.md, "Scratch block by
+  /// block").
+  /// @since 1.10
+  virtual Status add_block_handle(std::uint32_t bytes) noexcept = 0;
 
   // ---- convenience (inline, compiled into the plugin) -----------------------------------------
   /// Working memory in bytes, symbolic or concrete: `out.set_bytes(2 * node.input_dim(0, 0))`.
   Status set_bytes(Dim bytes) noexcept { return set_bytes_handle(bytes.handle()); }
+  /// One block of the kernel's working memory, in the order the kernel allocates them.
+  Status add_block(Dim bytes) noexcept { return add_block_handle(bytes.handle()); }
+  template <class Number, std::enable_if_t<std::is_arithmetic_v<Number>, int> = 0>
+  Status add_block(Number) noexcept = delete;
   /// An integer is not an expression handle: say `set_constant_bytes(n)` for n bytes, or
   /// `set_bytes(Dim)` for an expression (SDK 1.1 read `set_bytes(4096)` as handle 4096).
   template <class Number, std::enable_if_t<std::is_arithmetic_v<Number>, int> = 0>
