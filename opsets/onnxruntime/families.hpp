@@ -9,10 +9,11 @@ namespace cctx::opsets::onnxruntime {
 
 using Registration = cctx::sdk::kit::Registration;
 
-void register_conv(Registration& reg);     // Conv, ConvTranspose
-void register_rnn(Registration& reg);      // LSTM, GRU, RNN
-void register_tensor(Registration& reg);   // Where, Softmax, LogSoftmax, Resize, TopK, zeros
-void register_inplace(Registration& reg);  // the in-place kernels: aliases, unary activations
+void register_conv(Registration& reg);       // Conv, ConvTranspose
+void register_rnn(Registration& reg);        // LSTM, GRU, RNN
+void register_attention(Registration& reg);  // ai.onnx Attention
+void register_tensor(Registration& reg);     // Where, Softmax, LogSoftmax, Resize, TopK, zeros
+void register_inplace(Registration& reg);    // the in-place kernels: aliases, unary activations
 /// Conv's working buffer (im2col), which FusedConv (a Conv with an activation) shares.
 const cctx::sdk::IScratchEstimator& conv_scratch_estimator();
 /// A working buffer the size of input 0 (HardSwish's temporary; BiasGelu's, FastGelu's).

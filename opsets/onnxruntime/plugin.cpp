@@ -10,7 +10,8 @@ namespace cctx::opsets::onnxruntime {
 namespace {
 
 using Family = void (*)(Registration&);
-constexpr Family kFamilies[] = {register_conv, register_rnn, register_tensor, register_inplace};
+constexpr Family kFamilies[] = {register_conv, register_rnn, register_attention, register_tensor,
+                                register_inplace};
 
 Status register_all(IRegistrar& r) noexcept {
   return guarded(r, [&] {
