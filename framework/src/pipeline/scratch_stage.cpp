@@ -19,10 +19,10 @@ class HostScratchSink final : public sdk::IScratchSink {
   explicit HostScratchSink(ExprBridge& bridge) : bridge_(bridge) {}
   sdk::Status set_bytes_handle(std::uint32_t bytes) noexcept override {
     blocks_.clear();
-    return add_block_handle(bytes, "IScratchSink::set_bytes");
+    return append(bytes, "IScratchSink::set_bytes");
   }
   sdk::Status add_block_handle(std::uint32_t bytes) noexcept override {
-    return add_block_handle(bytes, "IScratchSink::add_block");
+    return append(bytes, "IScratchSink::add_block");
   }
   sdk::Status set_constant_bytes(std::uint64_t bytes) noexcept override {
     if (bytes > static_cast<std::uint64_t>(INT64_MAX)) {
@@ -50,7 +50,7 @@ class HostScratchSink final : public sdk::IScratchSink {
   void set_error(std::string error) { error_ = std::move(error); }
 
  private:
-  sdk::Status add_block_handle(std::uint32_t bytes, const char* what) noexcept {
+  sdk::Status append(std::uint32_t bytes, const char* what) noexcept {
     // A plain number of bytes (a 1.1 plugin's set_bytes(4096u)) is not a handle: refused when
     // it names no expression (it fails the call, ExprBridge), never dereferenced.
     if (!bridge_.valid(bytes)) {
