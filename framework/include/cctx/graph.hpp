@@ -78,13 +78,24 @@ struct GraphEntry {
   std::string symbol_prefix;  ///< owner chain for fresh symbols inside bodies ("Loop_4_body_")
 };
 
+/// The order a graph's nodes run in, which every stage follows (profile key
+/// memory.execution_order).
+enum class NodeOrder {
+  /// As written, but a producer before its users: Kahn's algorithm, lowest file position first.
+  kFile,
+  /// ONNX Runtime's default (its GraphViewer): the post-order of a depth-first walk back from the
+  /// nodes no other node reads, the last-written of them first, each node's producers taken
+  /// highest file position first.
+  kReverseDfs,
+};
+
 /// Built once per analysis. The main graph is graph 0 and its nodes are NodeIds 0..n-1 in
-/// topological order, so per-node arrays of the main graph are indexed directly.
+/// execution order, so per-node arrays of the main graph are indexed directly.
 class GraphView {
  public:
   /// Throws ModelError on a cycle (naming a node on it), a read of an undefined name, or a node
   /// without op_type.
-  explicit GraphView(const Model& model);
+  explicit GraphView(const Model& model, NodeOrder order = NodeOrder::kFile);
   ~GraphView();
   GraphView(const GraphView&) = delete;
   GraphView& operator=(const GraphView&) = delete;
@@ -116,10 +127,15 @@ class GraphView {
                       std::string symbol_prefix, Scope* outer, int depth, const std::string& where);
   /// `position`: scratch of nodes_.size() entries, all 0xffffffff on entry and on return.
   void sort_graph(GraphId g, std::vector<std::uint32_t>& position);
+  /// ge.nodes in NodeOrder::kReverseDfs, `position` holding each node's file position.
+  template <class Deps>
+  std::vector<NodeId> reverse_dfs_order(const GraphEntry& ge,
+                                        const std::vector<std::uint32_t>& position, Deps&& deps);
   void collect_captures(NodeId n);
   std::uint32_t op_kind(std::string_view domain, std::string_view op_type, std::int64_t opset);
 
   const Model* model_;
+  NodeOrder order_;
   std::vector<GraphEntry> graphs_;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;

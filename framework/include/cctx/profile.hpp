@@ -63,6 +63,10 @@ struct Profile {
     /// The buffer planner (lifetimes, in-place reuse, buffers): "seed", the seed's accounting;
     /// "free_list", ONNX Runtime's sequential planner (architecture.md, "The buffer plan").
     std::string buffer_plan = "seed";
+    /// The order the nodes run in, which every stage follows: "file" (as written, producers
+    /// first) or "reverse_dfs" (ONNX Runtime's default execution order; cctx/graph.hpp
+    /// NodeOrder).
+    std::string execution_order = "file";
     /// Constant nodes' outputs are held like initializers, from before the first node (ONNX
     /// Runtime turns Constant nodes into initializers when it loads a graph).
     bool constants_as_initializers = false;

@@ -47,6 +47,7 @@ constexpr std::string_view kInplaceKeys[] = {"enabled", "allow_input_overwrite",
 constexpr std::string_view kInplaceFallbacks[] = {"none", "structural"};
 constexpr std::string_view kMemoryKeys[] = {"enabled",
                                             "buffer_plan",
+                                            "execution_order",
                                             "constants_as_initializers",
                                             "session_overhead_bytes",
                                             "session_overhead_per_node_bytes",
@@ -63,6 +64,7 @@ constexpr std::string_view kArenaKeys[] = {
     "initializers"};
 constexpr std::string_view kBufferPlans[] = {"seed",
                                              "free_list"};  // pipeline/buffer_plan.cpp makes them
+constexpr std::string_view kExecutionOrders[] = {"file", "reverse_dfs"};
 constexpr std::string_view kReportKeys[] = {"evaluate", "let"};
 constexpr std::string_view kExpressionKeys[] = {"max_weight", "max_terms", "max_degree",
                                                 "max_args"};
@@ -338,6 +340,8 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
         profile.memory.session_overhead_bytes = check_.integer(e.value, 0, std::int64_t{1} << 50);
       } else if (e.key == "arena") {
         apply_arena(e.value, profile.memory.arena);
+      } else if (e.key == "execution_order") {
+        profile.memory.execution_order = std::string(check_.one_of(e.value, kExecutionOrders));
       } else {
         profile.memory.buffer_plan = std::string(check_.one_of(e.value, kBufferPlans));
       }

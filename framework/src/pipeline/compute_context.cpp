@@ -130,7 +130,9 @@ void run_stages(ComputeContext::State& s, const Model& model) {
       s.before_rewrites = s.model;
       s.model = &s.rewritten->model();
     }
-    s.graph = std::make_unique<GraphView>(*s.model);
+    s.graph = std::make_unique<GraphView>(
+        *s.model, s.options.memory.execution_order == "reverse_dfs" ? NodeOrder::kReverseDfs
+                                                                    : NodeOrder::kFile);
     if (s.options.record_attribute_reads) s.attributes_read.assign(s.graph->nodes().size(), 0);
     s.rules.bind(*s.graph, *s.registry);
   });
