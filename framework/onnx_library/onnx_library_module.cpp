@@ -129,7 +129,12 @@ bool infer_model(const std::string& serialized, std::string* inferred, std::stri
   return true;
 }
 
-constexpr OnnxLibrary kLibrary{sizeof(OnnxLibrary), &max_known_version, &infer_node, &infer_model};
+bool has_schema(const std::string& domain, const std::string& op_type, int opset) {
+  return onnx::OpSchemaRegistry::Schema(op_type, opset, domain) != nullptr;
+}
+
+constexpr OnnxLibrary kLibrary{sizeof(OnnxLibrary), &max_known_version, &infer_node, &infer_model,
+                               &has_schema};
 
 }  // namespace
 

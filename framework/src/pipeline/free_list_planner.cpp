@@ -72,6 +72,7 @@ class FreeListPlan {
     plan_.buffers.clear();
     key_.assign(values, SizeKey{});
     inferred_ = infer_runtime_shapes();
+    if (inferred_) mark_schema_gaps();
     ByteSizes byte_size(s_, shapes_);
     for (ValueId v = 0; v < values; ++v) {
       if (g.value(v).graph != 0) continue;
@@ -131,18 +132,64 @@ class FreeListPlan {
     }
   }
 
+  /// The values the linked onnx library cannot see because it has no schema for their
+  /// producer, or for a producer upstream of them (ai.onnx operators newer than its opsets,
+  /// com.microsoft's): ONNX Runtime's own schemas infer those, so its planner matches their
+  /// sizes where the linked library's inference left them without a shape.
+  void mark_schema_gaps() {
+    // Over the model the library's inference ran on (the one before the runtime's rewrites),
+    // in file order, by value name.
+    const Model& inferred_model = s_.before_rewrites ? *s_.before_rewrites : *s_.model;
+    const onnx::ModelProto& model = inferred_model.proto();
+    std::unordered_map<std::string, int> opsets;
+    for (const onnx::OperatorSetIdProto& op : model.opset_import()) {
+      opsets[op.domain() == "ai.onnx" ? std::string() : op.domain()] =
+          static_cast<int>(op.version());
+    }
+    const detail::OnnxLibrary& onnx_library = detail::onnx_library();
+    std::unordered_set<std::string_view> gaps;
+    for (const onnx::NodeProto& np : model.graph().node()) {
+      bool gap = false;
+      for (const std::string& in : np.input()) gap = gap || gaps.count(in) != 0;
+      if (!gap) {
+        const std::string domain = np.domain() == "ai.onnx" ? std::string() : np.domain();
+        const auto opset = opsets.find(domain);
+        gap =
+            opset == opsets.end() || !onnx_library.has_schema(domain, np.op_type(), opset->second);
+      }
+      if (!gap) continue;
+      for (const std::string& out : np.output()) {
+        if (!out.empty()) gaps.insert(out);
+      }
+    }
+    const GraphView& g = *s_.graph;
+    schema_gap_.assign(g.values().size(), false);
+    for (ValueId v = 0; v < g.values().size(); ++v) {
+      schema_gap_[v] = gaps.count(g.value(v).name) != 0;
+    }
+  }
+
   /// A dim as the runtime sees it: an integer, a name, or unknown (false). From ONNX's
-  /// inference when it ran; else an integer, or a declared symbol of cctx's, kept as its name.
+  /// inference when it ran and gave the value a shape of its rank; else (inference did not run,
+  /// or a schema gap left the value without one, mark_schema_gaps) an integer, or a declared
+  /// symbol of cctx's, kept as its name.
   bool key_dim(ValueId v, std::size_t axis, Expr d, SizeKey& key) {
+    const onnx::TensorShapeProto* shape = nullptr;
     if (inferred_) {
       auto it = runtime_types_.find(std::string(s_.graph->value(v).name));
-      if (it == runtime_types_.end() || !it->second.has_tensor_type() ||
-          !it->second.tensor_type().has_shape()) {
-        return false;
+      if (it != runtime_types_.end() && it->second.has_tensor_type() &&
+          it->second.tensor_type().has_shape()) {
+        shape = &it->second.tensor_type().shape();
+        if (static_cast<std::size_t>(shape->dim_size()) != shapes_.values[v].dims.size()) {
+          return false;
+        }
+      } else if (!schema_gap_[v]) {
+        return false;  // the runtime's inference, like the library's, gives it no shape
       }
-      const onnx::TensorShapeProto& shape = it->second.tensor_type().shape();
-      if (static_cast<std::size_t>(shape.dim_size()) != shapes_.values[v].dims.size()) return false;
-      const onnx::TensorShapeProto::Dimension& dim = shape.dim(static_cast<int>(axis));
+    }
+    if (shape != nullptr) {
+      const onnx::TensorShapeProto& inferred = *shape;
+      const onnx::TensorShapeProto::Dimension& dim = inferred.dim(static_cast<int>(axis));
       if (dim.has_dim_value()) {
         key.push_back(0);
         key.push_back(dim.dim_value());
@@ -381,6 +428,7 @@ class FreeListPlan {
   std::unordered_set<std::uint32_t> named_;  ///< handles of the graph's named (declared) dims
   std::unordered_map<std::string, std::int64_t> names_;             ///< dim names met, numbered
   std::unordered_map<std::string, onnx::TypeProto> runtime_types_;  ///< by value name
+  std::vector<bool> schema_gap_;                                    ///< by value: mark_schema_gaps
   bool inferred_ = false;
   std::vector<SizeKey> key_;  ///< per value
   BufferLedger buffers_;

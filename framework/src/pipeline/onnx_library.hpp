@@ -60,6 +60,9 @@ struct OnnxLibrary {
   /// data propagation: the inferred model, serialized, in `inferred`; false with `error` set when
   /// it throws or the model does not parse.
   bool (*infer_model)(const std::string& model, std::string* inferred, std::string* error);
+  /// Whether the library has a schema for the operator at that opset (its newest version at or
+  /// below it).
+  bool (*has_schema)(const std::string& domain, const std::string& op_type, int opset);
 };
 
 /// The module, opened on the first call (thread-safe) and kept until the process ends. It is
