@@ -718,6 +718,13 @@ class Rewriter {
         attr->set_i(a.integer);
         return;
       }
+      case RewriteAttr::Kind::kFloat: {
+        onnx::AttributeProto* attr = p.add_attribute();
+        attr->set_name(a.name);
+        attr->set_type(onnx::AttributeProto::FLOAT);
+        attr->set_f(a.real);
+        return;
+      }
     }
   }
 

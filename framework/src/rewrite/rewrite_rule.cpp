@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -294,6 +297,9 @@ class Reader {
       a.kind = RewriteAttr::Kind::kString;
       while (!at_end() && peek() != '"') a.text += text_[pos_++];
       expect('"');
+    } else if (const std::optional<float> real = real_number()) {
+      a.kind = RewriteAttr::Kind::kFloat;
+      a.real = *real;
     } else {
       a.kind = RewriteAttr::Kind::kInt;
       const bool negative = accept('-');
@@ -309,6 +315,34 @@ class Reader {
     while (!at_end() && ident_char(peek())) ++pos_;
     return std::string(text_.substr(start, pos_ - start));
   }
+  /// A number written with a fraction or an exponent (`0.5`, `-1e-5`), consumed; nullopt (and
+  /// nothing consumed) for an integer.
+  std::optional<float> real_number() {
+    skip_blanks();
+    std::size_t end = pos_;
+    if (end < text_.size() && (text_[end] == '-' || text_[end] == '+')) ++end;
+    bool fraction = false;
+    while (end < text_.size()) {
+      const char c = text_[end];
+      if (c == '.' || c == 'e' || c == 'E') {
+        fraction = true;
+      } else if (!std::isdigit(static_cast<unsigned char>(c)) &&
+                 !((c == '-' || c == '+') && (text_[end - 1] == 'e' || text_[end - 1] == 'E'))) {
+        break;
+      }
+      ++end;
+    }
+    if (!fraction) return std::nullopt;
+    const std::string token(text_.substr(pos_, end - pos_));
+    char* stop = nullptr;
+    const float value = std::strtof(token.c_str(), &stop);
+    if (stop != token.c_str() + token.size() || !std::isfinite(value)) {
+      fail("expected a number");
+    }
+    pos_ = end;
+    return value;
+  }
+
   std::int64_t number() {
     skip_blanks();
     if (at_end() || !std::isdigit(static_cast<unsigned char>(peek()))) fail("expected a number");

@@ -47,12 +47,14 @@ struct RewriteAttr {
     kInt,       ///< `[name=3]`
     kOpTypeOf,  ///< `[name=@y]`: the op type of the node that produced variable `from`
     kDimOf,     ///< `[name=dim(w,0)]`: dim `integer` of the constant bound to variable `from`
+    kFloat,     ///< `[name=0.5]`: a number with a fraction or an exponent
   };
   Kind kind = Kind::kCopyFrom;
   std::string name;
   std::string from;  ///< the variable, for kCopyFrom and kOpTypeOf
   std::string text;
   std::int64_t integer = 0;
+  float real = 0.0F;  ///< kFloat
 };
 
 /// Which nodes a pattern node (or a reroute) accepts: `[!][DOMAIN:]Op|Other` or `DOMAIN:*`.
