@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 #include <set>
+#include <system_error>
 #include <utility>
 
 #include "cctx/errors.hpp"
@@ -333,12 +334,12 @@ class Reader {
       ++end;
     }
     if (!fraction) return std::nullopt;
-    const std::string token(text_.substr(pos_, end - pos_));
-    char* stop = nullptr;
-    const float value = std::strtof(token.c_str(), &stop);
-    if (stop != token.c_str() + token.size() || !std::isfinite(value)) {
-      fail("expected a number");
-    }
+    // from_chars: the C locale's decimal point whatever the process's locale; no leading '+'.
+    const char* first = text_.data() + pos_ + (text_[pos_] == '+' ? 1 : 0);
+    const char* last = text_.data() + end;
+    float value = 0.0F;
+    const auto [stop, error] = std::from_chars(first, last, value);
+    if (error != std::errc() || stop != last || !std::isfinite(value)) fail("expected a number");
     pos_ = end;
     return value;
   }
