@@ -16,6 +16,15 @@ namespace cctx::opsets::onnxruntime {
 using namespace cctx::sdk;
 using namespace cctx::sdk::kit;  // has_input, element_bytes, cannot_estimate, attr_ints_vec, ...
 
+/// Gives a kernel's working memory block by block in the kernel's order (the arena replay places
+/// each on its own); the first refusal stops it.
+inline Status add_blocks(IScratchSink& out, const std::vector<Dim>& blocks) {
+  for (const Dim& block : blocks) {
+    if (const Status s = out.add_block(block); s != Status::kOk) return s;
+  }
+  return Status::kOk;
+}
+
 /// The newest ai.onnx opset an estimator is registered at (see register_every_version).
 inline constexpr std::int32_t kMaxOpset = 27;
 

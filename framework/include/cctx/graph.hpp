@@ -127,10 +127,6 @@ class GraphView {
                       std::string symbol_prefix, Scope* outer, int depth, const std::string& where);
   /// `position`: scratch of nodes_.size() entries, all 0xffffffff on entry and on return.
   void sort_graph(GraphId g, std::vector<std::uint32_t>& position);
-  /// ge.nodes in NodeOrder::kReverseDfs, `position` holding each node's file position.
-  template <class Deps>
-  std::vector<NodeId> reverse_dfs_order(const GraphEntry& ge,
-                                        const std::vector<std::uint32_t>& position, Deps&& deps);
   void collect_captures(NodeId n);
   std::uint32_t op_kind(std::string_view domain, std::string_view op_type, std::int64_t opset);
 

@@ -41,6 +41,55 @@ AttributeKey key_of(const onnx::AttributeProto& a, std::vector<std::int64_t>& in
   }
   return key;
 }
+
+// NodeOrder::kReverseDfs, called on an acyclic graph (sort_graph has checked it). Iterative, so a
+// long chain does not recurse: a stack of (file position, leaving) entries, as ONNX Runtime walks
+// it. `nodes`: one graph's nodes; `position`: each one's file position; `deps(n, fn)` calls fn with
+// each producer n reads (kInvalidId for a value no node of the graph makes).
+template <class Deps>
+std::vector<NodeId> reverse_dfs_order(const std::vector<NodeId>& nodes,
+                                      const std::vector<std::uint32_t>& position, Deps&& deps) {
+  const std::size_t count = nodes.size();
+  std::vector<NodeId> by_file(count);
+  for (NodeId n : nodes) by_file[position[n]] = n;
+  // Each node's producers in this graph by file position, and whether any node reads it.
+  std::vector<std::uint32_t> producer_begin(count + 1, 0);
+  std::vector<std::uint32_t> producers;
+  std::vector<bool> read(count, false);
+  for (std::uint32_t k = 0; k < count; ++k) {
+    producer_begin[k] = static_cast<std::uint32_t>(producers.size());
+    deps(by_file[k], [&](NodeId p) {
+      if (p == kInvalidId) return;
+      producers.push_back(position[p]);
+      read[position[p]] = true;
+    });
+    std::sort(producers.begin() + producer_begin[k], producers.end());
+  }
+  producer_begin[count] = static_cast<std::uint32_t>(producers.size());
+  std::vector<std::pair<std::uint32_t, bool>> stack;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    if (!read[k]) stack.emplace_back(k, false);
+  }
+  std::vector<bool> visited(count, false);
+  std::vector<NodeId> order;
+  order.reserve(count);
+  while (!stack.empty()) {
+    const auto [k, leaving] = stack.back();
+    stack.pop_back();
+    if (leaving) {
+      order.push_back(by_file[k]);
+      continue;
+    }
+    if (visited[k]) continue;
+    visited[k] = true;
+    stack.emplace_back(k, true);
+    for (std::uint32_t i = producer_begin[k]; i < producer_begin[k + 1]; ++i) {
+      if (!visited[producers[i]]) stack.emplace_back(producers[i], false);
+    }
+  }
+  return order;
+}
+
 }  // namespace
 
 std::uint8_t attribute_type_number(const onnx::AttributeProto& a) {
@@ -467,7 +516,7 @@ void GraphView::sort_graph(GraphId gid, std::vector<std::uint32_t>& position) {
     ge.nodes = std::move(order);
   }
   if (order_ == NodeOrder::kReverseDfs) {
-    std::vector<NodeId> order = reverse_dfs_order(ge, position, deps);
+    std::vector<NodeId> order = reverse_dfs_order(ge.nodes, position, deps);
     if (order != ge.nodes) {
       ge.nodes = std::move(order);
       sorted = false;
@@ -500,53 +549,6 @@ void GraphView::sort_graph(GraphId gid, std::vector<std::uint32_t>& position) {
       for (NodeId& n : g.nodes) n = new_id[n];
     }
   }
-}
-
-// Called on an acyclic graph (sort_graph has checked it). Iterative, so a long chain does not
-// recurse: a stack of (file position, leaving) entries, as ONNX Runtime walks it.
-template <class Deps>
-std::vector<NodeId> GraphView::reverse_dfs_order(const GraphEntry& ge,
-                                                 const std::vector<std::uint32_t>& position,
-                                                 Deps&& deps) {
-  const std::size_t count = ge.nodes.size();
-  std::vector<NodeId> by_file(count);
-  for (NodeId n : ge.nodes) by_file[position[n]] = n;
-  // Each node's producers in this graph by file position, and whether any node reads it.
-  std::vector<std::uint32_t> producer_begin(count + 1, 0);
-  std::vector<std::uint32_t> producers;
-  std::vector<bool> read(count, false);
-  for (std::uint32_t k = 0; k < count; ++k) {
-    producer_begin[k] = static_cast<std::uint32_t>(producers.size());
-    deps(by_file[k], [&](NodeId p) {
-      if (p == kInvalidId) return;
-      producers.push_back(position[p]);
-      read[position[p]] = true;
-    });
-    std::sort(producers.begin() + producer_begin[k], producers.end());
-  }
-  producer_begin[count] = static_cast<std::uint32_t>(producers.size());
-  std::vector<std::pair<std::uint32_t, bool>> stack;
-  for (std::uint32_t k = 0; k < count; ++k) {
-    if (!read[k]) stack.emplace_back(k, false);
-  }
-  std::vector<bool> visited(count, false);
-  std::vector<NodeId> order;
-  order.reserve(count);
-  while (!stack.empty()) {
-    const auto [k, leaving] = stack.back();
-    stack.pop_back();
-    if (leaving) {
-      order.push_back(by_file[k]);
-      continue;
-    }
-    if (visited[k]) continue;
-    visited[k] = true;
-    stack.emplace_back(k, true);
-    for (std::uint32_t i = producer_begin[k]; i < producer_begin[k + 1]; ++i) {
-      if (!visited[producers[i]]) stack.emplace_back(producers[i], false);
-    }
-  }
-  return order;
 }
 
 std::string describe_node(const GraphView& graph, NodeId id) {

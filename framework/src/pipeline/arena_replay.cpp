@@ -88,11 +88,10 @@ class Replay {
   // The kernel's working memory, allocated after its outputs and freed before it returns: block
   // by block when its estimator gave blocks, else as one.
   void working_memory(std::size_t n) {
-    const ScratchResult& scratch = s_.scratch;
-    const std::uint32_t first = n + 1 < scratch.block_begin.size() ? scratch.block_begin[n] : 0;
-    const std::uint32_t last = n + 1 < scratch.block_begin.size() ? scratch.block_begin[n + 1] : 0;
+    const std::uint32_t first = s_.scratch.block_begin[n];
+    const std::uint32_t last = s_.scratch.block_begin[n + 1];
     if (first == last) {
-      if (scratch_from_ + n < blocks_from_) arena_.free(arena_.alloc(values_[scratch_from_ + n]));
+      arena_.free(arena_.alloc(values_[scratch_from_ + n]));
       return;
     }
     blocks_held_.clear();

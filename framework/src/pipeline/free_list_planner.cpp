@@ -140,22 +140,15 @@ class FreeListPlan {
     // Over the model the library's inference ran on (the one before the runtime's rewrites),
     // in file order, by value name.
     const Model& inferred_model = s_.before_rewrites ? *s_.before_rewrites : *s_.model;
-    const onnx::ModelProto& model = inferred_model.proto();
-    std::unordered_map<std::string, int> opsets;
-    for (const onnx::OperatorSetIdProto& op : model.opset_import()) {
-      opsets[op.domain() == "ai.onnx" ? std::string() : op.domain()] =
-          static_cast<int>(op.version());
-    }
     const detail::OnnxLibrary& onnx_library = detail::onnx_library();
     std::unordered_set<std::string_view> gaps;
-    for (const onnx::NodeProto& np : model.graph().node()) {
+    for (const onnx::NodeProto& np : inferred_model.proto().graph().node()) {
       bool gap = false;
       for (const std::string& in : np.input()) gap = gap || gaps.count(in) != 0;
       if (!gap) {
         const std::string domain = np.domain() == "ai.onnx" ? std::string() : np.domain();
-        const auto opset = opsets.find(domain);
-        gap =
-            opset == opsets.end() || !onnx_library.has_schema(domain, np.op_type(), opset->second);
+        const std::int64_t opset = inferred_model.opset(domain);
+        gap = opset < 0 || !onnx_library.has_schema(domain, np.op_type(), static_cast<int>(opset));
       }
       if (!gap) continue;
       for (const std::string& out : np.output()) {
@@ -188,8 +181,7 @@ class FreeListPlan {
       }
     }
     if (shape != nullptr) {
-      const onnx::TensorShapeProto& inferred = *shape;
-      const onnx::TensorShapeProto::Dimension& dim = inferred.dim(static_cast<int>(axis));
+      const onnx::TensorShapeProto::Dimension& dim = shape->dim(static_cast<int>(axis));
       if (dim.has_dim_value()) {
         key.push_back(0);
         key.push_back(dim.dim_value());

@@ -157,30 +157,10 @@ Status attention(const INodeView& node, IShapeSink& out) {
 /// The attention scores, B * H * Sq * Skv * e: H query heads (dim 1 of a 4-D Q, else
 /// q_num_heads), Skv = past + new key length, e of `softmax_precision` when set, else Q's.
 Status attention_scratch(const INodeView& node, IScratchSink& out) {
-  Shape q, k;
-  if (!nn::known_shape(node, 0, &q) || !nn::known_shape(node, 1, &k)) {
-    return unsupported("rank of Q or K unknown");
-  }
-  if ((q.rank() != 3 && q.rank() != 4) || (k.rank() != 3 && k.rank() != 4)) {
-    return unsupported("Q and K must be 3-D or 4-D");
-  }
-  Dim heads;
-  if (q.rank() == 4) {
-    heads = q.dims[1];
-  } else {
-    std::int64_t h;
-    if (!node.attr_int("q_num_heads", &h)) return unsupported("3-D Q without q_num_heads");
-    heads = node.constant(h);
-  }
-  const Dim q_seq = q.dims[q.rank() == 4 ? 2 : 1];
-  Dim kv_seq = k.dims[k.rank() == 4 ? 2 : 1];
-  if (has_input(node, 4)) {
-    Shape past;
-    if (!nn::known_shape(node, 4, &past, 4)) return unsupported("past_key shape unknown");
-    kv_seq = past.dims[2] + kv_seq;
-  }
-  std::int64_t e;
+  AttentionScores scores;
   std::string why;
+  if (!attention_scores(node, &scores, &why)) return unsupported(why);
+  std::int64_t e;
   std::int64_t precision;
   if (node.attr_int("softmax_precision", &precision)) {
     if (!nn::element_bytes(static_cast<std::int32_t>(precision), &e)) {
@@ -189,7 +169,7 @@ Status attention_scratch(const INodeView& node, IScratchSink& out) {
   } else if (!nn::input_element_bytes(node, 0, &e, &why)) {
     return unsupported(why);
   }
-  return out.set_bytes(q.dims[0] * heads * q_seq * kv_seq * e);
+  return out.set_bytes(scores.batch * scores.heads * scores.q_seq * scores.total_seq * e);
 }
 
 /// RotaryEmbedding: Y = X ([B, S, hidden] or [B, H, S, D]).

@@ -6,6 +6,7 @@
 // is_causal adds 16,384 and 262,144 bytes, the S x T float mask.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "families.hpp"
 #include "ort_kit.hpp"
@@ -17,42 +18,23 @@ namespace {
 /// is counted at a decode step too, where the kernel skips it (one query after a past): T*e
 /// bytes over, the safe side, for a formula without indicator terms.
 Status attention_scratch(const INodeView& node, IScratchSink& out) {
-  Shape q, k;
-  if (!known_shape(node, 0, &q) || !known_shape(node, 1, &k)) {
-    return unsupported("rank of Q or K unknown");
-  }
-  if ((q.rank() != 3 && q.rank() != 4) || (k.rank() != 3 && k.rank() != 4)) {
-    return unsupported("Q and K must be 3-D or 4-D");
-  }
-  Dim heads;
-  if (q.rank() == 4) {
-    heads = q.dims[1];
-  } else {
-    std::int64_t h;
-    if (!node.attr_int("q_num_heads", &h)) return unsupported("3-D Q without q_num_heads");
-    heads = node.constant(h);
-  }
-  const Dim q_seq = q.dims[q.rank() == 4 ? 2 : 1];
-  Dim total = k.dims[k.rank() == 4 ? 2 : 1];
-  if (has_input(node, 4)) {
-    Shape past;
-    if (!known_shape(node, 4, &past, 4)) return unsupported("past_key shape unknown");
-    total = past.dims[2] + total;
-  }
-  std::int64_t e;
+  AttentionScores s;
   std::string why;
+  if (!attention_scores(node, &s, &why)) return unsupported(why);
+  std::int64_t e;
   if (!input_element_bytes(node, 0, &e, &why)) return unsupported(why);
-  if (const Status s = out.add_block(q.dims[0] * heads * q_seq * total * e); s != Status::kOk) {
-    return s;
-  }
+  std::vector<Dim> blocks = {s.batch * s.heads * s.q_seq * s.total_seq * e};
   const bool causal = node.attr_int_or("is_causal", 0) != 0;
   if (has_input(node, 3)) {
-    if (!causal && node.input_dtype(3) != cctx::sdk::dtype::kBool) return Status::kOk;
-    Shape mask;
-    if (!known_shape(node, 3, &mask)) return unsupported("attn_mask shape unknown");
-    return out.add_block(numel(node, mask) * e);
+    if (causal || node.input_dtype(3) == cctx::sdk::dtype::kBool) {
+      Shape mask;
+      if (!known_shape(node, 3, &mask)) return unsupported("attn_mask shape unknown");
+      blocks.push_back(numel(node, mask) * e);
+    }
+  } else if (causal) {
+    blocks.push_back(s.q_seq * s.total_seq * e);
   }
-  return causal ? out.add_block(q_seq * total * e) : Status::kOk;
+  return add_blocks(out, blocks);
 }
 
 constinit const FnScratchEstimator kAttentionScratch{&attention_scratch};

@@ -52,14 +52,6 @@ bool recurrent_dims(const INodeView& node, RecurrentDims* d, std::string* why) {
   return true;
 }
 
-/// Gives the blocks in order; the first refusal stops it.
-Status add_blocks(IScratchSink& out, const std::vector<Dim>& blocks) {
-  for (const Dim& block : blocks) {
-    if (const Status s = out.add_block(block); s != Status::kOk) return s;
-  }
-  return Status::kOk;
-}
-
 /// LSTM (LSTMBase::ComputeImpl, UniDirectionalLstm), block by block in the kernel's order, in
 /// elements of X's type: D*B*H for Y_h and for Y_c when the node does not produce them; then
 /// each direction's object (forward first): H (hidden0), H (internal_memory_prev), 3 x BH

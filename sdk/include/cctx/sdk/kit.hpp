@@ -19,6 +19,7 @@
 /// IShapeSink are), so a plugin's own helper of the same name is never made ambiguous by the kit's.
 #pragma once
 
+#include "cctx/sdk/kit/attention.hpp"
 #include "cctx/sdk/kit/dims.hpp"
 #include "cctx/sdk/kit/elements.hpp"
 #include "cctx/sdk/kit/float_terms.hpp"
