@@ -108,7 +108,7 @@ validate: build validate-deps
 # --system-site-packages), then check.py: shapes of every node output, a numeric reserve at every
 # point, the heap under the allocation counter. `make test` runs its quick subset (decoders_quick).
 DECODERS_VENV := $(BUILD)/decoders/venv
-DECODERS_PIP  := numpy==1.26.4 onnx==1.19.1 onnxruntime==1.23.2 onnxruntime-genai==0.8.3 \
+DECODERS_PIP  := numpy==1.26.4 onnx==1.19.1 onnxruntime==1.30.0 onnxruntime-genai==0.8.3 \
   transformers==4.44.2
 decoders: build validate-deps
 	@[ -x $(DECODERS_VENV)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(DECODERS_VENV)

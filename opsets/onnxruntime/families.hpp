@@ -20,6 +20,8 @@ const cctx::sdk::IScratchEstimator& conv_scratch_estimator();
 const cctx::sdk::IScratchEstimator& input_sized_scratch_estimator();
 /// com.microsoft kernels (BiasGelu, FastGelu, FusedConv) and the NCHWc Conv: scratch, in place.
 cctx::sdk::Status register_contrib(cctx::sdk::IRegistrar& r);
+/// com.microsoft GroupQueryAttention's working memory (option l2_cache_bytes: its flash tiles).
+cctx::sdk::Status register_group_query_attention(cctx::sdk::IRegistrar& r);
 /// The graph optimisations of the level the profile's option `graph_optimization` names.
 cctx::sdk::Status register_rewrites(cctx::sdk::IRegistrar& r);
 /// Option kv_share_buffer: KV cache outputs written into the past buffers the caller binds.

@@ -21,6 +21,7 @@ Status register_all(IRegistrar& r) noexcept {
       if (!reg.ok()) return reg.status();
     }
     if (const Status s = register_contrib(r); s != Status::kOk) return s;
+    if (const Status s = register_group_query_attention(r); s != Status::kOk) return s;
     if (const Status s = register_kv_share_buffer(r); s != Status::kOk) return s;
     return register_rewrites(r);
   });

@@ -26,7 +26,8 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = pathlib.Path(__file__).resolve().parent
 F = TensorProto.FLOAT
 vi = helper.make_tensor_value_info
-PROFILE = "plugins:\n  - name: onnx\n  - name: onnxruntime\n    override: true\n"
+PROFILE = ("plugins:\n  - name: onnx\n  - name: microsoft\n  - name: onnxruntime\n"
+           "    override: true\n")
 
 
 def weights(name, shape):
@@ -69,6 +70,36 @@ def lstm(direction, d):
         {"X": [s, b, i]}, 14 * d
 
 
+def group_query_attention(packed, rotary, b=2, s=33, h=32, past=0, **attrs):
+    """com.microsoft GroupQueryAttention, 8 query heads and 2 KV heads of h: a prompt (no past)
+    or, with `past`, a step after `past` tokens; seqlens_k (past + s - 1), total_sequence_length
+    and the cos/sin caches as initializers."""
+    n, kv = 8, 2
+    inputs = ["q", "" if packed else "k", "" if packed else "v", "pk" if past else "",
+              "pv" if past else "", "seqlens", "total"]
+    width = (n + 2 * kv) * h if packed else n * h
+    ins = [vi("q", F, [b, s, width])]
+    feeds = {"q": [b, s, width]}
+    if not packed:
+        ins += [vi("k", F, [b, s, kv * h]), vi("v", F, [b, s, kv * h])]
+        feeds.update({"k": [b, s, kv * h], "v": [b, s, kv * h]})
+    if past:
+        ins += [vi("pk", F, [b, kv, past, h]), vi("pv", F, [b, kv, past, h])]
+        feeds.update({"pk": [b, kv, past, h], "pv": [b, kv, past, h]})
+    # The lengths as constants, so the estimate is a number (a decoder computes them).
+    inits = [numpy_helper.from_array(np.full([b], past + s - 1, np.int32), "seqlens"),
+             numpy_helper.from_array(np.array(past + s, np.int32), "total")]
+    if rotary:
+        inputs += ["cos", "sin"]
+        inits += [weights("cos", (512, h // 2)), weights("sin", (512, h // 2))]
+    node = helper.make_node("GroupQueryAttention", inputs, ["o", "k_out", "v_out"],
+                            domain="com.microsoft", num_heads=n, kv_num_heads=kv,
+                            do_rotary=int(rotary), **attrs)
+    outs = [vi("o", F, ["a", "b", "c"]), vi("k_out", F, ["d", "e", "f", "g"]),
+            vi("v_out", F, ["h", "i", "j", "k"])]
+    return [node], ins, outs, inits, feeds, 4
+
+
 CASES = [
     ("Conv 1x1 64->32 over 57x61 (baseline)", conv(64, 32, (57, 61), (1, 1))),
     ("Conv 3x3 pad 1 16->32 over 57x61", conv(16, 32, (57, 61), (3, 3), pads=[1, 1, 1, 1])),
@@ -90,12 +121,22 @@ CASES = [
     ("Softmax axis -1 [3,211,97]", softmax(-1)),
     ("LSTM forward S13 B3 I17 H23", lstm("forward", 1)),
     ("LSTM bidirectional S13 B3 I17 H23", lstm("bidirectional", 2)),
+    # Copies to B x heads x S x H, rotated copies, then the probabilities (issue 41: a prompt of
+    # the genai decoders was 0.80x with the probabilities alone).
+    ("GroupQueryAttention packed QKV, rotary, S33", group_query_attention(True, True)),
+    ("GroupQueryAttention q/k/v, no rotary, S33", group_query_attention(False, False)),
+    ("GroupQueryAttention H128 S300 (L2-sized tiles)",
+     group_query_attention(True, False, b=1, s=300, h=128)),
+    ("GroupQueryAttention decode after 500", group_query_attention(True, True, s=1, past=500)),
+    ("GroupQueryAttention softcap (probabilities)",
+     group_query_attention(True, True, softcap=30.0)),
 ]
 
 
 def save(path, nodes, inputs, outputs, inits):
     graph = helper.make_graph(nodes, path.stem, inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
