@@ -67,7 +67,39 @@ Profile resolve_profile(const AnalysisArgs& args) {
     }
     profile.symbols[name] = interval;
   }
+  for (const std::string& text : args.inputs) {
+    auto [name, dims] = parse_input_dims(text);
+    if (!profile.input_dims.emplace(name, std::move(dims)).second) {
+      throw Error("--input '" + text + "': '" + name + "' is given twice", ExitCode::kUsage);
+    }
+  }
   return profile;
+}
+
+std::pair<std::string, std::vector<std::string>> parse_input_dims(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  const auto bad = [&] {
+    return Error("--input '" + text +
+                     "': expected NAME=D0,D1,... (one integer or expression per axis, e.g. "
+                     "attention_mask=batch_size,past_sequence_length+sequence_length)",
+                 ExitCode::kUsage);
+  };
+  if (eq == std::string::npos || eq == 0) throw bad();
+  std::vector<std::string> dims;
+  std::string current;
+  int depth = 0;
+  for (std::size_t i = eq + 1; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    if (c == ',' && depth == 0) {
+      if (current.find_first_not_of(' ') == std::string::npos) throw bad();
+      dims.push_back(current);
+      current.clear();
+      continue;
+    }
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    current += c;
+  }
+  return {text.substr(0, eq), dims};
 }
 
 void allow_explicit_zeros(const std::vector<Assignment>& assignments, Profile& profile) {
@@ -445,6 +477,14 @@ void add_quiet_flag(CLI::App& cmd, AnalysisArgs& args) {
                "Print no warnings on stderr (they stay in the report's \"warnings\")");
 }
 
+void add_input_option(CLI::App& cmd, AnalysisArgs& args) {
+  cmd.add_option("--input", args.inputs,
+                 "Dims of an input as it is really fed, replacing the model's declaration: "
+                 "NAME=D0,D1,... (integers or expressions; repeatable), e.g. "
+                 "attention_mask=batch_size,past_sequence_length+sequence_length")
+      ->allow_extra_args(false);
+}
+
 void print_diagnostics(const ComputeContext& ctx, const AnalysisArgs& args) {
   if (!args.quiet) std::cerr << diagnostics_text(ctx);
 }
@@ -487,6 +527,7 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--plot-stack", figures->plot_stack,
                   "Write an SVG of the memory at each node by source and tag (first assignment)")
       ->check(output_file_name());
+  add_input_option(*cmd, *args);
   add_quiet_flag(*cmd, *args);
   cmd->callback([args, figures] { run_analyze(*args, *figures); });
 }
@@ -499,6 +540,7 @@ void add_shapes_command(CLI::App& app) {
   cmd->add_option("--profile", args->profile, "Analysis profile (YAML)");
   cmd->add_option("--format", args->format, "table | json")->capture_default_str();
   cmd->add_option("--bounds", args->bounds, "Symbol bounds SYM=LO:HI")->allow_extra_args(false);
+  add_input_option(*cmd, *args);
   add_quiet_flag(*cmd, *args);
   cmd->callback([args] { run_shapes(*args); });
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cctx/compute_context.hpp"
@@ -27,6 +28,7 @@ struct AnalysisArgs {
   bool worst_case = false;
   std::vector<std::string> bounds;         ///< SYM=LO:HI
   std::vector<std::string> let;            ///< SYM=EXPR: relations (Session::add_relation)
+  std::vector<std::string> inputs;         ///< --input NAME=D0,D1,...: dims the caller really feeds
   std::optional<std::string> scenarios;    ///< --scenarios FILE.yaml: named assignments
   bool wide = false;                       ///< --wide: the table format with every formula in place
   std::optional<std::string> budget;       ///< --budget 2GiB (analyze): fits or not, per evaluation
@@ -41,6 +43,11 @@ void check_bounded_symbols(const ComputeContext& ctx, const std::vector<std::str
 
 /// Adds --quiet to a command that analyses a model.
 void add_quiet_flag(CLI::App& cmd, AnalysisArgs& args);
+/// Adds --input NAME=D0,D1,... (Profile::input_dims) to a command that analyses a model.
+void add_input_option(CLI::App& cmd, AnalysisArgs& args);
+/// "NAME=D0,D1,..." as the name and its dims (split at the commas outside parentheses); throws
+/// cctx::Error (usage) on bad text.
+std::pair<std::string, std::vector<std::string>> parse_input_dims(const std::string& text);
 /// The analysis's warnings and notes on stderr, one line each, unless --quiet. Every format
 /// prints them there: stdout holds the report alone, so a JSON consumer still sees a rule fail.
 void print_diagnostics(const ComputeContext& ctx, const AnalysisArgs& args);

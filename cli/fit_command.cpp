@@ -290,6 +290,7 @@ void add_fit_command(CLI::App& app) {
                   "Write an SVG of the reserve against the varied symbol with the budget (the "
                   "frontier with two --vary)")
       ->check(output_file_name());
+  add_input_option(*cmd, args->analysis);
   add_quiet_flag(*cmd, args->analysis);
   cmd->callback([args] { run_fit(*args); });
 }

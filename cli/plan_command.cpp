@@ -124,6 +124,7 @@ void add_plan_command(CLI::App& app) {
                   "drawn at each --eval)")
       ->capture_default_str();
   cmd->add_flag("--wide", args->analysis.wide, "Every formula in place in the table");
+  add_input_option(*cmd, args->analysis);
   add_quiet_flag(*cmd, args->analysis);
   cmd->callback([args] { run_plan(*args); });
 }

@@ -203,6 +203,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--bounds", args->analysis.bounds, "Symbol bounds SYM=LO:HI (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--format", args->analysis.format, "table | json")->capture_default_str();
+  add_input_option(*cmd, args->analysis);
   add_quiet_flag(*cmd, args->analysis);
   cmd->callback([args] { run_explain(*args); });
 }

@@ -144,6 +144,16 @@ TEST(ExprPrint, OpaqueDimParamsPrintTheirOwnText) {
   }
 }
 
+// Exporters write integer halves with '/' (Optimum's Whisper: `encoder_sequence_length / 2`):
+// a dim_param with symbols reads a lone '/' as floor division, with a note.
+TEST(ExprPrint, DimParamSlashIsFloorDivision) {
+  ExprPool pool;
+  const Expr e = pool.parse_dim("encoder_sequence_length / 2");
+  EXPECT_EQ(pool.print(e), "encoder_sequence_length//2");
+  EXPECT_EQ(pool.parse_dim("(a + 1) / 2 + b // 3"), pool.parse("(a+1)//2+b//3"));
+  EXPECT_TRUE(pool.is_symbol(pool.parse_dim("7/2"))) << "a literal stays opaque text";
+}
+
 // Checklist 16: an opaque symbol inside a compound is backtick-quoted and parses back.
 TEST(ExprPrint, QuotedOpaqueSymbolRoundTrips) {
   ExprPool pool;

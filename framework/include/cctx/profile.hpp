@@ -44,6 +44,12 @@ struct Profile {
   /// as if the model declared it so (`cctx analyze --eval` when the sizes decide which branch of an
   /// If runs: semantics.md "Evaluation at fixed sizes"). Set by the CLI, never read from a file.
   std::map<std::string, std::int64_t, std::less<>> fixed_sizes;
+  /// Dims of main-graph inputs as the caller really feeds them, replacing the declared ones
+  /// (`--input attention_mask=batch,past+seq`): one expression or integer per axis. For a model
+  /// whose declaration says less or other than the truth (Hugging Face Optimum names an
+  /// attention mask `past_sequence_length + 1`, true at a decode step only). Set by the CLI,
+  /// never read from a file.
+  std::map<std::string, std::vector<std::string>, std::less<>> input_dims;
 
   struct Shapes {
     bool strict = false;

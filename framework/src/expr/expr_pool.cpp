@@ -1,6 +1,8 @@
 // The public ExprPool surface: argument checks and forwarding to the implementation.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "expr/pool_impl.hpp"
 
@@ -78,6 +80,29 @@ Expr ExprPool::product(std::span<const Expr> factors) {
 
 Expr ExprPool::parse(std::string_view text) { return impl_->parse(text); }
 
+namespace {
+
+/// `text` with every lone '/' (neither '//' nor '/:') written '//'; nullopt when it has none.
+std::optional<std::string> floor_divisions(std::string_view text) {
+  std::string out;
+  bool changed = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] != '/') continue;
+    const bool pair = (i + 1 < text.size() && (text[i + 1] == '/' || text[i + 1] == ':'));
+    if (pair) {
+      out += text[++i];
+      continue;
+    }
+    out += '/';
+    changed = true;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
 Expr ExprPool::parse_dim(std::string_view text) {
   if (text.empty()) return impl_->fresh("unk", kDimBounds, "empty dim_param");
   if (text.size() > kMaxDimText) {
@@ -88,6 +113,21 @@ Expr ExprPool::parse_dim(std::string_view text) {
   try {
     return impl_->parse(text);
   } catch (const ExprError& e) {
+    // Exporters write integer halves as `n / 2` (Hugging Face Optimum's Whisper encoder output,
+    // `encoder_sequence_length / 2`): a dim is an integer, so a lone '/' is read as '//'. Only
+    // for a name: the literal `7/2` stays the opaque text it is.
+    if (const std::optional<std::string> floored = floor_divisions(text)) {
+      std::optional<Expr> read;
+      try {
+        read = impl_->parse(*floored);
+      } catch (const ExprError&) {
+      }
+      if (read && has_symbols(*read)) {
+        impl_->warn("note: dim_param '" + quote_text(text) + "' read as '" + quote_text(*floored) +
+                    "' (a dim is an integer: '/' divides as '//')");
+        return *read;
+      }
+    }
     impl_->warn("note: dim_param '" + quote_text(text) + "' kept as an opaque symbol (" + e.what() +
                 ")");
   }

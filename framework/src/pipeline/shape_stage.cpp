@@ -534,6 +534,58 @@ class ShapeStage {
       out_.values[v] = declared_shape(v, *decl);
     }
     for (ValueId v : ge.initializers) seed_initializer(v);
+    if (g == 0) check_input_dims_used(ge);
+  }
+
+  /// Every Profile::input_dims name is a main-graph input fed by the caller: a typo or an
+  /// initializer would otherwise change nothing, silently.
+  void check_input_dims_used(const GraphEntry& main) {
+    for (const auto& [name, dims] : s_.options.input_dims) {
+      bool found = false;
+      std::string inputs;
+      for (ValueId v : main.inputs) {
+        const ValueEntry& value = s_.graph->value(v);
+        if (value.is_initializer()) {
+          if (value.name == name) {
+            throw Error("--input " + name + ": '" + name +
+                            "' is an initializer, not an input the caller feeds",
+                        ExitCode::kUsage);
+          }
+          continue;
+        }
+        found = found || value.name == name;
+        inputs += (inputs.empty() ? "" : ", ") + std::string(value.name);
+      }
+      if (!found) {
+        throw Error("--input " + name + ": the model has no input '" + name +
+                        "' (its inputs: " + (inputs.empty() ? std::string("none") : inputs) + ")",
+                    ExitCode::kUsage);
+      }
+    }
+  }
+
+  /// The dims --input gives a main-graph input, replacing `declared`'s.
+  void apply_input_dims(ValueId v, ValueShape& declared) {
+    const ValueEntry& value = s_.graph->value(v);
+    if (value.graph != 0 || !value.is_input()) return;
+    const auto it = s_.options.input_dims.find(value.name);
+    if (it == s_.options.input_dims.end()) return;
+    const std::string& name = it->first;
+    if (declared.known_rank && declared.dims.size() != it->second.size()) {
+      throw Error("--input " + name + ": " + std::to_string(it->second.size()) +
+                      " dims given, but the model declares " + std::to_string(declared.dims.size()),
+                  ExitCode::kUsage);
+    }
+    declared.known_rank = true;
+    declared.dims.clear();
+    for (const std::string& text : it->second) {
+      try {
+        declared.dims.push_back(s_.pool->parse(text));
+      } catch (const ExprError& e) {
+        throw Error("--input " + name + ": '" + text + "' is not a dim: " + e.what(),
+                    ExitCode::kUsage);
+      }
+    }
   }
 
   void infer_graph(GraphId g) {
@@ -630,6 +682,7 @@ class ShapeStage {
     ValueShape shape = from_type_proto(
         *s_.pool, decl.type(), [&](std::size_t axis) { return fresh_declared_dim(s_, v, axis); },
         false);
+    if (!s_.options.input_dims.empty()) apply_input_dims(v, shape);
     if (!s_.options.fixed_sizes.empty()) fix_sizes(shape);
     return shape;
   }

@@ -299,7 +299,12 @@ class Rewriter {
           if (found != nullptr) return false;
           break;
         case AttrTest::Op::kEquals:
-          if (found == nullptr || found->i() != test.value) return false;
+          if (found == nullptr) return false;
+          if (test.is_list ? !std::equal(found->ints().begin(), found->ints().end(),
+                                         test.values.begin(), test.values.end())
+                           : found->i() != test.value) {
+            return false;
+          }
           break;
         case AttrTest::Op::kEqualsOrAbsent:
           if (found != nullptr && found->i() != test.value) return false;

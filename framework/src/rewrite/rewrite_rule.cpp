@@ -263,8 +263,19 @@ class Reader {
           t.op = AttrTest::Op::kEquals;
         }
         skip_blanks();
-        const bool negative = accept('-');
-        t.value = negative ? -number() : number();
+        if (t.op == AttrTest::Op::kEquals && accept('[')) {
+          t.is_list = true;
+          for (skip_blanks(); !accept(']');) {
+            if (!t.values.empty()) expect(',');
+            skip_blanks();
+            const bool negative = accept('-');
+            t.values.push_back(negative ? -number() : number());
+            skip_blanks();
+          }
+        } else {
+          const bool negative = accept('-');
+          t.value = negative ? -number() : number();
+        }
       }
       out.push_back(std::move(t));
       skip_blanks();

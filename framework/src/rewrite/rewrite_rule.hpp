@@ -30,13 +30,16 @@ struct RewriteArg {
   std::vector<std::vector<DimTest>> dim_tests;
 };
 
-/// `Op{group?=1, !activation}(...)`: a pattern node's integer attribute equals a value (`?=`:
-/// or is absent), differs from it (`!=`: or is absent), or is absent (`!name`).
+/// `Op{group?=1, !activation, perm=[0,2,1]}(...)`: a pattern node's integer attribute equals a
+/// value (`?=`: or is absent), differs from it (`!=`: or is absent), or is absent (`!name`); an
+/// integer list attribute equals a list (`=` only).
 struct AttrTest {
   enum class Op : std::uint8_t { kEquals, kEqualsOrAbsent, kDiffers, kAbsent };
   Op op = Op::kEquals;
   std::string name;
   std::int64_t value = 0;
+  bool is_list = false;              ///< `name=[...]`: compares the attribute's ints
+  std::vector<std::int64_t> values;  ///< the list, when is_list
 };
 
 /// An attribute of a replacement node.

@@ -62,6 +62,36 @@ std::string model_symbols_text(const ComputeContext& ctx) {
   return " (its inputs' symbols: " + listed + ")";
 }
 
+/// For a refused assignment whose reason names a dim a main-graph input declares as an expression
+/// (a dim_param such as Optimum's `past_sequence_length + 1`, read as arithmetic): what the model
+/// claims there, and how to say what is really fed. Empty when no such dim is in `failed`.
+std::string declared_expression_hint(const ComputeContext& ctx, const std::string& failed) {
+  for (ValueId v : ctx.graph().graphs()[0].inputs) {
+    const ValueEntry& value = ctx.graph().value(v);
+    if (!value.is_input() || !value.graph_input->type().has_tensor_type()) continue;
+    const onnx::TensorShapeProto& declared = value.graph_input->type().tensor_type().shape();
+    const std::vector<Expr>& dims = ctx.shape(v).dims;
+    if (static_cast<std::size_t>(declared.dim_size()) != dims.size()) continue;
+    for (int k = 0; k < declared.dim_size(); ++k) {
+      const std::string& text = declared.dim(k).dim_param();
+      const Expr d = dims[static_cast<std::size_t>(k)];
+      if (text.empty() || ctx.pool().is_symbol(d) || !ctx.pool().has_symbols(d)) continue;
+      if (failed.find(ctx.pool().print(d)) == std::string::npos) continue;
+      std::string example;
+      for (int j = 0; j < declared.dim_size(); ++j) {
+        example +=
+            (j == 0 ? "" : ",") +
+            (j == k ? std::string("EXPR") : ctx.pool().print(dims[static_cast<std::size_t>(j)]));
+      }
+      return " (the model declares " + std::string(value.name) + "'s dim " + std::to_string(k) +
+             " as '" + text +
+             "', read as arithmetic; if it is fed otherwise, say how with --input " +
+             std::string(value.name) + "=" + example + ")";
+    }
+  }
+  return {};
+}
+
 /// How a message tells the user to give a symbol a value.
 std::string give(std::string_view source, const std::string& name) {
   return source == "--eval" ? "add --eval " + name + "=V" : "give '" + name + "' a value";
@@ -131,7 +161,8 @@ std::vector<std::vector<BoundedSymbol>> check_and_complete(const ComputeContext&
     // An assignment where the model cannot run (a Conv window larger than its padded input, dims
     // that do not broadcast, a negative size) has no memory figures: refuse it, naming why.
     if (const std::optional<std::string> failed = ctx.failed_requirement(a)) {
-      throw Error(from + " " + label_of(a) + ": the model cannot run there: " + *failed,
+      throw Error(from + " " + label_of(a) + ": the model cannot run there: " + *failed +
+                      declared_expression_hint(ctx, *failed),
                   ExitCode::kUsage);
     }
     bounded.push_back(assign_upper_bounds(ctx, needed, a));
