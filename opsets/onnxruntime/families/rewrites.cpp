@@ -84,6 +84,37 @@ void register_extended(Registration& reg) {
   // MatMulScaleFusion: a MatMul's output scaled by a constant scalar, one kernel.
   reg.rewrite("MatMulScaleFusion", "m = MatMul(a, b); y = Div|Mul(m, const s{scalar})",
               "y = com.microsoft:FusedMatMul(a, b)", kExtended);
+  // ... or an input scaled by one (the query before Q·K^T: one product fewer).
+  reg.rewrite("MatMulScaleFusion(A)", "s = Div|Mul(a, const k{scalar}); y = MatMul(s, b)",
+              "y = com.microsoft:FusedMatMul(a, b)", kExtended);
+  reg.rewrite("MatMulScaleFusion(B)", "s = Div|Mul(b, const k{scalar}); y = MatMul(a, s)",
+              "y = com.microsoft:FusedMatMul(a, b)", kExtended);
+  // ... and of a FusedMatMul the transpose fusion below made first (its flags kept).
+  reg.rewrite("MatMulScaleFusion(FusedMatMul)",
+              "m = com.microsoft:FusedMatMul(a, b); y = Div|Mul(m, const s{scalar})",
+              "y = com.microsoft:FusedMatMul(a, b) [m]", kExtended);
+  // MatmulTransposeFusion: a Transpose of the last two dims read by a MatMul (or a FusedMatMul
+  // without that flag) becomes the MatMul's transA/transB: the transposed copy is never made
+  // (an attention's K^T: B x heads x head_size x keys floats per layer). Ranks 2 to 6.
+  for (int rank = 2; rank <= 6; ++rank) {
+    std::string perm = "[";
+    for (int d = 0; d < rank - 2; ++d) perm += std::to_string(d) + ",";
+    perm += std::to_string(rank - 1) + "," + std::to_string(rank - 2) + "]";
+    const std::string transpose = "t = Transpose{perm=" + perm + "}(x); ";
+    const std::string suffix = "(rank " + std::to_string(rank) + ")";
+    reg.rewrite(("MatmulTransposeFusion(B) " + suffix).c_str(),
+                (transpose + "y = MatMul(a, t)").c_str(),
+                "y = com.microsoft:FusedMatMul(a, x) [transB=1]", kExtended);
+    reg.rewrite(("MatmulTransposeFusion(A) " + suffix).c_str(),
+                (transpose + "y = MatMul(t, b)").c_str(),
+                "y = com.microsoft:FusedMatMul(x, b) [transA=1]", kExtended);
+    reg.rewrite(("MatmulTransposeFusion(FusedMatMul B) " + suffix).c_str(),
+                (transpose + "y = com.microsoft:FusedMatMul{!transB}(a, t)").c_str(),
+                "y = com.microsoft:FusedMatMul(a, x) [y, transB=1]", kExtended);
+    reg.rewrite(("MatmulTransposeFusion(FusedMatMul A) " + suffix).c_str(),
+                (transpose + "y = com.microsoft:FusedMatMul{!transA}(t, b)").c_str(),
+                "y = com.microsoft:FusedMatMul(x, b) [y, transA=1]", kExtended);
+  }
   // LayerNormFusion: mean, centred, variance, normalised, scaled and shifted in one kernel.
   reg.rewrite("LayerNormFusion",
               "m = ReduceMean(x, *ma); d = Sub(x, m); p = Pow(d, const two)\n"
