@@ -60,9 +60,58 @@ POINTS = [
     ("odd_b3s1", 3, 1, 33),
     ("odd_b1s7", 1, 7, 33),
 ]
+# The points of the encoder-decoder's three files (optimum-whisper): the encoder at two batches,
+# the first decoder step (no cache yet) at a prompt, the step with the caches at one token.
+KIND_POINTS = {
+    "causal": POINTS,
+    "encoder": [("batch_1", 1, 0, 0), ("batch_3", 3, 0, 0)],
+    "first": [("prefill", 1, 16, 0), ("odd_first", 3, 7, 0)],
+    "with_past": [pt for pt in POINTS if pt[2] == 1],
+}
 # ORT's refusals that are the runtime's limit, not a cctx failure (reported, not counted)
 ORT_LIMITS = ("batch_size must be 1 when sequence_length > 1 and past context is given",)
-SYMS = ("batch_size", "sequence_length", "past_sequence_length", "total_sequence_length")
+MEL_FRAMES, ENCODER_POSITIONS = 3000, 1500
+
+
+def dim_values(b, s, p, past_len):
+    """Every dim name of the suite's models at a point: the symbols, and the expressions
+    Optimum writes as names (`past_sequence_length + 1` is really the mask's whole length)."""
+    return {"batch_size": b, "sequence_length": s, "past_sequence_length": past_len,
+            "total_sequence_length": p + s, "past_sequence_length + 1": p + s,
+            "decoder_sequence_length": s, "past_decoder_sequence_length": p,
+            "encoder_sequence_length": MEL_FRAMES, "encoder_sequence_length / 2": ENCODER_POSITIONS,
+            "encoder_sequence_length_out": ENCODER_POSITIONS}
+
+
+def input_symbols(model_path, opaque):
+    """The symbols the model's inputs are declared with: a dim_param cctx keeps whole (opaque:
+    Optimum's `encoder_sequence_length / 2`), or the names inside an expression."""
+    import re
+
+    import onnx
+
+    m = onnx.load(model_path, load_external_data=False)
+    names = set()
+    for i in m.graph.input:
+        for d in i.type.tensor_type.shape.dim:
+            if d.dim_param in opaque:
+                names.add(d.dim_param)
+            elif d.dim_param:
+                names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", d.dim_param))
+    return names
+
+
+def cctx_input_args(model_path):
+    """--input for a model whose declaration says less than what is fed: Optimum's attention
+    mask `past_sequence_length + 1` is past + sequence long (what cctx's hint asks for)."""
+    import onnx
+
+    m = onnx.load(model_path, load_external_data=False)
+    for i in m.graph.input:
+        dims = [d.dim_param for d in i.type.tensor_type.shape.dim]
+        if i.name == "attention_mask" and dims[1:] == ["past_sequence_length + 1"]:
+            return ["--input", "attention_mask=batch_size,past_sequence_length+sequence_length"]
+    return []
 
 
 def genai_max_length(folder):
@@ -77,18 +126,21 @@ def genai_max_length(folder):
 
 def feeds_for(session, b, s, p, past_len, seed=0):
     rng = np.random.default_rng(seed)
+    values = dim_values(b, s, p, past_len)
     feeds = {}
     for i in session.get_inputs():
         n = i.name
+        try:
+            shape = [d if isinstance(d, int) else values[d] for d in i.shape]
+        except KeyError as e:
+            raise SystemExit("check.py: no size for dim %s of input %s" % (e, n))
         if n == "input_ids":
-            feeds[n] = rng.integers(0, 128, (b, s), dtype=np.int64)
+            feeds[n] = rng.integers(0, 128, shape, dtype=np.int64)
         elif n == "attention_mask":
-            feeds[n] = np.ones((b, p + s), np.int64)
-        elif n == "position_ids":
-            feeds[n] = np.broadcast_to(np.arange(p, p + s, dtype=np.int64), (b, s)).copy()
-        elif "past" in n:
-            shape = [b if d == "batch_size" else past_len if d == "past_sequence_length" else d
-                     for d in i.shape]
+            feeds[n] = np.ones(shape, np.int64)
+        elif n in ("position_ids", "cache_position"):
+            feeds[n] = np.broadcast_to(np.arange(p, p + s, dtype=np.int64), shape).copy()
+        elif i.type == "tensor(float)":
             feeds[n] = rng.random(shape, dtype=np.float32)
         else:
             raise SystemExit("check.py: no feed rule for input %s %s" % (n, i.shape))
@@ -229,17 +281,23 @@ def measure(build, model_path, b, s, p, past_len, level="disabled", arena=False,
 
 
 def variants():
-    """(label, path for analyze, model file, past length at a point or None for p, max_length)."""
+    """(label, path for analyze, model file, past buffer length or None, kind)."""
     out = []
     tmp = tempfile.mkdtemp(prefix="cctx-decoders-check-")
     for name in sorted(os.listdir(MODELS)):
         folder = os.path.join(MODELS, name)
         model = os.path.join(folder, "model.onnx")
         if not os.path.exists(model):
+            for file, kind in (("encoder_model.onnx", "encoder"), ("decoder_model.onnx", "first"),
+                               ("decoder_with_past_model.onnx", "with_past")):
+                path = os.path.join(folder, file)
+                if os.path.exists(path):
+                    label = "%s %s" % (name, file.replace("_model.onnx", ""))
+                    out.append((label, path, path, None, kind))
             continue
         maxlen = genai_max_length(folder)
         if maxlen is None:
-            out.append((name, model, model, None))
+            out.append((name, model, model, None, "causal"))
             continue
         # standalone: the model without its genai_config.json (cctx would apply the shared buffer)
         alone = os.path.join(tmp, name)
@@ -247,8 +305,9 @@ def variants():
         for f in os.listdir(folder):
             if f != "genai_config.json":
                 shutil.copy(os.path.join(folder, f), alone)
-        out.append((name + " standalone", os.path.join(alone, "model.onnx"), os.path.join(alone, "model.onnx"), None))
-        out.append((name + " shared", folder, model, maxlen))
+        path = os.path.join(alone, "model.onnx")
+        out.append((name + " standalone", path, path, None, "causal"))
+        out.append((name + " shared", folder, model, maxlen, "causal"))
     return out, tmp
 
 
@@ -262,6 +321,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--no-heap", action="store_true", help="skip (iii)")
     ap.add_argument("--json", help="write every figure to this file")
+    ap.add_argument("--only", help="the models whose label contains this text")
     ap.add_argument("--optimization", choices=sorted(LEVELS), default="disabled",
                     help="ONNX Runtime's graph optimisation level for the heap (default: the lab "
                          "setting; 'all' is what InferenceSession(path) runs)")
@@ -278,29 +338,35 @@ def main():
 
     failures, notes, warnings_seen, rows, kv = [], [], {}, [], {}
     vs, tmp = variants()
+    if args.only:
+        vs = [v for v in vs if args.only in v[0]]
     try:
-        for label, apath, model, maxlen in vs:
-            rc, out, err = cctx_json(build, ["shapes", model, "--format", "json"])
+        for label, apath, model, maxlen, kind in vs:
+            inputs = cctx_input_args(model)
+            rc, out, err = cctx_json(build, ["shapes", model, "--format", "json"] + inputs)
             if rc != 0:
                 failures.append("%s: cctx shapes failed: %s" % (label, err.strip()))
                 continue
-            values = json.loads(out)["values"]
+            shapes = json.loads(out)
+            values = shapes["values"]
+            symbols = input_symbols(model, {sym["name"] for sym in shapes["symbols"]
+                                            if sym.get("kind") == "opaque"})
             for line in err.splitlines():
                 warnings_seen.setdefault(line, set()).add(label.split()[0])
             assigns = []
-            for pname, b, s, p in POINTS:
+            for pname, b, s, p in KIND_POINTS[kind]:
                 past_len = p if maxlen is None else maxlen
-                assigns.append((pname, b, s, p, past_len,
-                                {"batch_size": b, "sequence_length": s,
-                                 "past_sequence_length": past_len, "total_sequence_length": p + s}))
-            # one named scenario per point (--eval lists would form a product)
-            keys = SYMS if maxlen is None else ("batch_size", "sequence_length", "total_sequence_length")
+                assigns.append((pname, b, s, p, past_len, dim_values(b, s, p, past_len)))
+            # one named scenario per point (--eval lists would form a product), over the
+            # symbols the model declares (the folder's configuration fixes a shared past)
+            keys = sorted(k for k in symbols if k in assigns[0][5]
+                          and not (maxlen is not None and k == "past_sequence_length"))
             scen = os.path.join(tmp, "scenarios.yaml")
             with open(scen, "w") as f:
                 for pname, b, s, p, past_len, a in assigns:
                     f.write("%s: {%s}\n" % (pname, ", ".join("%s: %d" % (k, a[k]) for k in keys)))
             rc, out, err = cctx_json(build, ["analyze", apath, "--profile", profile,
-                                             "--format", "json", "--scenarios", scen])
+                                             "--format", "json", "--scenarios", scen] + inputs)
             for line in err.splitlines():
                 warnings_seen.setdefault(line, set()).add(label.split()[0])
             report = None
@@ -313,7 +379,8 @@ def main():
                 row = {"model": label, "point": pname, "batch": b, "seq": s, "past": p, "past_buffer": past_len}
                 try:
                     actual = ort_shapes(model, b, s, p, past_len)
-                    diffs = compare_shapes(values, actual, a)
+                    diffs = compare_shapes(values, actual,
+                                           {k: v for k, v in a.items() if k.isidentifier()})
                     row["values"] = len(actual)
                     row["shape_diffs"] = len(diffs)
                     for d in diffs:

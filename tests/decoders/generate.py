@@ -16,6 +16,19 @@ with a fixed seed and saved locally, with a word-level tokenizer made here.
                        onnx.helper graph with ONNX's own Attention-23
                        (past_key/past_value in, present_key/present_value out),
                        RMSNormalization-23 and RotaryEmbedding-23
+  models/optimum-qwen2/, models/optimum-phi/
+                       Hugging Face Optimum's ONNX exporter (main_export, task
+                       text-generation-with-past, opset 17) of a Qwen2ForCausalLM
+                       (grouped-query attention, 2 KV heads) and a PhiForCausalLM
+                       (partial rotary, 4 KV heads, LayerNorm, GELU): past_key_values
+                       in, present out; the attention mask declared
+                       `past_sequence_length + 1` as Optimum names it
+  models/optimum-whisper/
+                       the same exporter, task automatic-speech-recognition-with-past,
+                       of a WhisperForConditionalGeneration (16 mel bins, 3000 frames):
+                       encoder_model.onnx, decoder_model.onnx (the first step) and
+                       decoder_with_past_model.onnx (self-attention cache growing,
+                       cross-attention cache of the encoder's 1500 positions)
 
 Environment (Debian 12: /usr/bin/python3 3.11 with Debian's python3-torch 1.13,
 used through --system-site-packages because PyPI's default torch wheel pulls
@@ -23,8 +36,12 @@ the CUDA packages):
 
     /usr/bin/python3 -m venv --system-site-packages build/decoders/venv
     build/decoders/venv/bin/pip install numpy==1.26.4 onnx==1.19.1 \
-        onnxruntime==1.23.2 onnxruntime-genai==0.8.3 transformers==4.44.2
+        onnxruntime==1.23.2 onnxruntime-genai==0.8.3 transformers==4.44.2 \
+        optimum==1.22.0
     build/decoders/venv/bin/python tests/decoders/generate.py
+
+(The committed models were made with onnxruntime 1.23.2, which the int4 builder's
+quantizer uses; `make decoders` checks them with 1.30.0.)
 
 onnxruntime-genai 0.9 and later need torch >= 2 in their builder (onnx_ir's
 torch float8 dtypes, bare @torch.no_grad), hence 0.8.3. The output is not
@@ -157,6 +174,50 @@ def torch_export(out_dir):
                           dynamic_axes=axes, opset_version=17, do_constant_folding=True)
 
 
+def optimum_export(kind, out_dir):
+    """Hugging Face Optimum's exporter on a random-weight model transformers builds from a
+    config (eager attention: torch 1.13 has no scaled_dot_product_attention)."""
+    import torch
+    from optimum.exporters.onnx import main_export
+    from transformers import (PhiConfig, PhiForCausalLM, Qwen2Config, Qwen2ForCausalLM,
+                              WhisperConfig, WhisperForConditionalGeneration)
+
+    torch.manual_seed(SEED)
+    common = dict(vocab_size=VOCAB, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+                  max_position_embeddings=MAX_POS, attn_implementation="eager")
+    if kind == "qwen2":
+        model = Qwen2ForCausalLM(Qwen2Config(hidden_size=HIDDEN, intermediate_size=INTER,
+                                             num_key_value_heads=KV_HEADS,
+                                             tie_word_embeddings=False, **common))
+        task, keep = "text-generation-with-past", ["model.onnx"]
+    elif kind == "phi":
+        model = PhiForCausalLM(PhiConfig(hidden_size=HIDDEN, intermediate_size=INTER,
+                                         num_key_value_heads=HEADS, partial_rotary_factor=0.5,
+                                         **common))
+        task, keep = "text-generation-with-past", ["model.onnx"]
+    else:
+        model = WhisperForConditionalGeneration(WhisperConfig(
+            vocab_size=VOCAB, d_model=HIDDEN, encoder_layers=LAYERS, decoder_layers=LAYERS,
+            encoder_attention_heads=HEADS, decoder_attention_heads=HEADS, encoder_ffn_dim=INTER,
+            decoder_ffn_dim=INTER, num_mel_bins=16, max_source_positions=1500,
+            max_target_positions=MAX_POS, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+            decoder_start_token_id=1, attn_implementation="eager"))
+        task = "automatic-speech-recognition-with-past"
+        keep = ["encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx"]
+    model.eval()
+    work = tempfile.mkdtemp(prefix="cctx-optimum-")
+    try:
+        model.save_pretrained(os.path.join(work, "hf"))
+        save_tokenizer(os.path.join(work, "hf"))
+        main_export(os.path.join(work, "hf"), output=os.path.join(work, "onnx"), task=task,
+                    opset=17, device="cpu", do_validation=False)
+        os.makedirs(out_dir, exist_ok=True)
+        for name in keep:
+            shutil.copy(os.path.join(work, "onnx", name), out_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def attention23(out_dir):
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -254,6 +315,13 @@ def main():
             out = os.path.join(MODELS, "torch-kv")
             shutil.rmtree(out, ignore_errors=True)
             torch_export(out)
+        for kind in ("qwen2", "phi", "whisper"):
+            name = "optimum-" + kind
+            if only and name not in only:
+                continue
+            out = os.path.join(MODELS, name)
+            shutil.rmtree(out, ignore_errors=True)
+            optimum_export(kind, out)
         if not only or "onnx-attention23" in only:
             out = os.path.join(MODELS, "onnx-attention23")
             shutil.rmtree(out, ignore_errors=True)

@@ -5,8 +5,10 @@ lengths, odd sizes), through the real binary with Debian's python alone (no ONNX
 
 - `cctx analyze` gives a numeric reserve at every point under every ONNX Runtime profile, with no
   operator left without a shape rule;
-- the KV cache is found (its pairs, bytes per token) and its past/present bytes are exactly the
-  past/present tensors' bytes at the point (elements x 4 bytes, float32 caches);
+- the KV cache is found (its pairs, bytes per token) and its past bytes are exactly the past
+  tensors' bytes at the point (elements x 4 bytes, float32 caches);
+- Optimum's models with the `--input` their attention mask's declaration needs, and the
+  encoder-decoder's three files at their own points;
 - a genai folder answers for its configuration (max_length bounds, the shared buffer).
 
 check.py (the venv with ONNX Runtime) compares the shapes and the heap with ONNX Runtime itself.
@@ -15,7 +17,9 @@ check.py (the venv with ONNX Runtime) compares the shapes and the heap with ONNX
 """
 import argparse
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,23 +28,56 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models")
 POINTS = [("prefill", 1, 16, 0), ("decode_15", 1, 1, 15), ("decode_127", 1, 1, 127),
           ("decode_511", 1, 1, 511), ("odd", 3, 7, 33)]
+# The encoder-decoder's files (optimum-whisper): the encoder, the first decoder step (no cache
+# yet) and the step with its caches.
+KIND_POINTS = {"causal": POINTS, "encoder": [("batch_1", 1, 0, 0), ("batch_3", 3, 0, 0)],
+               "first": [("prefill", 1, 16, 0), ("odd_first", 3, 7, 0)],
+               "with_past": [pt for pt in POINTS if pt[2] == 1]}
 PROFILES = ["onnxruntime-cpu-unoptimized-no-arena", "onnxruntime-cpu-unoptimized"]
-# The caches of the suite: 2 layers x (key, value), [batch, 2 KV heads, length, 16] float32.
-CACHE_ROW_BYTES = 2 * 2 * 2 * 16 * 4
 
 
-def scenarios(points, shared_length=None):
+def dim_values(b, s, p, past):
+    return {"batch_size": b, "sequence_length": s, "past_sequence_length": past,
+            "total_sequence_length": p + s, "decoder_sequence_length": s,
+            "past_decoder_sequence_length": p, "encoder_sequence_length": 3000,
+            "encoder_sequence_length_out": 1500}
+
+
+def model_facts(cctx, path):
+    """The symbols the model's inputs are declared with, the --input a declaration that says
+    less than what is fed needs (Optimum's attention mask `past_sequence_length + 1`), and the
+    bytes per token and batch row of its self-attention past caches (float32), from `cctx
+    shapes` (Debian's python has no onnx module here)."""
+    r = subprocess.run([cctx, "shapes", path, "--format", "json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"quick_check.py: cctx shapes {path}: {r.stderr.strip()}")
+    symbols, inputs, row_bytes = set(), [], 0
+    for name, v in json.loads(r.stdout)["values"].items():
+        if v.get("kind") != "input":
+            continue
+        dims = v["shape"]
+        for d in dims:
+            if isinstance(d, str):
+                symbols.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", d))
+        if name == "attention_mask" and dims[1:] == ["past_sequence_length+1"]:
+            inputs = ["--input", "attention_mask=batch_size,past_sequence_length+sequence_length"]
+        if "past" in name and "encoder" not in name:
+            row_bytes += 4 * math.prod(d for d in dims if isinstance(d, int))
+    return symbols, inputs, row_bytes
+
+
+def scenarios(points, symbols, shared_length=None):
     lines = []
     for name, b, s, p in points:
-        past = shared_length if shared_length is not None else p
-        lines.append(f"{name}: {{batch_size: {b}, sequence_length: {s}, "
-                     f"past_sequence_length: {past}, total_sequence_length: {p + s}}}")
+        values = dim_values(b, s, p, shared_length if shared_length is not None else p)
+        lines.append(f"{name}: {{" + ", ".join(f"{k}: {values[k]}" for k in sorted(symbols)
+                                                if k in values) + "}")
     return "\n".join(lines) + "\n"
 
 
-def analyze(cctx, target, profile, scenario_file):
+def analyze(cctx, target, profile, scenario_file, inputs):
     r = subprocess.run([cctx, "analyze", target, "--profile", profile, "--format", "json",
-                        "--scenarios", scenario_file], capture_output=True, text=True)
+                        "--scenarios", scenario_file] + inputs, capture_output=True, text=True)
     return r
 
 
@@ -56,26 +93,37 @@ def main() -> int:
             model = os.path.join(folder, "model.onnx")
             config = os.path.join(folder, "genai_config.json")
             targets = []
-            if os.path.exists(config):
+            if not os.path.exists(model):
+                for file, kind in (("encoder_model.onnx", "encoder"),
+                                   ("decoder_model.onnx", "first"),
+                                   ("decoder_with_past_model.onnx", "with_past")):
+                    path = os.path.join(folder, file)
+                    if os.path.exists(path):
+                        targets.append((f"{name} {file[:-11]}", path, None, kind, path))
+            elif os.path.exists(config):
                 with open(config) as f:
                     max_length = json.load(f)["search"]["max_length"]
                 # The folder (the configuration applies: shared buffer of max_length) ...
-                targets.append((name + " (folder)", folder, max_length))
+                targets.append((name + " (folder)", folder, max_length, "causal", model))
                 # ... and the model alone, copied without its configuration.
                 alone = os.path.join(tmp, name)
                 os.makedirs(alone)
                 for f in os.listdir(folder):
                     if f != "genai_config.json":
                         os.symlink(os.path.join(folder, f), os.path.join(alone, f))
-                targets.append((name, os.path.join(alone, "model.onnx"), None))
+                targets.append((name, os.path.join(alone, "model.onnx"), None, "causal", model))
             else:
-                targets.append((name, model, None))
-            for label, target, shared in targets:
+                targets.append((name, model, None, "causal", model))
+            for label, target, shared, kind, file_path in targets:
+                symbols, inputs, row_bytes = model_facts(args.cctx, file_path)
+                if shared is not None:
+                    symbols.discard("past_sequence_length")  # the configuration sets it
+                points = KIND_POINTS[kind]
                 file = os.path.join(tmp, label.replace(" ", "_") + ".yaml")
                 with open(file, "w") as f:
-                    f.write(scenarios(POINTS, shared))
+                    f.write(scenarios(points, symbols, shared))
                 for profile in PROFILES:
-                    r = analyze(args.cctx, target, profile, file)
+                    r = analyze(args.cctx, target, profile, file, inputs)
                     if r.returncode != 0:
                         failures.append(f"{label} {profile}: exit {r.returncode}: {r.stderr.strip()}")
                         continue
@@ -84,21 +132,24 @@ def main() -> int:
                             failures.append(f"{label} {profile}: {bad}: {r.stderr.strip()}")
                     peak = json.loads(r.stdout)["peak"]
                     kv = peak.get("kv_cache")
-                    if not kv or len(kv["pairs"]) != 4 or kv.get("bytes_per_token") is None:
+                    caches = kind in ("causal", "with_past")
+                    if caches and (not kv or len(kv["pairs"]) != 4
+                                   or kv.get("bytes_per_token") is None):
                         failures.append(f"{label} {profile}: KV cache not found: {kv}")
                         continue
-                    for e, (point, b, s, p) in zip(peak["evaluations"], POINTS):
+                    for e, (point, b, s, p) in zip(peak["evaluations"], points):
                         rows += 1
                         past_len = shared if shared is not None else p
-                        want_past = CACHE_ROW_BYTES * b * past_len
                         if not isinstance(e.get("reserve_bytes"), int):
                             failures.append(f"{label} {profile} {point}: no numeric reserve")
-                        if e.get("kv_past_bytes") != want_past:
+                        if caches and e.get("kv_past_bytes") != row_bytes * b * past_len:
                             failures.append(f"{label} {profile} {point}: KV past "
-                                            f"{e.get('kv_past_bytes')} != {want_past}")
-                        print(f"{label:28s} {profile:26s} {point:11s} reserve "
-                              f"{e.get('reserve_bytes'):>10} kv past {e.get('kv_past_bytes'):>8} "
-                              f"present {e.get('kv_present_bytes'):>8}")
+                                            f"{e.get('kv_past_bytes')} != "
+                                            f"{row_bytes * b * past_len}")
+                        print(f"{label:34s} {profile:26s} {point:11s} reserve "
+                              f"{e.get('reserve_bytes'):>10} kv past "
+                              f"{str(e.get('kv_past_bytes')):>8} "
+                              f"present {str(e.get('kv_present_bytes')):>8}")
     for f in failures:
         print("FAIL:", f)
     print(f"{rows} points, {len(failures)} failures")
