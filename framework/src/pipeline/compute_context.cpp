@@ -282,14 +282,31 @@ namespace {
 struct RunOverhead {
   std::int64_t base = 0;
   std::int64_t per_node = 0;
-  std::int64_t at(std::size_t n) const {
-    return base + per_node * static_cast<std::int64_t>(n + 1);
-  }
+  std::vector<std::int64_t> kernels;  ///< kernels run up to and including node n
+  std::int64_t at(std::size_t n) const { return base + per_node * kernels[n]; }
+  std::int64_t kernels_total() const { return kernels.empty() ? 0 : kernels.back(); }
 };
 
-RunOverhead run_overhead(const ComputeContext::State& s) {
+/// Per node, how many of the nodes up to it (in the order they run) the runtime runs as a
+/// kernel: every one, but a Constant node when the runtime turns Constant nodes into
+/// initializers as it loads the graph (memory.constants_as_initializers): it has no kernel, no
+/// run bookkeeping, no session object. PyTorch's exports hold hundreds of them (a 700-node
+/// decoder: 250).
+std::vector<std::int64_t> kernels_run(const ComputeContext::State& s, std::size_t count) {
+  std::vector<std::int64_t> out(count);
+  std::int64_t kernels = 0;
+  for (std::size_t n = 0; n < count; ++n) {
+    const NodeEntry& node = s.graph->node(static_cast<NodeId>(n));
+    const bool initializer = s.options.memory.constants_as_initializers && node.domain.empty() &&
+                             node.op_type == "Constant";
+    out[n] = kernels += initializer ? 0 : 1;
+  }
+  return out;
+}
+
+RunOverhead run_overhead(const ComputeContext::State& s, std::size_t count) {
   const Profile::Memory& m = s.options.memory;
-  RunOverhead o{m.run_overhead_bytes, m.run_overhead_per_node_bytes};
+  RunOverhead o{m.run_overhead_bytes, m.run_overhead_per_node_bytes, kernels_run(s, count)};
   if (m.run_overhead_per_value_bytes > 0) {
     // Every value of the main graph has a slot: graph inputs, initializers, node outputs.
     const GraphEntry& main = s.graph->main();
@@ -361,7 +378,7 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
                       "integer overflow: the graph inputs add up to more than 2^63 - 1");
     }
   }
-  const RunOverhead overhead = run_overhead(*state_);
+  const RunOverhead overhead = run_overhead(*state_, count);
   for (std::size_t n = 0; n < count; ++n) {
     if (result.node < 0 || values[n] > result.bytes) {
       result.bytes = values[n];
@@ -397,7 +414,7 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   // The per-node part is below 2^30 per node and node counts below 2^32: no overflow.
   const std::int64_t session_overhead =
       state_->options.memory.session_overhead_bytes +
-      state_->options.memory.session_overhead_per_node_bytes * static_cast<std::int64_t>(count);
+      state_->options.memory.session_overhead_per_node_bytes * overhead.kernels_total();
   result.session_bytes = session_overhead;
   if (count > 0) {
     const MemoryProfile& first = state_->memory.nodes[0];

@@ -39,7 +39,22 @@ void register_function_inlining(Registration& reg) {
               "t = HardSigmoid(x) [alpha=0.1666666716337204, beta=0.5]; y = Mul(x, t)", kBasic);
 }
 
+// CastElimination: a Cast to the type its input already has goes; its readers read the input.
+// The rewrites run before types are known, so it is stated as an alias instead, once shapes and
+// types are: the output is the input's buffer (no bytes of its own, as when the node is gone).
+// PyTorch's exports hold dozens (shape arithmetic in int64 cast to int64, float to float).
+constexpr sdk::kit::FnInplacePolicy kCastToItsOwnType{
+    [](const sdk::INodeView& node, sdk::IInplaceSink& out) {
+      std::int64_t to = 0;
+      if (!node.attr_int(sdk::StringRef::from_c_str("to"), &to) || node.input_count() < 1) {
+        return sdk::Status::kOk;
+      }
+      const std::int32_t from = node.input_dtype(0);
+      return from > 0 && from == to ? out.alias(0, 0) : sdk::Status::kOk;
+    }};
+
 void register_basic(Registration& reg) {
+  reg.inplace("Cast", 1, kCastToItsOwnType);
   // IdentityElimination, EliminateDropout: readers read the input (kept when the output is a
   // graph output or read inside a body).
   reg.rewrite("IdentityElimination", "y = Identity(x)", "y = x", kBasic);
@@ -115,6 +130,29 @@ void register_extended(Registration& reg) {
                 (transpose + "y = com.microsoft:FusedMatMul{!transA}(t, b)").c_str(),
                 "y = com.microsoft:FusedMatMul(x, b) [y, transA=1]", kExtended);
   }
+  // SimplifiedLayerNormFusion: RMSNorm spelled out (x / sqrt(mean(x^2) + eps) * gamma) as
+  // SimplifiedLayerNormalization, which ONNX Runtime registers in the ONNX domain. As PyTorch
+  // exports Llama's RMSNorm: a Cast to float on each side (the first kept: it is no copy only
+  // when x is float already, which the rewrite cannot see; the second casts a float to float),
+  // and 1 / sqrt(...) multiplied in; or as the division x / sqrt(...).
+  constexpr const char* kMeanSquare =
+      "p = Pow(c, const two); m = ReduceMean(p, *ma); a = Add(m, const eps); s = Sqrt(a)\n";
+  reg.rewrite("SimplifiedLayerNormFusion(Cast)",
+              (std::string("keep c = Cast{to=1}(x)\n") + kMeanSquare +
+               "d = Div(const one, s); n = Mul(c, d); k = Cast{to=1}(n); y = Mul(k, const gamma)")
+                  .c_str(),
+              "y = SimplifiedLayerNormalization(c, gamma)", kExtended);
+  // (Not after a Sub: that is LayerNorm's centred input, LayerNormFusion's.)
+  constexpr const char* kNotCentred = "not c = Sub(*z)\n";
+  reg.rewrite("SimplifiedLayerNormFusion(Reciprocal)",
+              (std::string(kNotCentred) + kMeanSquare +
+               "d = Div(const one, s); n = Mul(c, d); y = Mul(n, const gamma)")
+                  .c_str(),
+              "y = SimplifiedLayerNormalization(c, gamma)", kExtended);
+  reg.rewrite(
+      "SimplifiedLayerNormFusion",
+      (std::string(kNotCentred) + kMeanSquare + "n = Div(c, s); y = Mul(n, const gamma)").c_str(),
+      "y = SimplifiedLayerNormalization(c, gamma)", kExtended);
   // LayerNormFusion: mean, centred, variance, normalised, scaled and shifted in one kernel.
   reg.rewrite("LayerNormFusion",
               "m = ReduceMean(x, *ma); d = Sub(x, m); p = Pow(d, const two)\n"
