@@ -102,6 +102,8 @@ validate: build validate-deps
 	  $(VALIDATE_ARGS); fi
 	# cctx fit against the heap ONNX Runtime takes at the batch it returns (tests/validate/README.md)
 	/usr/bin/python3 tests/validate/fit_check.py --build $(BUILD) $(FIT_CHECK_ARGS)
+	# The LLM decoder suite as users run it (level all, Python API; tests/decoders/README.md)
+	$(MAKE) decoders DECODERS_ARGS='--optimization all'
 
 # The LLM decoder suite (tests/decoders/README.md) against ONNX Runtime's Python API: a virtual
 # environment under the build tree with the pinned PyPI packages (Debian's torch through
@@ -113,7 +115,8 @@ DECODERS_PIP  := numpy==1.26.4 onnx==1.19.1 onnxruntime==1.30.0 onnxruntime-gena
 decoders: build validate-deps
 	@[ -x $(DECODERS_VENV)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(DECODERS_VENV)
 	$(DECODERS_VENV)/bin/pip install --quiet $(DECODERS_PIP)
-	PYTHONPATH=$(BUILD)/python $(DECODERS_VENV)/bin/python tests/decoders/check.py --build $(BUILD)
+	PYTHONPATH=$(BUILD)/python $(DECODERS_VENV)/bin/python tests/decoders/check.py --build $(BUILD) \
+	  $(DECODERS_ARGS)
 
 # cctx side by side with its peers (issue 44, tests/peers/README.md): onnx's shape inference,
 # onnx-shape-inference, ONNX Runtime's symbolic shape inference, onnxslim, onnx-tool and onnxsim,
