@@ -23,7 +23,8 @@ point (batch, sequence, past):
   (iii) heap: a child process with build/lib/libcctx_alloc_counter.so preloaded runs the
         unmodified model (no arena, no memory pattern, graph optimisations off unless
         --optimization all, one thread, sequential) three times; run_bytes is the heap peak during
-        run 3 above the heap held before it (with --arena: what the arena kept after two runs),
+        run 3 above the heap held before it (with --arena: what the arena kept after two runs,
+        above the heap held once the inputs exist),
         session_bytes the heap the session creation kept (as run_ort.mjs measures them; the numpy
         arrays share ONNX Runtime's output buffers, node copies them). Compared with cctx's
         run_bytes: the last lines give the share within 10% (25% with the arena) and the points
@@ -233,6 +234,9 @@ def measure_child(model_path, b, s, p, past_len, report, level, arena, bind=Fals
                                 providers=["CPUExecutionProvider"])
     r1 = reading()
     feeds = feeds_for(sess, b, s, p, past_len)
+    # The caller's inputs are not the run's: with the arena the run is read as the heap the arena
+    # keeps after two runs, above what is held once the feeds exist.
+    r_fed = reading()
     if bind:
         binding = sess.io_binding()
         values = {n: ort.OrtValue.ortvalue_from_numpy(a) for n, a in feeds.items()}
@@ -258,7 +262,7 @@ def measure_child(model_path, b, s, p, past_len, report, level, arena, bind=Fals
     out = run()
     r3 = reading()
     print(json.dumps({"session_bytes": r1["live"] - r0["live"],
-                      "run_bytes": (r2["live"] - r1["live"]) if arena else r3["peak"] - r2["live"],
+                      "run_bytes": (r2["live"] - r_fed["live"]) if arena else r3["peak"] - r2["live"],
                       "output_bytes": int(sum(o.numpy().nbytes if bind else o.nbytes
                                               for o in out))}))
 
