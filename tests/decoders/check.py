@@ -72,6 +72,7 @@ KIND_POINTS = {
 # ORT's refusals that are the runtime's limit, not a cctx failure (reported, not counted)
 ORT_LIMITS = ("batch_size must be 1 when sequence_length > 1 and past context is given",)
 MEL_FRAMES, ENCODER_POSITIONS = 3000, 1500
+STATIC_CACHE = 1024  # onnx-attention24-static's max_cache_length
 
 
 def dim_values(b, s, p, past_len):
@@ -81,7 +82,7 @@ def dim_values(b, s, p, past_len):
             "total_sequence_length": p + s, "past_sequence_length + 1": p + s,
             "decoder_sequence_length": s, "past_decoder_sequence_length": p,
             "encoder_sequence_length": MEL_FRAMES, "encoder_sequence_length / 2": ENCODER_POSITIONS,
-            "encoder_sequence_length_out": ENCODER_POSITIONS}
+            "encoder_sequence_length_out": ENCODER_POSITIONS, "max_cache_length": STATIC_CACHE}
 
 
 def input_symbols(model_path, opaque):
@@ -139,6 +140,10 @@ def feeds_for(session, b, s, p, past_len, seed=0):
             feeds[n] = rng.integers(0, 128, shape, dtype=np.int64)
         elif n == "attention_mask":
             feeds[n] = np.ones(shape, np.int64)
+        elif n == "write_indices":  # a static cache: the new rows go after the past
+            feeds[n] = np.full(shape, p, np.int64)
+        elif n == "nonpad_kv_seqlen":
+            feeds[n] = np.full(shape, p + s, np.int64)
         elif n in ("position_ids", "cache_position"):
             feeds[n] = np.broadcast_to(np.arange(p, p + s, dtype=np.int64), shape).copy()
         elif i.type == "tensor(float)":

@@ -16,6 +16,9 @@ with a fixed seed and saved locally, with a word-level tokenizer made here.
                        onnx.helper graph with ONNX's own Attention-23
                        (past_key/past_value in, present_key/present_value out),
                        RMSNormalization-23 and RotaryEmbedding-23
+  models/onnx-attention24-static/
+                       a static cache (max_cache_length rows) written by
+                       TensorScatter-24, read by Attention-24 with nonpad_kv_seqlen
   models/optimum-qwen2/, models/optimum-phi/
                        Hugging Face Optimum's ONNX exporter (main_export, task
                        text-generation-with-past, opset 17) of a Qwen2ForCausalLM
@@ -295,6 +298,106 @@ def attention23(out_dir):
     onnx.save(model, os.path.join(out_dir, "model.onnx"))
 
 
+def attention24_static(out_dir):
+    """A static KV cache as ONNX 24 spells it: each layer's caches are max_cache_length rows long,
+    TensorScatter writes the new keys and values at write_indices (the past length), and
+    Attention-24 reads the cache with nonpad_kv_seqlen (past + sequence) valid rows. The caller
+    feeds the caches and gets them back as the presents (bound to the same buffers, TensorScatter
+    writes in place; unbound, ONNX Runtime copies them)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(SEED)
+
+    def w(name, *shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.02).astype(np.float32), name)
+
+    def ints(name, values):
+        return numpy_helper.from_array(np.array(values, np.int64), name)
+
+    inits = [w("embed", VOCAB, HIDDEN), w("lm_head", HIDDEN, VOCAB),
+             numpy_helper.from_array(np.ones(HIDDEN, np.float32), "final_norm"),
+             ints("q_shape", [0, 0, HEADS, HEAD]), ints("kv_shape", [0, 0, KV_HEADS, HEAD]),
+             ints("hidden_shape", [0, 0, HEADS * HEAD])]
+    inv = 1.0 / (10000.0 ** (np.arange(0, HEAD, 2, dtype=np.float32) / HEAD))
+    freqs = np.outer(np.arange(MAX_POS, dtype=np.float32), inv)
+    inits.append(numpy_helper.from_array(np.cos(freqs).astype(np.float32), "cos_cache"))
+    inits.append(numpy_helper.from_array(np.sin(freqs).astype(np.float32), "sin_cache"))
+
+    B, S, M = "batch_size", "sequence_length", "max_cache_length"
+    inputs = [
+        helper.make_tensor_value_info("input_ids", TensorProto.INT64, [B, S]),
+        helper.make_tensor_value_info("position_ids", TensorProto.INT64, [B, S]),
+        helper.make_tensor_value_info("write_indices", TensorProto.INT64, [B]),
+        helper.make_tensor_value_info("nonpad_kv_seqlen", TensorProto.INT64, [B]),
+    ]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [B, S, VOCAB])]
+    nodes = [helper.make_node("Gather", ["embed", "input_ids"], ["h0"], name="embed")]
+    x = "h0"
+
+    def heads(L, src, shape, out):
+        return [helper.make_node("Reshape", [src, shape], [L + out + "_4d"]),
+                helper.make_node("Transpose", [L + out + "_4d"], [L + out], perm=[0, 2, 1, 3])]
+
+    for i in range(LAYERS):
+        L = "l%d_" % i
+        inits += [w(L + "q", HIDDEN, HEADS * HEAD), w(L + "k", HIDDEN, KV_HEADS * HEAD),
+                  w(L + "v", HIDDEN, KV_HEADS * HEAD), w(L + "o", HEADS * HEAD, HIDDEN),
+                  w(L + "gate", HIDDEN, INTER), w(L + "up", HIDDEN, INTER), w(L + "down", INTER, HIDDEN),
+                  numpy_helper.from_array(np.ones(HIDDEN, np.float32), L + "norm1"),
+                  numpy_helper.from_array(np.ones(HIDDEN, np.float32), L + "norm2")]
+        pk, pv = "past_key_values.%d.key" % i, "past_key_values.%d.value" % i
+        ok, ov = "present.%d.key" % i, "present.%d.value" % i
+        inputs += [helper.make_tensor_value_info(pk, TensorProto.FLOAT, [B, KV_HEADS, M, HEAD]),
+                   helper.make_tensor_value_info(pv, TensorProto.FLOAT, [B, KV_HEADS, M, HEAD])]
+        outputs += [helper.make_tensor_value_info(ok, TensorProto.FLOAT, [B, KV_HEADS, M, HEAD]),
+                    helper.make_tensor_value_info(ov, TensorProto.FLOAT, [B, KV_HEADS, M, HEAD])]
+        nodes += [
+            helper.make_node("RMSNormalization", [x, L + "norm1"], [L + "n1"], axis=-1, epsilon=1e-5),
+            helper.make_node("MatMul", [L + "n1", L + "q"], [L + "q_out"]),
+            helper.make_node("MatMul", [L + "n1", L + "k"], [L + "k_out"]),
+            helper.make_node("MatMul", [L + "n1", L + "v"], [L + "v_out"]),
+            helper.make_node("RotaryEmbedding", [L + "q_out", "cos_cache", "sin_cache", "position_ids"],
+                             [L + "q_rot"], num_heads=HEADS),
+            helper.make_node("RotaryEmbedding", [L + "k_out", "cos_cache", "sin_cache", "position_ids"],
+                             [L + "k_rot"], num_heads=KV_HEADS),
+        ]
+        nodes += heads(L, L + "q_rot", "q_shape", "q4")
+        nodes += heads(L, L + "k_rot", "kv_shape", "k4")
+        nodes += heads(L, L + "v_out", "kv_shape", "v4")
+        nodes += [
+            helper.make_node("TensorScatter", [pk, L + "k4", "write_indices"], [ok], axis=-2),
+            helper.make_node("TensorScatter", [pv, L + "v4", "write_indices"], [ov], axis=-2),
+            helper.make_node("Attention", [L + "q4", ok, ov, "", "", "", "nonpad_kv_seqlen"],
+                             [L + "attn4"], name=L + "attention"),
+            helper.make_node("Transpose", [L + "attn4"], [L + "attn_t"], perm=[0, 2, 1, 3]),
+            helper.make_node("Reshape", [L + "attn_t", "hidden_shape"], [L + "attn"]),
+            helper.make_node("MatMul", [L + "attn", L + "o"], [L + "o_out"]),
+            helper.make_node("Add", [x, L + "o_out"], [L + "h1"]),
+            helper.make_node("RMSNormalization", [L + "h1", L + "norm2"], [L + "n2"], axis=-1,
+                             epsilon=1e-5),
+            helper.make_node("MatMul", [L + "n2", L + "gate"], [L + "g"]),
+            helper.make_node("Sigmoid", [L + "g"], [L + "gs"]),
+            helper.make_node("Mul", [L + "g", L + "gs"], [L + "silu"]),
+            helper.make_node("MatMul", [L + "n2", L + "up"], [L + "u"]),
+            helper.make_node("Mul", [L + "silu", L + "u"], [L + "gu"]),
+            helper.make_node("MatMul", [L + "gu", L + "down"], [L + "d"]),
+            helper.make_node("Add", [L + "h1", L + "d"], ["h%d" % (i + 1)]),
+        ]
+        x = "h%d" % (i + 1)
+    nodes += [
+        helper.make_node("RMSNormalization", [x, "final_norm"], ["hn"], axis=-1, epsilon=1e-5),
+        helper.make_node("MatMul", ["hn", "lm_head"], ["logits"]),
+    ]
+    graph = helper.make_graph(nodes, "decoder_attention24_static_cache", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)],
+                              producer_name="cctx tests/decoders/generate.py")
+    model.ir_version = 10
+    onnx.checker.check_model(model, full_check=True)
+    os.makedirs(out_dir, exist_ok=True)
+    onnx.save(model, os.path.join(out_dir, "model.onnx"))
+
+
 def main():
     only = set(sys.argv[1:])
     os.makedirs(MODELS, exist_ok=True)
@@ -322,6 +425,10 @@ def main():
             out = os.path.join(MODELS, name)
             shutil.rmtree(out, ignore_errors=True)
             optimum_export(kind, out)
+        if not only or "onnx-attention24-static" in only:
+            out = os.path.join(MODELS, "onnx-attention24-static")
+            shutil.rmtree(out, ignore_errors=True)
+            attention24_static(out)
         if not only or "onnx-attention23" in only:
             out = os.path.join(MODELS, "onnx-attention23")
             shutil.rmtree(out, ignore_errors=True)

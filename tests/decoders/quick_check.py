@@ -34,13 +34,14 @@ KIND_POINTS = {"causal": POINTS, "encoder": [("batch_1", 1, 0, 0), ("batch_3", 3
                "first": [("prefill", 1, 16, 0), ("odd_first", 3, 7, 0)],
                "with_past": [pt for pt in POINTS if pt[2] == 1]}
 PROFILES = ["onnxruntime-cpu-unoptimized-no-arena", "onnxruntime-cpu-unoptimized"]
+STATIC_CACHE = 1024  # the static cache's rows (onnx-attention24-static's max_cache_length)
 
 
 def dim_values(b, s, p, past):
     return {"batch_size": b, "sequence_length": s, "past_sequence_length": past,
             "total_sequence_length": p + s, "decoder_sequence_length": s,
             "past_decoder_sequence_length": p, "encoder_sequence_length": 3000,
-            "encoder_sequence_length_out": 1500}
+            "encoder_sequence_length_out": 1500, "max_cache_length": STATIC_CACHE}
 
 
 def model_facts(cctx, path):
@@ -140,6 +141,8 @@ def main() -> int:
                     for e, (point, b, s, p) in zip(peak["evaluations"], points):
                         rows += 1
                         past_len = shared if shared is not None else p
+                        if "max_cache_length" in symbols:  # a static cache: always full length
+                            past_len = STATIC_CACHE
                         if not isinstance(e.get("reserve_bytes"), int):
                             failures.append(f"{label} {profile} {point}: no numeric reserve")
                         if caches and e.get("kv_past_bytes") != row_bytes * b * past_len:
