@@ -152,6 +152,10 @@ TEST(ExprPrint, DimParamSlashIsFloorDivision) {
   EXPECT_EQ(pool.print(e), "encoder_sequence_length//2");
   EXPECT_EQ(pool.parse_dim("(a + 1) / 2 + b // 3"), pool.parse("(a+1)//2+b//3"));
   EXPECT_TRUE(pool.is_symbol(pool.parse_dim("7/2"))) << "a literal stays opaque text";
+  // PyTorch names dims after node paths: a '/' before a name is part of the name.
+  const Expr path = pool.parse_dim("Tanh/Tanh_output_0_dim_0");
+  EXPECT_TRUE(pool.is_symbol(path));
+  EXPECT_EQ(pool.print(path), "Tanh/Tanh_output_0_dim_0");
 }
 
 // Checklist 16: an opaque symbol inside a compound is backtick-quoted and parses back.

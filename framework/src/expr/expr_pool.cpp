@@ -82,7 +82,9 @@ Expr ExprPool::parse(std::string_view text) { return impl_->parse(text); }
 
 namespace {
 
-/// `text` with every lone '/' (neither '//' nor '/:') written '//'; nullopt when it has none.
+/// `text` with every lone '/' (neither '//' nor '/:') written '//'; nullopt when it has none, or
+/// when one is not followed by an integer: `n / 2` is a half, `Tanh/Tanh_output_0_dim_0` (as
+/// PyTorch's exporter names dims after its nodes' paths) is a name.
 std::optional<std::string> floor_divisions(std::string_view text) {
   std::string out;
   bool changed = false;
@@ -94,6 +96,9 @@ std::optional<std::string> floor_divisions(std::string_view text) {
       out += text[++i];
       continue;
     }
+    std::size_t next = i + 1;
+    while (next < text.size() && (text[next] == ' ' || text[next] == '\t')) ++next;
+    if (next == text.size() || text[next] < '0' || text[next] > '9') return std::nullopt;
     out += '/';
     changed = true;
   }
