@@ -49,6 +49,7 @@ constexpr std::string_view kMemoryKeys[] = {"enabled",
                                             "buffer_plan",
                                             "execution_order",
                                             "constants_as_initializers",
+                                            "fold_shape_constants",
                                             "session_overhead_bytes",
                                             "session_overhead_per_node_bytes",
                                             "output_copies",
@@ -322,6 +323,8 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
         profile.memory.enabled = check_.boolean(e.value);
       } else if (e.key == "constants_as_initializers") {
         profile.memory.constants_as_initializers = check_.boolean(e.value);
+      } else if (e.key == "fold_shape_constants") {
+        profile.memory.fold_shape_constants = check_.boolean(e.value);
       } else if (e.key == "headroom_bytes") {
         profile.memory.headroom_bytes = check_.integer(e.value, 0, std::int64_t{1} << 50);
       } else if (e.key == "headroom_percent") {

@@ -287,20 +287,25 @@ struct RunOverhead {
 };
 
 /// Per node, how many of the nodes up to it (in the order they run) the runtime runs as a
-/// kernel: every one, but a Constant node when the runtime turns Constant nodes into
-/// initializers as it loads the graph (memory.constants_as_initializers): it has no kernel and
-/// no run bookkeeping. PyTorch's exports hold hundreds of them (a 700-node decoder: 250). The
-/// session's per-node part still counts them: the session keeps each one as an initializer
-/// (session_overhead_per_node_bytes is fitted that way; fitted on kernels alone it would be
-/// 5.0 kB, and still under on the Constant-heavy transformer encoder).
+/// kernel: every one, but a node the runtime folds as it loads the graph: a Constant node
+/// (memory.constants_as_initializers), a node whose outputs the shapes decide
+/// (memory.fold_shape_constants). It has no kernel and no run bookkeeping. PyTorch's exports hold
+/// hundreds of them (a 700-node decoder: 250). The session's per-node part still counts them: the
+/// session keeps each one as an initializer (session_overhead_per_node_bytes is fitted that way;
+/// fitted on kernels alone it would be 5.0 kB, and still under on the Constant-heavy transformer
+/// encoder).
 std::vector<std::int64_t> kernels_run(const ComputeContext::State& s, std::size_t count) {
+  // A node folded when the session loads (a Constant, a fold_shape_constants node) has every
+  // output preloaded.
+  std::vector<bool> preloaded(s.graph->values().size(), false);
+  for (ValueId v : s.plan.preloaded) preloaded[v] = true;
   std::vector<std::int64_t> out(count);
   std::int64_t kernels = 0;
   for (std::size_t n = 0; n < count; ++n) {
     const NodeEntry& node = s.graph->node(static_cast<NodeId>(n));
-    const bool initializer = s.options.memory.constants_as_initializers && node.domain.empty() &&
-                             node.op_type == "Constant";
-    out[n] = kernels += initializer ? 0 : 1;
+    bool folded = !node.outputs.empty();
+    for (ValueId v : node.outputs) folded = folded && (v == kNoValue || preloaded[v]);
+    out[n] = kernels += folded ? 0 : 1;
   }
   return out;
 }

@@ -242,16 +242,55 @@ class FreeListPlan {
       if (plan_.bytes[v] && plan_.buffer_of[v] == kInvalidId)
         new_buffer(v, BufferSource::kInput, 0);
     }
+    folded_.assign(s_.graph->main_node_count(), false);
     if (!s_.options.memory.constants_as_initializers) return;
     for (NodeId n = 0; n < s_.graph->main_node_count(); ++n) {
       const NodeEntry& node = s_.graph->node(n);
       if (!node.domain.empty() || node.op_type != "Constant" || node.outputs.empty()) continue;
       const ValueId v = node.outputs[0];
       if (v == kNoValue || !plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) continue;
-      const std::uint32_t b = new_buffer(v, BufferSource::kInitializer, 0);
-      buffers_.protect(b);  // held for the whole session, like an initializer
-      plan_.preloaded.push_back(v);
+      preload(v);
+      folded_[n] = true;
     }
+    if (!s_.options.memory.fold_shape_constants) return;
+    for (NodeId n = 0; n < s_.graph->main_node_count(); ++n) {
+      if (!folds_to_constants(n)) continue;
+      for (ValueId v : s_.graph->node(n).outputs) {
+        if (v != kNoValue && plan_.bytes[v]) preload(v);
+      }
+      folded_[n] = true;
+    }
+  }
+
+  /// A buffer held for the whole session, like an initializer, from before the first node.
+  void preload(ValueId v) {
+    const std::uint32_t b = new_buffer(v, BufferSource::kInitializer, 0);
+    buffers_.protect(b);
+    plan_.preloaded.push_back(v);
+  }
+
+  /// Profile::Memory::fold_shape_constants: every output of the node is a tensor whose values
+  /// the shapes decide (integers, no symbol), none is a graph output, and the node is an ai.onnx
+  /// operator without a body or randomness: ONNX Runtime's ConstantFolding computes it once.
+  bool folds_to_constants(NodeId n) const {
+    const NodeEntry& node = s_.graph->node(n);
+    if (!node.domain.empty() || !node.bodies.empty() || node.outputs.empty()) return false;
+    static constexpr std::string_view kNotFolded[] = {
+        "Constant",          "RandomNormal", "RandomNormalLike", "RandomUniform",
+        "RandomUniformLike", "Multinomial",  "Bernoulli"};
+    for (std::string_view op : kNotFolded) {
+      if (node.op_type == op) return false;
+    }
+    for (ValueId v : node.outputs) {
+      if (v == kNoValue) continue;
+      const ValueShape& shape = shapes_.values[v];
+      if (!shape.has_value || s_.graph->value(v).is_output()) return false;
+      if (!plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) return false;
+      for (Expr e : shape.value) {
+        if (!s_.pool->as_int(e)) return false;
+      }
+    }
+    return true;
   }
 
   bool same_size(ValueId a, ValueId b) const { return !key_[a].empty() && key_[a] == key_[b]; }
@@ -272,14 +311,13 @@ class FreeListPlan {
     collect_inplace_declarations(s_, shapes_, bridge_, n, declarations_);
     NodeFlags served(node.outputs.size()), claimed(node.inputs.size());
     decisions_.clear();
-    const bool constant =
-        node.domain.empty() && node.op_type == "Constant" && !node.outputs.empty();
+    const bool constant = folded_[n];
     for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId out = node.outputs[o];
       if (out == kNoValue || !plan_.bytes[out]) continue;
       if (plan_.buffer_of[out] != kInvalidId) {
-        // A Constant's preloaded buffer (or a value produced twice: the first counts).
-        if (constant && o == 0) {
+        // A folded node's preloaded buffer (or a value produced twice: the first counts).
+        if (constant) {
           plan_.takes_buffer.push(n, o);
           served.set(o);
         }
@@ -421,6 +459,8 @@ class FreeListPlan {
   std::unordered_map<std::string, std::int64_t> names_;             ///< dim names met, numbered
   std::unordered_map<std::string, onnx::TypeProto> runtime_types_;  ///< by value name
   std::vector<bool> schema_gap_;                                    ///< by value: mark_schema_gaps
+  /// By main node: folded when the session loads (a Constant, or fold_shape_constants).
+  std::vector<bool> folded_;
   bool inferred_ = false;
   std::vector<SizeKey> key_;  ///< per value
   BufferLedger buffers_;
