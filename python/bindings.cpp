@@ -78,9 +78,34 @@ std::vector<Assignment> assignment_list(const py::object& given, const char* wha
   return out;
 }
 
+/// The profile with input_dims {name: [dim, ...]} (ints or expression text), as the command
+/// line's --input NAME=D0,D1,... gives them (Profile::input_dims).
+std::shared_ptr<Host> host_with_inputs(const py::object& profile, const py::object& input_dims) {
+  if (!py::isinstance<py::dict>(input_dims)) {
+    throw py::type_error("input_dims must be a dict {input name: [dim, ...]}");
+  }
+  Profile p = profile.is_none() ? Host::default_profile() : to_profile(profile);
+  for (auto [name, dims] : py::reinterpret_borrow<py::dict>(input_dims)) {
+    if (!py::isinstance<py::str>(name) || !py::isinstance<py::sequence>(dims) ||
+        py::isinstance<py::str>(dims)) {
+      throw py::type_error("input_dims must map an input's name to a list of dims");
+    }
+    std::vector<std::string> texts;
+    for (const py::handle d : py::reinterpret_borrow<py::sequence>(dims)) {
+      if (!py::isinstance<py::int_>(d) && !py::isinstance<py::str>(d)) {
+        throw py::type_error("input_dims: a dim is an int or an expression text");
+      }
+      texts.push_back(py::str(d).cast<std::string>());
+    }
+    p.input_dims[name.cast<std::string>()] = std::move(texts);
+  }
+  return std::make_shared<Host>(p);
+}
+
 class PyComputeContext {
  public:
-  explicit PyComputeContext(const py::object& profile) : host_(host_for(profile)) {}
+  PyComputeContext(const py::object& profile, const py::object& input_dims)
+      : host_(input_dims.is_none() ? host_for(profile) : host_with_inputs(profile, input_dims)) {}
 
   void compute(const py::object& model) {
     auto next = std::make_shared<Session>(host_, to_model(model));
@@ -415,8 +440,11 @@ PYBIND11_MODULE(_cctx, m) {
 
   py::class_<PyComputeContext>(m, "ComputeContext",
                                "Runs shapes, tags, lifetimes, in-place, memory, scratch and peak")
-      .def(py::init<const py::object&>(), py::arg("profile") = py::none(),
-           "profile: None (the default profile), a path to a YAML profile, or YAML text")
+      .def(py::init<const py::object&, const py::object&>(), py::arg("profile") = py::none(),
+           py::arg("input_dims") = py::none(),
+           "profile: None (the default profile), a path to a YAML profile, or YAML text; "
+           "input_dims: {input name: [dim, ...]}, an input's dims as the caller feeds them "
+           "(the command line's --input)")
       .def("compute", &PyComputeContext::compute, py::arg("model"),
            "Analyses an onnx.ModelProto, serialized bytes or a path")
       .def("write_to_model", &PyComputeContext::write_to_model, py::arg("model"),

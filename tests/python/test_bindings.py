@@ -78,6 +78,16 @@ def test_profile_as_yaml_text_and_as_path(tmp_path):
     assert ctx.peak["total_bytes"] == "max(48*N+80,64*N+64)"
 
 
+def test_input_dims_replace_the_declared_ones():
+    # The seed's X is declared [N, 4]; fed as [2*N, 4] every size doubles.
+    ctx = computed(input_dims={"X": ["2*N", 4]})
+    assert ctx.shapes["X"] == ["2*N", 4]
+    with pytest.raises(Exception, match="no input 'Y'"):
+        computed(input_dims={"Y": ["N"]})
+    with pytest.raises(TypeError):
+        cctx.ComputeContext(input_dims={"X": "N,4"})
+
+
 def test_expression_helpers():
     assert cctx.evaluate_expression("48*N+80", {"N": 8}) == 464
     assert cctx.evaluate_expression("-7%3", {}) == 2
