@@ -221,6 +221,91 @@ def optimum_export(kind, out_dir):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def decoder_weights(w):
+    """The weights outside the layers, drawn first (the embedding, the head), the final norm and
+    the rotary caches of MAX_POS positions."""
+    from onnx import numpy_helper
+
+    inits = [w("embed", VOCAB, HIDDEN), w("lm_head", HIDDEN, VOCAB)]
+    inits.append(numpy_helper.from_array(np.ones(HIDDEN, np.float32), "final_norm"))
+    inv = 1.0 / (10000.0 ** (np.arange(0, HEAD, 2, dtype=np.float32) / HEAD))
+    freqs = np.outer(np.arange(MAX_POS, dtype=np.float32), inv)
+    inits.append(numpy_helper.from_array(np.cos(freqs).astype(np.float32), "cos_cache"))
+    inits.append(numpy_helper.from_array(np.sin(freqs).astype(np.float32), "sin_cache"))
+    return inits
+
+
+def layer_weights(w, L):
+    from onnx import numpy_helper
+
+    return [w(L + "q", HIDDEN, HEADS * HEAD), w(L + "k", HIDDEN, KV_HEADS * HEAD),
+            w(L + "v", HIDDEN, KV_HEADS * HEAD), w(L + "o", HEADS * HEAD, HIDDEN),
+            w(L + "gate", HIDDEN, INTER), w(L + "up", HIDDEN, INTER), w(L + "down", INTER, HIDDEN),
+            numpy_helper.from_array(np.ones(HIDDEN, np.float32), L + "norm1"),
+            numpy_helper.from_array(np.ones(HIDDEN, np.float32), L + "norm2")]
+
+
+def kv_cache_io(i, past_length, present_length):
+    """Layer i's past key/value inputs and present outputs, [batch, KV heads, length, head]."""
+    from onnx import TensorProto, helper
+
+    pk, pv = "past_key_values.%d.key" % i, "past_key_values.%d.value" % i
+    ok, ov = "present.%d.key" % i, "present.%d.value" % i
+    B = "batch_size"
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [B, KV_HEADS, past_length, HEAD])
+           for n in (pk, pv)]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [B, KV_HEADS, present_length, HEAD])
+            for n in (ok, ov)]
+    return (pk, pv, ok, ov), ins, outs
+
+
+def layer_projections(L, x):
+    """RMSNorm, the q/k/v projections and the rotary embedding of q and k (3-D)."""
+    from onnx import helper
+
+    return [
+        helper.make_node("RMSNormalization", [x, L + "norm1"], [L + "n1"], name=L + "norm1",
+                         axis=-1, epsilon=1e-5),
+        helper.make_node("MatMul", [L + "n1", L + "q"], [L + "q_out"], name=L + "q_proj"),
+        helper.make_node("MatMul", [L + "n1", L + "k"], [L + "k_out"], name=L + "k_proj"),
+        helper.make_node("MatMul", [L + "n1", L + "v"], [L + "v_out"], name=L + "v_proj"),
+        helper.make_node("RotaryEmbedding", [L + "q_out", "cos_cache", "sin_cache", "position_ids"],
+                         [L + "q_rot"], name=L + "q_rotary", num_heads=HEADS),
+        helper.make_node("RotaryEmbedding", [L + "k_out", "cos_cache", "sin_cache", "position_ids"],
+                         [L + "k_rot"], name=L + "k_rotary", num_heads=KV_HEADS),
+    ]
+
+
+def layer_output_and_mlp(L, x, out):
+    """The attention's output projection (of L + "attn"), the residual, RMSNorm and the SiLU MLP
+    with its residual, into `out`."""
+    from onnx import helper
+
+    return [
+        helper.make_node("MatMul", [L + "attn", L + "o"], [L + "o_out"], name=L + "o_proj"),
+        helper.make_node("Add", [x, L + "o_out"], [L + "h1"], name=L + "residual1"),
+        helper.make_node("RMSNormalization", [L + "h1", L + "norm2"], [L + "n2"], name=L + "norm2",
+                         axis=-1, epsilon=1e-5),
+        helper.make_node("MatMul", [L + "n2", L + "gate"], [L + "g"], name=L + "gate_proj"),
+        helper.make_node("Sigmoid", [L + "g"], [L + "gs"], name=L + "sigmoid"),
+        helper.make_node("Mul", [L + "g", L + "gs"], [L + "silu"], name=L + "silu"),
+        helper.make_node("MatMul", [L + "n2", L + "up"], [L + "u"], name=L + "up_proj"),
+        helper.make_node("Mul", [L + "silu", L + "u"], [L + "gu"], name=L + "gate_up"),
+        helper.make_node("MatMul", [L + "gu", L + "down"], [L + "d"], name=L + "down_proj"),
+        helper.make_node("Add", [L + "h1", L + "d"], [out], name=L + "residual2"),
+    ]
+
+
+def final_nodes(x):
+    from onnx import helper
+
+    return [
+        helper.make_node("RMSNormalization", [x, "final_norm"], ["hn"], name="final_norm",
+                         axis=-1, epsilon=1e-5),
+        helper.make_node("MatMul", ["hn", "lm_head"], ["logits"], name="lm_head"),
+    ]
+
+
 def attention23(out_dir):
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -230,13 +315,7 @@ def attention23(out_dir):
     def w(name, *shape):
         return numpy_helper.from_array((rng.standard_normal(shape) * 0.02).astype(np.float32), name)
 
-    inits = [w("embed", VOCAB, HIDDEN), w("lm_head", HIDDEN, VOCAB)]
-    inits.append(numpy_helper.from_array(np.ones(HIDDEN, np.float32), "final_norm"))
-    inv = 1.0 / (10000.0 ** (np.arange(0, HEAD, 2, dtype=np.float32) / HEAD))
-    freqs = np.outer(np.arange(MAX_POS, dtype=np.float32), inv)
-    inits.append(numpy_helper.from_array(np.cos(freqs).astype(np.float32), "cos_cache"))
-    inits.append(numpy_helper.from_array(np.sin(freqs).astype(np.float32), "sin_cache"))
-
+    inits = decoder_weights(w)
     B, S, P, T = "batch_size", "sequence_length", "past_sequence_length", "total_sequence_length"
     inputs = [
         helper.make_tensor_value_info("input_ids", TensorProto.INT64, [B, S]),
@@ -247,48 +326,17 @@ def attention23(out_dir):
     x = "h0"
     for i in range(LAYERS):
         L = "l%d_" % i
-        inits += [w(L + "q", HIDDEN, HEADS * HEAD), w(L + "k", HIDDEN, KV_HEADS * HEAD),
-                  w(L + "v", HIDDEN, KV_HEADS * HEAD), w(L + "o", HEADS * HEAD, HIDDEN),
-                  w(L + "gate", HIDDEN, INTER), w(L + "up", HIDDEN, INTER), w(L + "down", INTER, HIDDEN),
-                  numpy_helper.from_array(np.ones(HIDDEN, np.float32), L + "norm1"),
-                  numpy_helper.from_array(np.ones(HIDDEN, np.float32), L + "norm2")]
-        pk, pv = "past_key_values.%d.key" % i, "past_key_values.%d.value" % i
-        ok, ov = "present.%d.key" % i, "present.%d.value" % i
-        inputs += [helper.make_tensor_value_info(pk, TensorProto.FLOAT, [B, KV_HEADS, P, HEAD]),
-                   helper.make_tensor_value_info(pv, TensorProto.FLOAT, [B, KV_HEADS, P, HEAD])]
-        outputs += [helper.make_tensor_value_info(ok, TensorProto.FLOAT, [B, KV_HEADS, T, HEAD]),
-                    helper.make_tensor_value_info(ov, TensorProto.FLOAT, [B, KV_HEADS, T, HEAD])]
-        nodes += [
-            helper.make_node("RMSNormalization", [x, L + "norm1"], [L + "n1"], name=L + "norm1",
-                             axis=-1, epsilon=1e-5),
-            helper.make_node("MatMul", [L + "n1", L + "q"], [L + "q_out"], name=L + "q_proj"),
-            helper.make_node("MatMul", [L + "n1", L + "k"], [L + "k_out"], name=L + "k_proj"),
-            helper.make_node("MatMul", [L + "n1", L + "v"], [L + "v_out"], name=L + "v_proj"),
-            helper.make_node("RotaryEmbedding", [L + "q_out", "cos_cache", "sin_cache", "position_ids"],
-                             [L + "q_rot"], name=L + "q_rotary", num_heads=HEADS),
-            helper.make_node("RotaryEmbedding", [L + "k_out", "cos_cache", "sin_cache", "position_ids"],
-                             [L + "k_rot"], name=L + "k_rotary", num_heads=KV_HEADS),
-            helper.make_node("Attention", [L + "q_rot", L + "k_rot", L + "v_out", "", pk, pv],
-                             [L + "attn", ok, ov], name=L + "attention",
-                             q_num_heads=HEADS, kv_num_heads=KV_HEADS, is_causal=1),
-            helper.make_node("MatMul", [L + "attn", L + "o"], [L + "o_out"], name=L + "o_proj"),
-            helper.make_node("Add", [x, L + "o_out"], [L + "h1"], name=L + "residual1"),
-            helper.make_node("RMSNormalization", [L + "h1", L + "norm2"], [L + "n2"], name=L + "norm2",
-                             axis=-1, epsilon=1e-5),
-            helper.make_node("MatMul", [L + "n2", L + "gate"], [L + "g"], name=L + "gate_proj"),
-            helper.make_node("Sigmoid", [L + "g"], [L + "gs"], name=L + "sigmoid"),
-            helper.make_node("Mul", [L + "g", L + "gs"], [L + "silu"], name=L + "silu"),
-            helper.make_node("MatMul", [L + "n2", L + "up"], [L + "u"], name=L + "up_proj"),
-            helper.make_node("Mul", [L + "silu", L + "u"], [L + "gu"], name=L + "gate_up"),
-            helper.make_node("MatMul", [L + "gu", L + "down"], [L + "d"], name=L + "down_proj"),
-            helper.make_node("Add", [L + "h1", L + "d"], ["h%d" % (i + 1)], name=L + "residual2"),
-        ]
+        inits += layer_weights(w, L)
+        (pk, pv, ok, ov), ins, outs = kv_cache_io(i, P, T)
+        inputs += ins
+        outputs += outs
+        nodes += layer_projections(L, x)
+        nodes.append(helper.make_node("Attention", [L + "q_rot", L + "k_rot", L + "v_out", "", pk, pv],
+                                      [L + "attn", ok, ov], name=L + "attention",
+                                      q_num_heads=HEADS, kv_num_heads=KV_HEADS, is_causal=1))
+        nodes += layer_output_and_mlp(L, x, "h%d" % (i + 1))
         x = "h%d" % (i + 1)
-    nodes += [
-        helper.make_node("RMSNormalization", [x, "final_norm"], ["hn"], name="final_norm",
-                         axis=-1, epsilon=1e-5),
-        helper.make_node("MatMul", ["hn", "lm_head"], ["logits"], name="lm_head"),
-    ]
+    nodes += final_nodes(x)
     graph = helper.make_graph(nodes, "decoder_attention23", inputs, outputs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)],
                               producer_name="cctx tests/decoders/generate.py")
@@ -315,15 +363,9 @@ def attention24_static(out_dir):
     def ints(name, values):
         return numpy_helper.from_array(np.array(values, np.int64), name)
 
-    inits = [w("embed", VOCAB, HIDDEN), w("lm_head", HIDDEN, VOCAB),
-             numpy_helper.from_array(np.ones(HIDDEN, np.float32), "final_norm"),
-             ints("q_shape", [0, 0, HEADS, HEAD]), ints("kv_shape", [0, 0, KV_HEADS, HEAD]),
-             ints("hidden_shape", [0, 0, HEADS * HEAD])]
-    inv = 1.0 / (10000.0 ** (np.arange(0, HEAD, 2, dtype=np.float32) / HEAD))
-    freqs = np.outer(np.arange(MAX_POS, dtype=np.float32), inv)
-    inits.append(numpy_helper.from_array(np.cos(freqs).astype(np.float32), "cos_cache"))
-    inits.append(numpy_helper.from_array(np.sin(freqs).astype(np.float32), "sin_cache"))
-
+    inits = decoder_weights(w) + [ints("q_shape", [0, 0, HEADS, HEAD]),
+                                  ints("kv_shape", [0, 0, KV_HEADS, HEAD]),
+                                  ints("hidden_shape", [0, 0, HEADS * HEAD])]
     B, S, M = "batch_size", "sequence_length", "max_cache_length"
     inputs = [
         helper.make_tensor_value_info("input_ids", TensorProto.INT64, [B, S]),
@@ -341,27 +383,11 @@ def attention24_static(out_dir):
 
     for i in range(LAYERS):
         L = "l%d_" % i
-        inits += [w(L + "q", HIDDEN, HEADS * HEAD), w(L + "k", HIDDEN, KV_HEADS * HEAD),
-                  w(L + "v", HIDDEN, KV_HEADS * HEAD), w(L + "o", HEADS * HEAD, HIDDEN),
-                  w(L + "gate", HIDDEN, INTER), w(L + "up", HIDDEN, INTER), w(L + "down", INTER, HIDDEN),
-                  numpy_helper.from_array(np.ones(HIDDEN, np.float32), L + "norm1"),
-                  numpy_helper.from_array(np.ones(HIDDEN, np.float32), L + "norm2")]
-        pk, pv = "past_key_values.%d.key" % i, "past_key_values.%d.value" % i
-        ok, ov = "present.%d.key" % i, "present.%d.value" % i
-        inputs += [helper.make_tensor_value_info(pk, TensorProto.FLOAT, [B, KV_HEADS, M, HEAD]),
-                   helper.make_tensor_value_info(pv, TensorProto.FLOAT, [B, KV_HEADS, M, HEAD])]
-        outputs += [helper.make_tensor_value_info(ok, TensorProto.FLOAT, [B, KV_HEADS, M, HEAD]),
-                    helper.make_tensor_value_info(ov, TensorProto.FLOAT, [B, KV_HEADS, M, HEAD])]
-        nodes += [
-            helper.make_node("RMSNormalization", [x, L + "norm1"], [L + "n1"], axis=-1, epsilon=1e-5),
-            helper.make_node("MatMul", [L + "n1", L + "q"], [L + "q_out"]),
-            helper.make_node("MatMul", [L + "n1", L + "k"], [L + "k_out"]),
-            helper.make_node("MatMul", [L + "n1", L + "v"], [L + "v_out"]),
-            helper.make_node("RotaryEmbedding", [L + "q_out", "cos_cache", "sin_cache", "position_ids"],
-                             [L + "q_rot"], num_heads=HEADS),
-            helper.make_node("RotaryEmbedding", [L + "k_out", "cos_cache", "sin_cache", "position_ids"],
-                             [L + "k_rot"], num_heads=KV_HEADS),
-        ]
+        inits += layer_weights(w, L)
+        (pk, pv, ok, ov), ins, outs = kv_cache_io(i, M, M)
+        inputs += ins
+        outputs += outs
+        nodes += layer_projections(L, x)
         nodes += heads(L, L + "q_rot", "q_shape", "q4")
         nodes += heads(L, L + "k_rot", "kv_shape", "k4")
         nodes += heads(L, L + "v_out", "kv_shape", "v4")
@@ -372,23 +398,10 @@ def attention24_static(out_dir):
                              [L + "attn4"], name=L + "attention"),
             helper.make_node("Transpose", [L + "attn4"], [L + "attn_t"], perm=[0, 2, 1, 3]),
             helper.make_node("Reshape", [L + "attn_t", "hidden_shape"], [L + "attn"]),
-            helper.make_node("MatMul", [L + "attn", L + "o"], [L + "o_out"]),
-            helper.make_node("Add", [x, L + "o_out"], [L + "h1"]),
-            helper.make_node("RMSNormalization", [L + "h1", L + "norm2"], [L + "n2"], axis=-1,
-                             epsilon=1e-5),
-            helper.make_node("MatMul", [L + "n2", L + "gate"], [L + "g"]),
-            helper.make_node("Sigmoid", [L + "g"], [L + "gs"]),
-            helper.make_node("Mul", [L + "g", L + "gs"], [L + "silu"]),
-            helper.make_node("MatMul", [L + "n2", L + "up"], [L + "u"]),
-            helper.make_node("Mul", [L + "silu", L + "u"], [L + "gu"]),
-            helper.make_node("MatMul", [L + "gu", L + "down"], [L + "d"]),
-            helper.make_node("Add", [L + "h1", L + "d"], ["h%d" % (i + 1)]),
         ]
+        nodes += layer_output_and_mlp(L, x, "h%d" % (i + 1))
         x = "h%d" % (i + 1)
-    nodes += [
-        helper.make_node("RMSNormalization", [x, "final_norm"], ["hn"], axis=-1, epsilon=1e-5),
-        helper.make_node("MatMul", ["hn", "lm_head"], ["logits"]),
-    ]
+    nodes += final_nodes(x)
     graph = helper.make_graph(nodes, "decoder_attention24_static_cache", inputs, outputs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)],
                               producer_name="cctx tests/decoders/generate.py")
