@@ -121,13 +121,14 @@ class GroupQueryAttentionScratch final : public sdk::IScratchEstimator {
   std::int64_t l2_bytes_;
 };
 
-/// One estimator per cache size, never destroyed: registries keep a pointer to it, and a host
-/// may outlive the plugin's static objects at exit.
+/// One estimator per cache size, alive as long as the plugin is loaded (registries keep a
+/// pointer to it; the host drops them before it unloads the plugin). A static object, not a
+/// leaked one: unloading the plugin destroys it, so leak checkers stay quiet.
 const sdk::IScratchEstimator& estimator_for(std::int64_t l2_bytes) {
   static std::mutex mutex;
-  static auto* estimators = new std::map<std::int64_t, GroupQueryAttentionScratch>();
+  static std::map<std::int64_t, GroupQueryAttentionScratch> estimators;
   const std::lock_guard<std::mutex> lock(mutex);
-  return estimators->try_emplace(l2_bytes, l2_bytes).first->second;
+  return estimators.try_emplace(l2_bytes, l2_bytes).first->second;
 }
 
 }  // namespace
