@@ -16,7 +16,7 @@ point (batch, sequence, past):
         that cctx does not list, or a dim cctx leaves with an unassigned symbol, counts as a
         difference.
   (ii)  peak: `cctx analyze PATH --profile P --format json --scenarios ...` (P: the profile of the
-        setting measured: onnxruntime-cpu-unoptimized-no-arena by default,
+        setting measured: onnxruntime-cpu-unoptimized-python-no-arena by default,
         onnxruntime-cpu-python-no-arena with --optimization all, the arena ones with --arena)
         must give a numeric peak.evaluations[i].reserve_bytes at every point; peak.kv_cache is
         recorded (bytes per token, past and present bytes per point).
@@ -156,8 +156,8 @@ def feeds_for(session, b, s, p, past_len, seed=0):
 LEVELS = {"disabled": "ORT_DISABLE_ALL", "all": "ORT_ENABLE_ALL"}
 # The profile that models each setting: the lab one (graph as in the file) or the Python
 # binding at ONNX Runtime's default level (outputs not copied, Python's session).
-PROFILES = {("disabled", False): "onnxruntime-cpu-unoptimized-no-arena",
-            ("disabled", True): "onnxruntime-cpu-unoptimized",
+PROFILES = {("disabled", False): "onnxruntime-cpu-unoptimized-python-no-arena",
+            ("disabled", True): "onnxruntime-cpu-unoptimized-python",
             ("all", False): "onnxruntime-cpu-python-no-arena",
             ("all", True): "onnxruntime-cpu-python"}
 
