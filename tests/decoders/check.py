@@ -48,72 +48,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 MODELS = os.path.join(HERE, "models")
 
-# name, batch, sequence, past
-POINTS = [
-    ("prefill", 1, 16, 0),
-    ("decode_15", 1, 1, 15),
-    ("decode_127", 1, 1, 127),
-    ("decode_511", 1, 1, 511),
-    ("odd", 3, 7, 33),
-    # ONNX Runtime's CPU GroupQueryAttention refuses batch > 1 with sequence > 1 and a past
-    # ("batch_size must be 1 when sequence_length > 1 and past context is given"), so the odd
-    # size is also taken apart for every model:
-    ("odd_b3s1", 3, 1, 33),
-    ("odd_b1s7", 1, 7, 33),
-]
-# The points of the encoder-decoder's three files (optimum-whisper): the encoder at two batches,
-# the first decoder step (no cache yet) at a prompt, the step with the caches at one token.
-KIND_POINTS = {
-    "causal": POINTS,
-    "encoder": [("batch_1", 1, 0, 0), ("batch_3", 3, 0, 0)],
-    "first": [("prefill", 1, 16, 0), ("odd_first", 3, 7, 0)],
-    "with_past": [pt for pt in POINTS if pt[2] == 1],
-}
+sys.path.insert(0, HERE)
+from suite import dim_values, input_facts, kind_points, POINTS  # noqa: E402
+
+KIND_POINTS = kind_points(POINTS)
 # ORT's refusals that are the runtime's limit, not a cctx failure (reported, not counted)
 ORT_LIMITS = ("batch_size must be 1 when sequence_length > 1 and past context is given",)
-MEL_FRAMES, ENCODER_POSITIONS = 3000, 1500
-STATIC_CACHE = 1024  # onnx-attention24-static's max_cache_length
-
-
-def dim_values(b, s, p, past_len):
-    """Every dim name of the suite's models at a point: the symbols, and the expressions
-    Optimum writes as names (`past_sequence_length + 1` is really the mask's whole length)."""
-    return {"batch_size": b, "sequence_length": s, "past_sequence_length": past_len,
-            "total_sequence_length": p + s, "past_sequence_length + 1": p + s,
-            "decoder_sequence_length": s, "past_decoder_sequence_length": p,
-            "encoder_sequence_length": MEL_FRAMES, "encoder_sequence_length / 2": ENCODER_POSITIONS,
-            "encoder_sequence_length_out": ENCODER_POSITIONS, "max_cache_length": STATIC_CACHE}
-
-
-def input_symbols(model_path, opaque):
-    """The symbols the model's inputs are declared with: a dim_param cctx keeps whole (opaque:
-    Optimum's `encoder_sequence_length / 2`), or the names inside an expression."""
-    import re
-
-    import onnx
-
-    m = onnx.load(model_path, load_external_data=False)
-    names = set()
-    for i in m.graph.input:
-        for d in i.type.tensor_type.shape.dim:
-            if d.dim_param in opaque:
-                names.add(d.dim_param)
-            elif d.dim_param:
-                names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", d.dim_param))
-    return names
-
-
-def cctx_input_args(model_path):
-    """--input for a model whose declaration says less than what is fed: Optimum's attention
-    mask `past_sequence_length + 1` is past + sequence long (what cctx's hint asks for)."""
-    import onnx
-
-    m = onnx.load(model_path, load_external_data=False)
-    for i in m.graph.input:
-        dims = [d.dim_param for d in i.type.tensor_type.shape.dim]
-        if i.name == "attention_mask" and dims[1:] == ["past_sequence_length + 1"]:
-            return ["--input", "attention_mask=batch_size,past_sequence_length+sequence_length"]
-    return []
 
 
 def genai_max_length(folder):
@@ -351,15 +291,15 @@ def main():
         vs = [v for v in vs if args.only in v[0]]
     try:
         for label, apath, model, maxlen, kind in vs:
-            inputs = cctx_input_args(model)
-            rc, out, err = cctx_json(build, ["shapes", model, "--format", "json"] + inputs)
+            rc, out, err = cctx_json(build, ["shapes", model, "--format", "json"])
+            if rc == 0:
+                symbols, inputs, _ = input_facts(json.loads(out)["values"])
+                if inputs:  # the shapes as the inputs are really fed
+                    rc, out, err = cctx_json(build, ["shapes", model, "--format", "json"] + inputs)
             if rc != 0:
                 failures.append("%s: cctx shapes failed: %s" % (label, err.strip()))
                 continue
-            shapes = json.loads(out)
-            values = shapes["values"]
-            symbols = input_symbols(model, {sym["name"] for sym in shapes["symbols"]
-                                            if sym.get("kind") == "opaque"})
+            values = json.loads(out)["values"]
             for line in err.splitlines():
                 warnings_seen.setdefault(line, set()).add(label.split()[0])
             assigns = []

@@ -17,54 +17,26 @@ check.py (the venv with ONNX Runtime) compares the shapes and the heap with ONNX
 """
 import argparse
 import json
-import math
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models")
-POINTS = [("prefill", 1, 16, 0), ("decode_15", 1, 1, 15), ("decode_127", 1, 1, 127),
-          ("decode_511", 1, 1, 511), ("odd", 3, 7, 33)]
-# The encoder-decoder's files (optimum-whisper): the encoder, the first decoder step (no cache
-# yet) and the step with its caches.
-KIND_POINTS = {"causal": POINTS, "encoder": [("batch_1", 1, 0, 0), ("batch_3", 3, 0, 0)],
-               "first": [("prefill", 1, 16, 0), ("odd_first", 3, 7, 0)],
-               "with_past": [pt for pt in POINTS if pt[2] == 1]}
+sys.path.insert(0, HERE)
+from suite import dim_values, input_facts, kind_points, QUICK_POINTS, STATIC_CACHE  # noqa: E402
+
+KIND_POINTS = kind_points(QUICK_POINTS)
 PROFILES = ["onnxruntime-cpu-unoptimized-no-arena", "onnxruntime-cpu-unoptimized"]
-STATIC_CACHE = 1024  # the static cache's rows (onnx-attention24-static's max_cache_length)
-
-
-def dim_values(b, s, p, past):
-    return {"batch_size": b, "sequence_length": s, "past_sequence_length": past,
-            "total_sequence_length": p + s, "decoder_sequence_length": s,
-            "past_decoder_sequence_length": p, "encoder_sequence_length": 3000,
-            "encoder_sequence_length_out": 1500, "max_cache_length": STATIC_CACHE}
 
 
 def model_facts(cctx, path):
-    """The symbols the model's inputs are declared with, the --input a declaration that says
-    less than what is fed needs (Optimum's attention mask `past_sequence_length + 1`), and the
-    bytes per token and batch row of its self-attention past caches (float32), from `cctx
-    shapes` (Debian's python has no onnx module here)."""
+    """suite.input_facts of the model, from `cctx shapes` (Debian's python has no onnx module)."""
     r = subprocess.run([cctx, "shapes", path, "--format", "json"], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"quick_check.py: cctx shapes {path}: {r.stderr.strip()}")
-    symbols, inputs, row_bytes = set(), [], 0
-    for name, v in json.loads(r.stdout)["values"].items():
-        if v.get("kind") != "input":
-            continue
-        dims = v["shape"]
-        for d in dims:
-            if isinstance(d, str):
-                symbols.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", d))
-        if name == "attention_mask" and dims[1:] == ["past_sequence_length+1"]:
-            inputs = ["--input", "attention_mask=batch_size,past_sequence_length+sequence_length"]
-        if "past" in name and "encoder" not in name:
-            row_bytes += 4 * math.prod(d for d in dims if isinstance(d, int))
-    return symbols, inputs, row_bytes
+    return input_facts(json.loads(r.stdout)["values"])
 
 
 def scenarios(points, symbols, shared_length=None):

@@ -39,8 +39,12 @@ struct BufferPlan {
   /// node. Empty lists when the planner makes no such choice (the seed's).
   NodeLists<std::uint32_t> takes_buffer;
   /// Values whose buffers are live before the first node besides the inputs and initializers
-  /// (Constant outputs held like initializers).
+  /// (the outputs of the folded nodes, held like initializers).
   std::vector<ValueId> preloaded;
+  /// Per main node: folded as the session loads (a Constant node, a node whose outputs the
+  /// shapes decide): its outputs are preloaded and it runs no kernel. Empty when the planner
+  /// folds nothing (the seed's).
+  std::vector<bool> folded;
   /// Own byte size of each value (nullopt: unsized), computed once for the plan and the memory
   /// stage alike.
   std::vector<std::optional<Expr>> bytes;

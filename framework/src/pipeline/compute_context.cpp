@@ -295,17 +295,11 @@ struct RunOverhead {
 /// fitted on kernels alone it would be 5.0 kB, and still under on the Constant-heavy transformer
 /// encoder).
 std::vector<std::int64_t> kernels_run(const ComputeContext::State& s, std::size_t count) {
-  // A node folded when the session loads (a Constant, a fold_shape_constants node) has every
-  // output preloaded.
-  std::vector<bool> preloaded(s.graph->values().size(), false);
-  for (ValueId v : s.plan.preloaded) preloaded[v] = true;
+  const std::vector<bool>& folded = s.plan.folded;  // empty: nothing folds
   std::vector<std::int64_t> out(count);
   std::int64_t kernels = 0;
   for (std::size_t n = 0; n < count; ++n) {
-    const NodeEntry& node = s.graph->node(static_cast<NodeId>(n));
-    bool folded = !node.outputs.empty();
-    for (ValueId v : node.outputs) folded = folded && (v == kNoValue || preloaded[v]);
-    out[n] = kernels += folded ? 0 : 1;
+    out[n] = kernels += n < folded.size() && folded[n] ? 0 : 1;
   }
   return out;
 }

@@ -242,23 +242,24 @@ class FreeListPlan {
       if (plan_.bytes[v] && plan_.buffer_of[v] == kInvalidId)
         new_buffer(v, BufferSource::kInput, 0);
     }
-    folded_.assign(s_.graph->main_node_count(), false);
-    if (!s_.options.memory.constants_as_initializers) return;
-    for (NodeId n = 0; n < s_.graph->main_node_count(); ++n) {
+    // The Constant nodes first, then the nodes the shapes decide: the session's regions are
+    // loaded in this order.
+    const Profile::Memory& m = s_.options.memory;
+    plan_.folded.assign(s_.graph->main_node_count(), false);
+    for (NodeId n = 0; m.constants_as_initializers && n < s_.graph->main_node_count(); ++n) {
       const NodeEntry& node = s_.graph->node(n);
       if (!node.domain.empty() || node.op_type != "Constant" || node.outputs.empty()) continue;
       const ValueId v = node.outputs[0];
       if (v == kNoValue || !plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) continue;
       preload(v);
-      folded_[n] = true;
+      plan_.folded[n] = true;
     }
-    if (!s_.options.memory.fold_shape_constants) return;
-    for (NodeId n = 0; n < s_.graph->main_node_count(); ++n) {
+    for (NodeId n = 0; m.fold_shape_constants && n < s_.graph->main_node_count(); ++n) {
       if (!folds_to_constants(n)) continue;
       for (ValueId v : s_.graph->node(n).outputs) {
         if (v != kNoValue && plan_.bytes[v]) preload(v);
       }
-      folded_[n] = true;
+      plan_.folded[n] = true;
     }
   }
 
@@ -311,7 +312,7 @@ class FreeListPlan {
     collect_inplace_declarations(s_, shapes_, bridge_, n, declarations_);
     NodeFlags served(node.outputs.size()), claimed(node.inputs.size());
     decisions_.clear();
-    const bool constant = folded_[n];
+    const bool constant = plan_.folded[n];
     for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
       const ValueId out = node.outputs[o];
       if (out == kNoValue || !plan_.bytes[out]) continue;
@@ -459,8 +460,6 @@ class FreeListPlan {
   std::unordered_map<std::string, std::int64_t> names_;             ///< dim names met, numbered
   std::unordered_map<std::string, onnx::TypeProto> runtime_types_;  ///< by value name
   std::vector<bool> schema_gap_;                                    ///< by value: mark_schema_gaps
-  /// By main node: folded when the session loads (a Constant, or fold_shape_constants).
-  std::vector<bool> folded_;
   bool inferred_ = false;
   std::vector<SizeKey> key_;  ///< per value
   BufferLedger buffers_;

@@ -111,24 +111,29 @@ void register_extended(Registration& reg) {
   // MatmulTransposeFusion: a Transpose of the last two dims read by a MatMul (or a FusedMatMul
   // without that flag) becomes the MatMul's transA/transB: the transposed copy is never made
   // (an attention's K^T: B x heads x head_size x keys floats per layer). Ranks 2 to 6.
+  struct Fusion {
+    const char* name;
+    const char* reads;  ///< the reader of the transposed `t`
+    const char* becomes;
+  };
+  static constexpr Fusion kFusions[] = {
+      {"(B)", "y = MatMul(a, t)", "y = com.microsoft:FusedMatMul(a, x) [transB=1]"},
+      {"(A)", "y = MatMul(t, b)", "y = com.microsoft:FusedMatMul(x, b) [transA=1]"},
+      {"(FusedMatMul B)", "y = com.microsoft:FusedMatMul{!transB}(a, t)",
+       "y = com.microsoft:FusedMatMul(a, x) [y, transB=1]"},
+      {"(FusedMatMul A)", "y = com.microsoft:FusedMatMul{!transA}(t, b)",
+       "y = com.microsoft:FusedMatMul(x, b) [y, transA=1]"}};
   for (int rank = 2; rank <= 6; ++rank) {
     std::string perm = "[";
     for (int d = 0; d < rank - 2; ++d) perm += std::to_string(d) + ",";
     perm += std::to_string(rank - 1) + "," + std::to_string(rank - 2) + "]";
     const std::string transpose = "t = Transpose{perm=" + perm + "}(x); ";
-    const std::string suffix = "(rank " + std::to_string(rank) + ")";
-    reg.rewrite(("MatmulTransposeFusion(B) " + suffix).c_str(),
-                (transpose + "y = MatMul(a, t)").c_str(),
-                "y = com.microsoft:FusedMatMul(a, x) [transB=1]", kExtended);
-    reg.rewrite(("MatmulTransposeFusion(A) " + suffix).c_str(),
-                (transpose + "y = MatMul(t, b)").c_str(),
-                "y = com.microsoft:FusedMatMul(x, b) [transA=1]", kExtended);
-    reg.rewrite(("MatmulTransposeFusion(FusedMatMul B) " + suffix).c_str(),
-                (transpose + "y = com.microsoft:FusedMatMul{!transB}(a, t)").c_str(),
-                "y = com.microsoft:FusedMatMul(a, x) [y, transB=1]", kExtended);
-    reg.rewrite(("MatmulTransposeFusion(FusedMatMul A) " + suffix).c_str(),
-                (transpose + "y = com.microsoft:FusedMatMul{!transA}(t, b)").c_str(),
-                "y = com.microsoft:FusedMatMul(x, b) [y, transA=1]", kExtended);
+    for (const Fusion& f : kFusions) {
+      reg.rewrite(
+          (std::string("MatmulTransposeFusion") + f.name + " (rank " + std::to_string(rank) + ")")
+              .c_str(),
+          (transpose + f.reads).c_str(), f.becomes, kExtended);
+    }
   }
   // SimplifiedLayerNormFusion: RMSNorm spelled out (x / sqrt(mean(x^2) + eps) * gamma) as
   // SimplifiedLayerNormalization, which ONNX Runtime registers in the ONNX domain. As PyTorch
