@@ -18,6 +18,7 @@
 #include "model/inline_functions.hpp"
 #include "pipeline/buffer_plan.hpp"
 #include "pipeline/rule_bindings.hpp"
+#include "pipeline/runtime_types.hpp"
 #include "pipeline/stage_results.hpp"
 #include "rewrite/graph_rewrite.hpp"
 #include "util/hash_index.hpp"
@@ -45,6 +46,10 @@ struct Analysis {
   /// keeps has its name there: ONNX's inference over it gives the shapes ONNX Runtime's own
   /// inference gives the rewritten graph, whose fused operators ONNX does not know.
   const Model* before_rewrites = nullptr;
+  /// ONNX's inference over the model before the rewrites, as the runtime resolves its graph
+  /// (runtime_types.hpp): computed on first use by runtime_types(), then shared by the rewrites
+  /// (element types and ranks) and the free-list planner (sizes as the runtime sees them).
+  std::optional<std::optional<RuntimeTypes>> runtime_types_cache;
   std::unique_ptr<ExprPool> pool;
   std::unique_ptr<GraphView> graph;
   /// The binding step, right after the graph view: every kind's rules (read through rules_of).
@@ -74,6 +79,14 @@ struct Analysis {
   /// The shape rule failure of node n, or nullptr.
   const RuleFailure* shape_failure(NodeId n) const;
   Expr zero() { return pool->integer(0); }
+  /// The types of the model before the rewrites (`model` while they have not run), or nullptr
+  /// when ONNX's inference fails as a whole. Computed once per analysis.
+  const RuntimeTypes* runtime_types() {
+    if (!runtime_types_cache) {
+      runtime_types_cache = RuntimeTypes::infer(before_rewrites ? *before_rewrites : *model);
+    }
+    return *runtime_types_cache ? &**runtime_types_cache : nullptr;
+  }
   const ResolvedRules& rules_of(NodeId n) const { return rules.of(graph->node(n)); }
 };
 

@@ -91,45 +91,13 @@ class FreeListPlan {
   }
 
  private:
-  /// The shapes as the runtime sees them: ONNX's own shape inference over the model, without
-  /// data propagation (ONNX Runtime resolves its graph this way; it does no arithmetic on dim
-  /// names and computes no shape tensors). False when the inference fails as a whole.
+  /// The shapes as the runtime sees them (runtime_types.hpp): ONNX's own shape inference over
+  /// the model as it was before the rewrites (ONNX knows none of the fused operators; ONNX
+  /// Runtime's own inference gives a fused node's output the shape the value had, under the
+  /// same name). False when the inference fails as a whole.
   bool infer_runtime_shapes() {
-    // ONNX's inference runs in cctx's module of libonnx, whose protobuf messages are its own
-    // (onnx_library.hpp): the model crosses serialized (its structure: the tensor payloads skipped
-    // at load are not in it) and the inferred model comes back the same way.
-    // Opened outside the try: a missing module is an error of the installation, not of ONNX's
-    // inference over this model.
-    const detail::OnnxLibrary& onnx_library = detail::onnx_library();
-    try {
-      // A rewritten graph's values keep the names they had in the model: ONNX's inference runs
-      // over the model as it was, as it knows none of the fused operators (ONNX Runtime's own
-      // inference does, and gives a fused node's output the shape the value had).
-      const Model& inferred_model = s_.before_rewrites ? *s_.before_rewrites : *s_.model;
-      std::string model;
-      if (!inferred_model.proto().SerializeToString(&model)) return false;
-      std::string serialized;
-      std::string error;
-      if (!onnx_library.infer_model(model, &serialized, &error)) return false;
-      onnx::ModelProto inferred;
-      if (!inferred.ParseFromString(serialized)) return false;
-      const onnx::GraphProto& g = inferred.graph();
-      for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
-        for (const onnx::ValueInfoProto& vi : *list) runtime_types_[vi.name()] = vi.type();
-      }
-      for (const onnx::TensorProto& init : s_.model->proto().graph().initializer()) {
-        onnx::TypeProto type;
-        type.mutable_tensor_type()->set_elem_type(init.data_type());
-        for (const std::int64_t d : init.dims()) {
-          type.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-        }
-        runtime_types_.emplace(init.name(), std::move(type));
-      }
-      return true;
-    } catch (const std::exception&) {
-      runtime_types_.clear();
-      return false;
-    }
+    runtime_types_ = s_.runtime_types();
+    return runtime_types_ != nullptr;
   }
 
   /// The values the linked onnx library cannot see because it has no schema for their
@@ -169,10 +137,9 @@ class FreeListPlan {
   bool key_dim(ValueId v, std::size_t axis, Expr d, SizeKey& key) {
     const onnx::TensorShapeProto* shape = nullptr;
     if (inferred_) {
-      auto it = runtime_types_.find(std::string(s_.graph->value(v).name));
-      if (it != runtime_types_.end() && it->second.has_tensor_type() &&
-          it->second.tensor_type().has_shape()) {
-        shape = &it->second.tensor_type().shape();
+      const onnx::TypeProto* type = runtime_types_->find(s_.graph->value(v).name);
+      if (type != nullptr && type->has_tensor_type() && type->tensor_type().has_shape()) {
+        shape = &type->tensor_type().shape();
         if (static_cast<std::size_t>(shape->dim_size()) != shapes_.values[v].dims.size()) {
           return false;
         }
@@ -458,7 +425,7 @@ class FreeListPlan {
   ExprBridge bridge_;
   std::unordered_set<std::uint32_t> named_;  ///< handles of the graph's named (declared) dims
   std::unordered_map<std::string, std::int64_t> names_;             ///< dim names met, numbered
-  std::unordered_map<std::string, onnx::TypeProto> runtime_types_;  ///< by value name
+  const RuntimeTypes* runtime_types_ = nullptr;  ///< when ONNX's inference ran
   std::vector<bool> schema_gap_;                                    ///< by value: mark_schema_gaps
   bool inferred_ = false;
   std::vector<SizeKey> key_;  ///< per value

@@ -3,12 +3,14 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "model/borrowed_fields.hpp"
 #include "model/model_shell.hpp"
+#include "model/tensor_data.hpp"
 #include "rewrite/rewrite_rule.hpp"
 
 namespace cctx {
@@ -22,6 +24,9 @@ namespace {
 /// per node of the graph at most over all passes: rules that undo each other cannot loop.
 constexpr int kMaxSweeps = 64;
 constexpr std::size_t kMaxRewritesPerNode = 16;
+/// Constants of at most this many elements are compared by value by common_subexpressions (the
+/// shape and axes constants exporters repeat); larger ones by name, their payload unread.
+constexpr std::size_t kCompareByValueElements = 64;
 
 /// One node of the main graph while it is rewritten.
 struct WorkNode {
@@ -70,7 +75,8 @@ void collect_body_reads(const onnx::GraphProto& g, std::unordered_set<std::strin
 
 class Rewriter {
  public:
-  explicit Rewriter(const onnx::GraphProto& g) {
+  Rewriter(const onnx::GraphProto& g, const ValueTypeQuery& types) : types_(types) {
+    for (const onnx::ValueInfoProto& i : g.input()) graph_inputs_.insert(i.name());
     for (const onnx::ValueInfoProto& o : g.output()) {
       outside_.insert(o.name());
       graph_outputs_.insert(o.name());
@@ -107,6 +113,7 @@ class Rewriter {
     std::size_t made = 0;
     for (const RewriteRule* rule : rules) {
       if (rule->builtin == kCommonSubexpressions) made += common_subexpressions(*rule);
+      if (rule->builtin == kSameTypeCasts) made += same_type_casts(*rule);
     }
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       for (const RewriteRule* rule : rules) {
@@ -251,7 +258,19 @@ class Rewriter {
       if (p == producer_.end() || !nodes_[p->second].alive) return false;
       return match(rule, made->second, p->second, b);
     }
-    if (!a.constant) return true;
+    if (!a.constant) {
+      // `x{rank=3}`: the value's rank as the runtime resolves it (parse_rewrite_rule allows
+      // only rank tests on a value that is not a constant).
+      for (const auto& clause : a.dim_tests) {
+        bool holds = false;
+        for (const RewriteArg::DimTest& test : clause) {
+          // `like` compares with another variable, bound by then or not: applicable() checks it.
+          holds = holds || test.op == RewriteArg::DimTest::Op::kLike || rank_of(name) == test.value;
+        }
+        if (!holds) return false;
+      }
+      return true;
+    }
     auto c = constants_.find(name);
     if (c == constants_.end() || producer_is_live_nonconstant(name)) return false;
     if (!a.dim_tests.empty()) {
@@ -272,6 +291,14 @@ class Rewriter {
       return std::all_of(t.dims().begin(), t.dims().end(), [](std::int64_t d) { return d == 1; });
     }
     if (test.op == Op::kRank) return t.dims_size() == test.value;
+    if (test.op == Op::kValue) {
+      if (tensor_element_count(t) != 1) return false;
+      std::vector<std::int64_t> ints;
+      std::vector<double> reals;
+      if (tensor_int_values(t, 1, &ints)) return ints.size() == 1 && ints[0] == test.value;
+      return tensor_float_values(t, 1, &reals) && reals.size() == 1 &&
+             reals[0] == static_cast<double>(test.value);
+    }
     if (test.dim >= t.dims_size()) return false;
     const std::int64_t d = t.dims(test.dim);
     switch (test.op) {
@@ -283,6 +310,8 @@ class Rewriter {
         return d == test.value;
       case Op::kScalar:
       case Op::kRank:
+      case Op::kValue:
+      case Op::kLike:
         break;
     }
     return false;
@@ -339,6 +368,7 @@ class Rewriter {
   /// read inside a body; a renamed value (`y = x`) may have other readers but no outside one.
   /// A reroute must move at least one reader.
   bool applicable(const RewriteRule& rule, const Binding& b) const {
+    if (!like_tests_hold(rule, b)) return false;
     std::unordered_set<std::string> kept, renamed;
     for (const RewriteNode& r : rule.replacement) {
       for (const std::string& o : r.outputs) {
@@ -567,7 +597,7 @@ class Rewriter {
       if (!shareable(n)) continue;
       std::string key = n.domain + '\n' + n.proto->op_type() + '\n' +
                         std::to_string(n.outputs.size()) + '\n' + attribute_text(*n.proto);
-      for (const std::string& in : n.inputs) key += '\n' + in;
+      for (const std::string& in : n.inputs) key += '\n' + value_key(in);
       auto [it, fresh] = first_of.emplace(std::move(key), id);
       if (fresh) continue;
       const WorkNode& first = nodes_[it->second];
@@ -586,6 +616,126 @@ class Rewriter {
         if (p != producer_.end() && p->second == id) producer_.erase(p);
         rename(o, first.outputs[k]);
       }
+      note_applied(rule.name);
+      ++removed;
+    }
+    return removed;
+  }
+
+  /// How common_subexpressions compares an input: a small constant by its element type, dims
+  /// and contents (ONNX Runtime compares constant initializers by value, and holds Constant
+  /// nodes as initializers: an exporter's many equal axes and shape constants are one), any
+  /// other value by its name. A constant a graph input may override is compared by name.
+  std::string value_key(const std::string& name) const {
+    auto c = constants_.find(name);
+    if (c == constants_.end() || c->second == nullptr || graph_inputs_.count(name) != 0 ||
+        producer_is_live_nonconstant(name)) {
+      return name;
+    }
+    const onnx::TensorProto& t = *c->second;
+    std::string key = "\x01" + std::to_string(t.data_type()) + ':';
+    for (const std::int64_t d : t.dims()) key += std::to_string(d) + ',';
+    key += ':';
+    std::vector<std::int64_t> ints;
+    std::vector<double> reals;
+    if (tensor_int_values(t, kCompareByValueElements, &ints)) {
+      for (const std::int64_t v : ints) key += std::to_string(v) + ',';
+    } else if (tensor_float_values(t, kCompareByValueElements, &reals)) {
+      for (const double v : reals) key += fmt_exact(v) + ',';
+    } else {
+      return name;
+    }
+    return key;
+  }
+
+  static std::string fmt_exact(double v) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%a", v);
+    return text;
+  }
+
+  /// A constant's element type or rank, from its tensor; another value's from `types_`.
+  std::int32_t elem_type_of(const std::string& name) const {
+    auto c = constants_.find(name);
+    if (c != constants_.end() && !producer_is_live_nonconstant(name)) {
+      return c->second != nullptr ? c->second->data_type() : 0;
+    }
+    return types_.elem_type ? types_.elem_type(name) : 0;
+  }
+  std::int32_t rank_of(const std::string& name) const {
+    auto c = constants_.find(name);
+    if (c != constants_.end() && !producer_is_live_nonconstant(name)) {
+      return c->second != nullptr ? c->second->dims_size() : -1;
+    }
+    return types_.rank ? types_.rank(name) : -1;
+  }
+
+  /// Every `x{like=v}` of the pattern: x and v have the same dims as the runtime's inference
+  /// gives them, each the same integer or the same name.
+  bool like_tests_hold(const RewriteRule& rule, const Binding& b) const {
+    for (const RewriteNode& p : rule.pattern) {
+      for (const RewriteArg& a : p.inputs) {
+        for (const auto& clause : a.dim_tests) {
+          for (const RewriteArg::DimTest& test : clause) {
+            if (test.op != RewriteArg::DimTest::Op::kLike) continue;
+            auto x = b.values.find(a.var);
+            auto v = b.values.find(test.other);
+            if (x == b.values.end() || v == b.values.end() || !same_dims(x->second, v->second)) {
+              return false;
+            }
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  bool same_dims(const std::string& x, const std::string& v) const {
+    if (!types_.shape || x.empty() || v.empty()) return false;
+    const onnx::TensorShapeProto* a = types_.shape(x);
+    const onnx::TensorShapeProto* c = types_.shape(v);
+    if (a == nullptr || c == nullptr || a->dim_size() != c->dim_size()) return false;
+    for (int i = 0; i < a->dim_size(); ++i) {
+      const auto& p = a->dim(i);
+      const auto& q = c->dim(i);
+      const bool same_value = p.has_dim_value() && q.has_dim_value() && p.dim_value() == q.dim_value();
+      // (ONNX's inference names the dims it cannot infer `unk__N`; ONNX Runtime's leaves
+      // them unnamed, and unnamed dims are never the same.)
+      const bool same_name = p.has_dim_param() && q.has_dim_param() && !p.dim_param().empty() &&
+                             !std::string_view(p.dim_param()).starts_with("unk__") &&
+                             p.dim_param() == q.dim_param();
+      if (!same_value && !same_name) return false;
+    }
+    return true;
+  }
+
+  /// builtin:same_type_casts: a Cast to the element type its input already has goes, its
+  /// readers read the input (ONNX Runtime's CastElimination). Kept when its output is a graph
+  /// output or read inside a body, or when the input's type is unknown (a value a rewrite made,
+  /// or one ONNX's inference could not type). Returns the nodes removed.
+  std::size_t same_type_casts(const RewriteRule& rule) {
+    std::size_t removed = 0;
+    for (std::size_t id = 0; id < nodes_.size(); ++id) {
+      WorkNode& n = nodes_[id];
+      if (!n.alive || !n.domain.empty() || n.proto->op_type() != "Cast" || n.inputs.empty() ||
+          n.inputs[0].empty() || n.outputs.size() != 1 || n.outputs[0].empty() ||
+          outside_.count(n.outputs[0]) != 0) {
+        continue;
+      }
+      std::int64_t to = 0;
+      bool has_to = false;
+      for (const onnx::AttributeProto& a : n.proto->attribute()) {
+        if (a.name() == "to" && a.has_i()) {
+          to = a.i();
+          has_to = true;
+        }
+      }
+      const std::int32_t from = elem_type_of(n.inputs[0]);
+      if (!has_to || from <= 0 || from != to) continue;
+      n.alive = false;
+      auto p = producer_.find(n.outputs[0]);
+      if (p != producer_.end() && p->second == id) producer_.erase(p);
+      rename(n.outputs[0], n.inputs[0]);
       note_applied(rule.name);
       ++removed;
     }
@@ -739,6 +889,8 @@ class Rewriter {
   std::unordered_map<std::string, std::size_t> producer_;
   std::unordered_set<std::string> outside_;  ///< graph outputs and names read inside bodies
   std::unordered_set<std::string> graph_outputs_;
+  std::unordered_set<std::string> graph_inputs_;  ///< an initializer among them may be fed
+  const ValueTypeQuery& types_;
   /// Initializers and Constant nodes' outputs, with their tensor (null: not a tensor value).
   std::unordered_map<std::string, const onnx::TensorProto*> constants_;
   std::unordered_set<std::string> read_before_;
@@ -766,11 +918,12 @@ const RewriteOrigin* RewrittenModel::origin(const onnx::NodeProto* node) const {
 }
 
 std::unique_ptr<RewrittenModel> rewrite_model(
-    const Model& model, std::span<const std::shared_ptr<const RewriteRule>> rules) {
+    const Model& model, std::span<const std::shared_ptr<const RewriteRule>> rules,
+    const ValueTypeQuery& types) {
   if (rules.empty()) return nullptr;
   const onnx::ModelProto& from = model.proto();
   const onnx::GraphProto& graph = from.graph();
-  Rewriter rewriter(graph);
+  Rewriter rewriter(graph, types);
   std::vector<const RewriteRule*> ordered;
   for (const auto& rule : rules) ordered.push_back(rule.get());
   std::stable_sort(ordered.begin(), ordered.end(),

@@ -190,7 +190,6 @@ class Reader {
     }
     skip_blanks();
     if (accept('{')) {
-      if (!a.constant) fail("'{...}' checks a constant: write 'const " + a.var + "{...}'");
       for (;;) {
         std::vector<RewriteArg::DimTest> clause;
         for (;;) {
@@ -202,6 +201,18 @@ class Reader {
         skip_blanks();
         if (accept('}')) break;
         expect(',');
+      }
+      // A value that is not a constant has no dims to read before the shapes are known; its
+      // rank is what the runtime's inference gives (ValueTypeQuery).
+      for (const auto& clause : a.dim_tests) {
+        for (const RewriteArg::DimTest& t : clause) {
+          using Op = RewriteArg::DimTest::Op;
+          if (!a.constant && t.op != Op::kRank && t.op != Op::kLike) {
+            fail("only 'rank=N' and 'like=v' check a value that is not a constant: write "
+                 "'const " + a.var + "{...}' to test its dims");
+          }
+          if (a.constant && t.op == Op::kLike) fail("'like=v' checks a value that is not a constant");
+        }
       }
     }
     return a;
@@ -221,6 +232,22 @@ class Reader {
       expect('=');
       t.op = Op::kRank;
       t.value = number();
+      return t;
+    }
+    if (text_.substr(pos_, 4) == "like") {
+      pos_ += 4;
+      expect('=');
+      t.op = Op::kLike;
+      t.other = identifier("a variable after 'like='");
+      return t;
+    }
+    if (text_.substr(pos_, 5) == "value") {
+      pos_ += 5;
+      expect('=');
+      t.op = Op::kValue;
+      skip_blanks();
+      const bool negative = accept('-');
+      t.value = negative ? -number() : number();
       return t;
     }
     expect('d');
@@ -498,9 +525,10 @@ RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
   r.pass = pass;
   if (pattern.starts_with("builtin:")) {
     r.builtin = std::string(pattern.substr(8));
-    if (r.builtin != kCommonSubexpressions) {
+    if (r.builtin != kCommonSubexpressions && r.builtin != kSameTypeCasts) {
       throw PluginError("rewrite '" + r.name + "': no built-in rewrite '" + r.builtin +
-                        "' (the one there is: builtin:" + std::string(kCommonSubexpressions) + ")");
+                        "' (there are builtin:" + std::string(kCommonSubexpressions) +
+                        " and builtin:" + std::string(kSameTypeCasts) + ")");
     }
     if (!replacement.empty()) {
       throw PluginError("rewrite '" + r.name + "': a built-in rewrite takes no replacement");

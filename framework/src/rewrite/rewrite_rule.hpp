@@ -20,12 +20,17 @@ struct RewriteArg {
   bool rest = false;      ///< `*x`: every remaining input, in order
   /// `const w{d1%16|d1<16, d0=8}`: tests of the constant's dims, every clause (`,`) holding
   /// through one of its alternatives (`|`); `scalar`: one element (every dim 1, or rank 0);
-  /// `rank=4`: four dims.
+  /// `rank=4`: four dims; `value=1`: one element, equal to the integer (read from the model:
+  /// only a constant of one element is ever read). A value that is not a constant takes only
+  /// `rank=N` (`x{rank=3}`) and `like=v` tests, answered by the shapes the runtime's inference
+  /// gives (ValueTypeQuery); `like=v`: the same dims as variable v's, each the same integer or
+  /// the same name (ONNX Runtime's test before fusing an Add of two values).
   struct DimTest {
-    enum class Op : std::uint8_t { kMultipleOf, kBelow, kEquals, kScalar, kRank };
+    enum class Op : std::uint8_t { kMultipleOf, kBelow, kEquals, kScalar, kRank, kValue, kLike };
     Op op = Op::kMultipleOf;
     std::int32_t dim = 0;
     std::int64_t value = 0;
+    std::string other;  ///< kLike: the variable whose dims these must equal
   };
   std::vector<std::vector<DimTest>> dim_tests;
 };
@@ -110,7 +115,7 @@ struct RewriteRule {
   /// The pattern node that makes each variable (filled by parse_rewrite_rule).
   std::map<std::string, std::size_t, std::less<>> produced_by;
   /// A rewrite the framework carries out itself, named by the pattern `builtin:NAME` with an
-  /// empty replacement; empty for a pattern rule. kCommonSubexpressions is the only one.
+  /// empty replacement; empty for a pattern rule: kCommonSubexpressions or kSameTypeCasts.
   std::string builtin;
 };
 
@@ -119,6 +124,11 @@ struct RewriteRule {
 /// reads) goes, its readers reading the earlier node's outputs (ONNX Runtime's
 /// CommonSubexpressionElimination, level basic).
 inline constexpr std::string_view kCommonSubexpressions = "common_subexpressions";
+
+/// `builtin:same_type_casts`: a Cast to the element type its input already has goes, its readers
+/// reading the input (ONNX Runtime's CastElimination, level basic). The input's type is a
+/// constant's own or what ValueTypeQuery says; unknown keeps the Cast.
+inline constexpr std::string_view kSameTypeCasts = "same_type_casts";
 
 /// Parses a rule; throws Error (exit code 4, a plugin's fault) naming the rule and what is
 /// wrong: a syntax error, a pattern node its last node does not reach, a replacement that reads

@@ -54,6 +54,10 @@ constexpr sdk::kit::FnInplacePolicy kCastToItsOwnType{
     }};
 
 void register_basic(Registration& reg) {
+  // CastElimination: removed where the input's type is known before the rewrites (a constant's,
+  // or ONNX's inference over the model, as ONNX Runtime resolves it); the alias above covers
+  // the rest once cctx's own inference has typed them (a Cast of a fused node's output).
+  reg.rewrite("CastElimination", "builtin:same_type_casts", "", kBasic);
   reg.inplace("Cast", 1, kCastToItsOwnType);
   // IdentityElimination, EliminateDropout: readers read the input (kept when the output is a
   // graph output or read inside a body).
@@ -61,6 +65,23 @@ void register_basic(Registration& reg) {
   // ... and when its output is a graph output, the input's producer writes it directly.
   reg.rewrite("IdentityEliminationAtGraphOutput", "y = Identity(x)", "y <- x", kBasic);
   reg.rewrite("EliminateDropout", "y, _ = Dropout(x, *r)", "y = x", kBasic);
+  // NoopElimination: x+0, 0+x, x-0, x*1, 1*x and x/1 with a one-element constant go, when x's
+  // rank (ONNX Runtime's inference) is at least the constant's: broadcasting then changes
+  // nothing.
+  for (const auto& [op, identity] : {std::pair{"Add", "0"}, std::pair{"Sub", "0"},
+                                     std::pair{"Mul", "1"}, std::pair{"Div", "1"}}) {
+    for (const int constant_rank : {0, 1}) {
+      std::string ranks;
+      for (int r = constant_rank; r <= 8; ++r) ranks += (ranks.empty() ? "rank=" : "|rank=") + std::to_string(r);
+      reg.rewrite((std::string("NoopElimination(") + op + ")").c_str(),
+                  (std::string("y = ") + op + "(x{" + ranks + "}, const k{rank=" +
+                   std::to_string(constant_rank) + ", value=" + identity + "})")
+                      .c_str(),
+                  "y = x", kBasic);
+    }
+  }
+  // NotWhereFusion: Where(Not(c), a, b) is Where(c, b, a); the Not goes.
+  reg.rewrite("NotWhereFusion", "n = Not(c); y = Where(n, a, b)", "y = Where(c, b, a)", kBasic);
   // CommonSubexpressionElimination: a node equal to an earlier one (operator, inputs,
   // attributes) goes, its readers read the earlier one's outputs; an exporter's repeated
   // Shape/Gather/Unsqueeze chains collapse (the framework's builtin; docs/design/rewrites.md).
@@ -135,6 +156,42 @@ void register_extended(Registration& reg) {
           (transpose + f.reads).c_str(), f.becomes, kExtended);
     }
   }
+  // ... and a Transpose that moves dim 0 behind the batch dims (`perm` 1, ..., R-2, then 0 and
+  // and 0 with the last two swapped too) as transBatchA/B: an attention's heads
+  // transposes of a sequence-first layout. ONNX Runtime takes it only when both inputs have the
+  // same rank, which the other input's rank test says (its inference's rank).
+  struct BatchFusion {
+    const char* name;
+    const char* reads;  ///< the reader of `t`; RANK is the other input's
+    const char* becomes;
+    const char* flags;  ///< what the transpose sets: transBatch, then trans when TRANS
+  };
+  static constexpr BatchFusion kBatchFusions[] = {
+      {"(B)", "y = MatMul(a{rank=RANK}, t)", "y = com.microsoft:FusedMatMul(a, x) [", "B"},
+      {"(A)", "y = MatMul(t, b{rank=RANK})", "y = com.microsoft:FusedMatMul(x, b) [", "A"},
+      {"(FusedMatMul B)", "y = com.microsoft:FusedMatMul{!transBatchB, !transB}(a{rank=RANK}, t)",
+       "y = com.microsoft:FusedMatMul(a, x) [y, ", "B"},
+      {"(FusedMatMul A)", "y = com.microsoft:FusedMatMul{!transBatchA, !transA}(t, b{rank=RANK})",
+       "y = com.microsoft:FusedMatMul(x, b) [y, ", "A"}};
+  for (int rank = 3; rank <= 6; ++rank) {
+    for (const bool trans : {false, true}) {
+      std::string perm = "[";
+      for (int d = 1; d <= rank - 2; ++d) perm += std::to_string(d) + ",";
+      perm += trans ? std::to_string(rank - 1) + ",0]" : "0," + std::to_string(rank - 1) + "]";
+      for (const BatchFusion& f : kBatchFusions) {
+        std::string reads = f.reads;
+        reads.replace(reads.find("RANK"), 4, std::to_string(rank));
+        std::string becomes = std::string(f.becomes) + "transBatch" + f.flags + "=1";
+        if (trans) becomes += std::string(", trans") + f.flags + "=1";
+        becomes += "]";
+        reg.rewrite((std::string("MatmulTransposeFusion") + (trans ? "(batch, trans) " : "(batch) ") +
+                     f.name + " (rank " + std::to_string(rank) + ")")
+                        .c_str(),
+                    ("t = Transpose{perm=" + perm + "}(x); " + reads).c_str(), becomes.c_str(),
+                    kExtended);
+      }
+    }
+  }
   // SimplifiedLayerNormFusion: RMSNorm spelled out (x / sqrt(mean(x^2) + eps) * gamma) as
   // SimplifiedLayerNormalization, which ONNX Runtime registers in the ONNX domain. As PyTorch
   // exports Llama's RMSNorm: a Cast to float on each side (the first kept: it is no copy only
@@ -158,6 +215,17 @@ void register_extended(Registration& reg) {
       "SimplifiedLayerNormFusion",
       (std::string(kNotCentred) + kMeanSquare + "n = Div(c, s); y = Mul(n, const gamma)").c_str(),
       "y = SimplifiedLayerNormalization(c, gamma)", kExtended);
+  // SkipLayerNormFusion: a residual Add (of two rank-3 values of the same dims, as ONNX
+  // Runtime's inference sees them) read only by a LayerNormalization,
+  // both as one kernel; with a bias Add of a 1-D constant in front of either input, that too.
+  // (After LayerNormFusion, in the same pass: a spelled-out norm fuses first.)
+  reg.rewrite("SkipLayerNormFusion(bias)",
+              "a2 = Add(s1{rank=3}, const c{rank=1}); a1 = Add(a2{like=s2}, s2)\n"
+              "y = LayerNormalization(a1, g, ?b)",
+              "y = com.microsoft:SkipLayerNormalization(s1, s2, g, ?b, c) [y]", kExtended);
+  reg.rewrite("SkipLayerNormFusion",
+              "a = Add(s1{rank=3, like=s2}, s2); y = LayerNormalization(a, g, ?b)",
+              "y = com.microsoft:SkipLayerNormalization(s1, s2, g, ?b) [y]", kExtended);
   // LayerNormFusion: mean, centred, variance, normalised, scaled and shifted in one kernel.
   reg.rewrite("LayerNormFusion",
               "m = ReduceMean(x, *ma); d = Sub(x, m); p = Pow(d, const two)\n"

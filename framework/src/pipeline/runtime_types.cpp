@@ -1,0 +1,127 @@
+#include "pipeline/runtime_types.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "pipeline/onnx_library.hpp"
+
+namespace cctx {
+
+std::optional<RuntimeTypes> RuntimeTypes::infer(const Model& model) {
+  // ONNX's inference runs in cctx's module of libonnx, whose protobuf messages are its own
+  // (onnx_library.hpp): the model crosses serialized and the inferred model comes back the same
+  // way. Opened outside the try: a missing module is an error of the installation.
+  const detail::OnnxLibrary& onnx_library = detail::onnx_library();
+  try {
+    std::string text;
+    if (!model.proto().SerializeToString(&text)) return std::nullopt;
+    std::string serialized;
+    std::string error;
+    if (!onnx_library.infer_model(text, &serialized, &error)) return std::nullopt;
+    onnx::ModelProto inferred;
+    if (!inferred.ParseFromString(serialized)) return std::nullopt;
+    RuntimeTypes out;
+    const onnx::GraphProto& g = inferred.graph();
+    for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
+      for (const onnx::ValueInfoProto& vi : *list) out.types_[vi.name()] = vi.type();
+    }
+    for (const onnx::TensorProto& init : model.proto().graph().initializer()) {
+      onnx::TypeProto type;
+      type.mutable_tensor_type()->set_elem_type(init.data_type());
+      for (const std::int64_t d : init.dims()) {
+        type.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+      }
+      out.types_.emplace(init.name(), std::move(type));
+    }
+    out.carry_ranks(model.proto().graph());
+    return out;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+const onnx::TypeProto* RuntimeTypes::find(std::string_view name) const {
+  auto it = types_.find(std::string(name));
+  return it == types_.end() ? nullptr : &it->second;
+}
+
+std::int32_t RuntimeTypes::elem_type(std::string_view name) const {
+  const onnx::TypeProto* t = find(name);
+  return t != nullptr && t->has_tensor_type() ? t->tensor_type().elem_type() : 0;
+}
+
+std::int32_t RuntimeTypes::rank(std::string_view name) const {
+  const onnx::TypeProto* t = find(name);
+  if (t != nullptr && t->has_tensor_type() && t->tensor_type().has_shape()) {
+    return t->tensor_type().shape().dim_size();
+  }
+  auto it = carried_ranks_.find(std::string(name));
+  return it == carried_ranks_.end() ? -1 : it->second;
+}
+
+std::int32_t RuntimeTypes::known_rank(const std::string& name) const {
+  return name.empty() ? -1 : rank(name);
+}
+
+namespace {
+
+/// Operators whose output 0 has input 0's rank.
+bool keeps_rank(std::string_view op) {
+  static const std::unordered_set<std::string_view> kOps = {
+      "Abs", "Cast", "Ceil", "Clip", "Dropout", "Elu", "Erf", "Exp", "Floor", "Gelu",
+      "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu", "Log",
+      "LogSoftmax", "Neg", "Not", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign",
+      "SimplifiedLayerNormalization", "Softmax", "Softplus", "Softsign", "Sqrt", "Tanh"};
+  return kOps.count(op) != 0;
+}
+
+/// Broadcasting operators: the largest rank of their inputs.
+bool broadcasts(std::string_view op) {
+  static const std::unordered_set<std::string_view> kOps = {
+      "Add", "And", "Div", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Max",
+      "Min", "Mod", "Mul", "Or", "Pow", "PRelu", "Sub", "Where", "Xor"};
+  return kOps.count(op) != 0;
+}
+
+}  // namespace
+
+void RuntimeTypes::carry_ranks(const onnx::GraphProto& g) {
+  // In file order (a valid model lists producers first); only the main graph's ONNX operators.
+  for (const onnx::NodeProto& n : g.node()) {
+    if (n.output_size() < 1 || n.output(0).empty() || rank(n.output(0)) >= 0) continue;
+    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    const std::string_view op = n.op_type();
+    std::int32_t r = -1;
+    if (op == "Reshape" && n.input_size() >= 2) {
+      const onnx::TypeProto* shape = find(n.input(1));
+      if (shape != nullptr && shape->has_tensor_type() && shape->tensor_type().has_shape() &&
+          shape->tensor_type().shape().dim_size() == 1 &&
+          shape->tensor_type().shape().dim(0).has_dim_value()) {
+        r = static_cast<std::int32_t>(shape->tensor_type().shape().dim(0).dim_value());
+      }
+    } else if (op == "Transpose") {
+      for (const onnx::AttributeProto& a : n.attribute()) {
+        if (a.name() == "perm") r = a.ints_size();
+      }
+      if (r < 0 && n.input_size() >= 1) r = known_rank(n.input(0));
+    } else if (op == "MatMul" && n.input_size() >= 2) {
+      const std::int32_t a = known_rank(n.input(0));
+      const std::int32_t b = known_rank(n.input(1));
+      if (a >= 2 && b >= 2) r = std::max(a, b);
+    } else if (keeps_rank(op) && n.input_size() >= 1) {
+      r = known_rank(n.input(0));
+    } else if (broadcasts(op)) {
+      for (const std::string& in : n.input()) {
+        const std::int32_t k = known_rank(in);
+        if (k < 0) {
+          r = -1;
+          break;
+        }
+        r = std::max(r, k);
+      }
+    }
+    if (r >= 0) carried_ranks_[n.output(0)] = r;
+  }
+}
+
+}  // namespace cctx
