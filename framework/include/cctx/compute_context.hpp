@@ -272,6 +272,10 @@ class ComputeContext {
   std::span<const InplaceDecision> inplace(NodeId n) const;
   const MemoryProfile& memory(NodeId n) const;
   Expr node_peak_memory(NodeId n) const;
+  /// The runtime folds node n as it loads the graph (a Constant node under
+  /// memory.constants_as_initializers, a node whose outputs the shapes decide under
+  /// memory.fold_shape_constants): its outputs are held like initializers, no kernel runs.
+  bool folded_at_load(NodeId n) const;
 
   // ---- whole graph ----------------------------------------------------------------------------
   Expr peak_total_bytes() const;

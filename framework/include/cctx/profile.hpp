@@ -76,10 +76,11 @@ struct Profile {
     /// Constant nodes' outputs are held like initializers, from before the first node (ONNX
     /// Runtime turns Constant nodes into initializers when it loads a graph).
     bool constants_as_initializers = false;
-    /// Nodes whose every output is a constant the shapes decide (a Shape of static dims, then
-    /// Gather, Unsqueeze, Concat, ConstantOfShape of such values) are folded when the session
-    /// loads, as ONNX Runtime's ConstantFolding does from level basic: their outputs are held
-    /// like initializers, and they run no kernel. free_list planner only.
+    /// Nodes ONNX Runtime's ConstantFolding (level basic on) computes when the session loads
+    /// are folded: a Shape of static dims, then every node whose inputs are all constants
+    /// (initializers, Constant nodes, folded outputs; not DequantizeLinear, not random, no
+    /// body). Their outputs are held like initializers, and they run no kernel. free_list
+    /// planner only.
     bool fold_shape_constants = false;
     /// Bytes a runtime session holds besides the initializers (its own structures): added to
     /// every evaluation's session_bytes.

@@ -239,6 +239,10 @@ std::span<const InplaceDecision> ComputeContext::inplace(NodeId n) const {
 }
 const MemoryProfile& ComputeContext::memory(NodeId n) const { return state_->memory.nodes.at(n); }
 Expr ComputeContext::node_peak_memory(NodeId n) const { return state_->scratch.nodes.at(n); }
+bool ComputeContext::folded_at_load(NodeId n) const {
+  const std::vector<bool>& folded = state_->plan.folded;  // empty: nothing folds
+  return n < folded.size() && folded[n];
+}
 
 Expr ComputeContext::peak_total_bytes() const { return state_->peak.total; }
 std::optional<NodeId> ComputeContext::peak_node() const { return state_->peak.node; }

@@ -213,18 +213,23 @@ class FreeListPlan {
     // loaded in this order.
     const Profile::Memory& m = s_.options.memory;
     plan_.folded.assign(s_.graph->main_node_count(), false);
+    folded_value_.assign(s_.graph->values().size(), false);
     for (NodeId n = 0; m.constants_as_initializers && n < s_.graph->main_node_count(); ++n) {
       const NodeEntry& node = s_.graph->node(n);
       if (!node.domain.empty() || node.op_type != "Constant" || node.outputs.empty()) continue;
       const ValueId v = node.outputs[0];
-      if (v == kNoValue || !plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) continue;
+      if (v == kNoValue) continue;
+      folded_value_[v] = true;  // an initializer to the runtime, whatever cctx knows of its size
+      if (!plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) continue;
       preload(v);
       plan_.folded[n] = true;
     }
     for (NodeId n = 0; m.fold_shape_constants && n < s_.graph->main_node_count(); ++n) {
       if (!folds_to_constants(n)) continue;
       for (ValueId v : s_.graph->node(n).outputs) {
-        if (v != kNoValue && plan_.bytes[v]) preload(v);
+        if (v == kNoValue) continue;
+        if (plan_.bytes[v]) preload(v);
+        folded_value_[v] = true;
       }
       plan_.folded[n] = true;
     }
@@ -237,26 +242,64 @@ class FreeListPlan {
     plan_.preloaded.push_back(v);
   }
 
-  /// Profile::Memory::fold_shape_constants: every output of the node is a tensor whose values
-  /// the shapes decide (integers, no symbol), none is a graph output, and the node is an ai.onnx
-  /// operator without a body or randomness: ONNX Runtime's ConstantFolding computes it once.
-  bool folds_to_constants(NodeId n) const {
-    const NodeEntry& node = s_.graph->node(n);
-    if (!node.domain.empty() || !node.bodies.empty() || node.outputs.empty()) return false;
+  /// Profile::Memory::fold_shape_constants: ONNX Runtime's ConstantFolding (level basic on), as
+  /// it decides: a Shape whose input's dims are all integers as the runtime's inference sees
+  /// them, or a node whose every input is held constant (an initializer no graph input
+  /// overrides, a Constant node's output, a folded node's), deterministic, without a body, and
+  /// not a DequantizeLinear (kept for the QDQ fusions). It is computed once at load and its
+  /// outputs are held like initializers. A node with an output the graph returns, or of unknown
+  /// size, stays. (A value the shapes decide but the runtime cannot fold, a Gather of one
+  /// static dim out of a Shape with symbolic ones, is computed at every run.)
+  bool folds_to_constants(NodeId n) {
+    const GraphView& g = *s_.graph;
+    const NodeEntry& node = g.node(n);
+    if (node.outputs.empty() || !node.bodies.empty()) return false;
     static constexpr std::string_view kNotFolded[] = {
         "Constant",          "RandomNormal", "RandomNormalLike", "RandomUniform",
-        "RandomUniformLike", "Multinomial",  "Bernoulli"};
+        "RandomUniformLike", "Multinomial",  "Bernoulli",        "DequantizeLinear"};
     for (std::string_view op : kNotFolded) {
       if (node.op_type == op) return false;
     }
     for (ValueId v : node.outputs) {
       if (v == kNoValue) continue;
-      const ValueShape& shape = shapes_.values[v];
-      if (!shape.has_value || s_.graph->value(v).is_output()) return false;
-      if (!plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) return false;
-      for (Expr e : shape.value) {
-        if (!s_.pool->as_int(e)) return false;
+      if (g.value(v).is_output() || !plan_.bytes[v] || plan_.buffer_of[v] != kInvalidId) {
+        return false;
       }
+    }
+    if (node.domain.empty() && node.op_type == "Shape") {
+      return node.inputs.size() == 1 && node.inputs[0] != kNoValue &&
+             concrete_for_runtime(node.inputs[0]);
+    }
+    for (ValueId v : node.inputs) {
+      if (v != kNoValue && !held_constant(v)) return false;
+    }
+    return !node.inputs.empty();
+  }
+
+  /// Held constant for the session: an initializer no graph input overrides, or the output of a
+  /// node folded at load (a Constant node's included).
+  bool held_constant(ValueId v) const {
+    const auto& info = s_.graph->value(v);
+    if (info.is_initializer()) return !info.is_input();
+    return v < folded_value_.size() && folded_value_[v];
+  }
+
+  /// Every dim of v an integer as the runtime sees it: its inference's shape, or cctx's where
+  /// the inference gave none.
+  bool concrete_for_runtime(ValueId v) const {
+    if (runtime_types_ != nullptr) {
+      const onnx::TypeProto* type = runtime_types_->find(s_.graph->value(v).name);
+      if (type != nullptr && type->has_tensor_type() && type->tensor_type().has_shape()) {
+        for (const onnx::TensorShapeProto::Dimension& d : type->tensor_type().shape().dim()) {
+          if (!d.has_dim_value()) return false;
+        }
+        return true;
+      }
+    }
+    const ValueShape& shape = shapes_.values[v];
+    if (!shape.known_rank) return false;
+    for (Expr e : shape.dims) {
+      if (!s_.pool->as_int(e)) return false;
     }
     return true;
   }
@@ -427,6 +470,7 @@ class FreeListPlan {
   std::unordered_map<std::string, std::int64_t> names_;             ///< dim names met, numbered
   const RuntimeTypes* runtime_types_ = nullptr;  ///< when ONNX's inference ran
   std::vector<bool> schema_gap_;                                    ///< by value: mark_schema_gaps
+  std::vector<bool> folded_value_;  ///< by value: made by a node folded at load
   bool inferred_ = false;
   std::vector<SizeKey> key_;  ///< per value
   BufferLedger buffers_;

@@ -153,6 +153,8 @@ Json node_json(const ComputeContext& ctx, NodeId n) {
                  {"outputs", bucket_json(pool, p.outputs)},
                  {"total_bytes", amount_json(pool, p.total)}};
   j["peak_scratch_bytes"] = amount_json(pool, ctx.node_peak_memory(n));
+  // Only where the profile folds nodes at load: every other report stays as it was.
+  if (ctx.folded_at_load(n)) j["folded_at_load"] = true;
   if (const RewriteOrigin* origin = ctx.rewrite_origin(n)) {
     j["rewritten_from"] = rewrite_origin_json(*origin);
   }
@@ -680,6 +682,7 @@ void write_node(ValueWriter& w, const ComputeContext& ctx, NodeId n) {
   w.amount(pool, p.total);
   out.put("\n      },\n      \"peak_scratch_bytes\": ");
   w.amount(pool, ctx.node_peak_memory(n));
+  if (ctx.folded_at_load(n)) out.put(",\n      \"folded_at_load\": true");
   if (const RewriteOrigin* origin = ctx.rewrite_origin(n)) {
     out.put(",\n      \"rewritten_from\": ");
     append_nested(out, rewrite_origin_json(*origin), 3);

@@ -203,7 +203,8 @@ class Rewriter {
       auto [it, fresh] = b.values.emplace(p.outputs[i], name);
       if (!fresh && it->second != name) return false;
     }
-    if (commutative(n) && p.inputs.size() == 2 && n.inputs.size() == 2 && !p.inputs[0].rest &&
+    if (commutative(n) && !p.ordered && p.inputs.size() == 2 && n.inputs.size() == 2 &&
+        !p.inputs[0].rest &&
         !p.inputs[1].rest) {
       const std::uint32_t decision = commutative_seen_++;
       if (decision < 32 && ((swap_mask_ >> decision) & 1u) != 0) {

@@ -113,7 +113,7 @@ class Reader {
     skip_blanks();
     if (accept('{')) {
       if (replacement) fail("attribute tests belong to pattern nodes");
-      n.attr_tests = attr_tests();
+      n.attr_tests = attr_tests(&n.ordered);
     }
     expect('(');
     skip_blanks();
@@ -268,11 +268,24 @@ class Reader {
   }
 
   /// `{group?=1, !activation}` after a pattern node's operator.
-  std::vector<AttrTest> attr_tests() {
+  std::vector<AttrTest> attr_tests(bool* ordered) {
     std::vector<AttrTest> out;
     for (;;) {
       AttrTest t;
       skip_blanks();
+      if (text_.substr(pos_, 7) == "ordered") {
+        const std::size_t after = pos_ + 7;
+        std::size_t k = after;
+        while (k < text_.size() && (text_[k] == ' ' || text_[k] == '\t')) ++k;
+        if (k < text_.size() && (text_[k] == ',' || text_[k] == '}')) {
+          pos_ = after;
+          *ordered = true;
+          skip_blanks();
+          if (accept('}')) return out;
+          expect(',');
+          continue;
+        }
+      }
       if (accept('!')) {
         t.op = AttrTest::Op::kAbsent;
         t.name = identifier("an attribute");

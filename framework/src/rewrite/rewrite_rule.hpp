@@ -98,6 +98,9 @@ struct RewriteNode {
   std::vector<RewriteArg> inputs;       ///< a rename's source; a reroute's p and q
   std::vector<RewriteAttr> attributes;  ///< replacement nodes only
   std::vector<AttrTest> attr_tests;     ///< pattern nodes only
+  /// `Add{ordered}(x, const c)`: a commutative operator's inputs in this order only (ONNX
+  /// Runtime's fusions often want the constant second).
+  bool ordered = false;
   bool is_rename() const { return kind == Kind::kRename; }
   bool is_node() const { return kind == Kind::kNode; }
   const std::string& op_type() const { return ops.op_types.front(); }

@@ -92,9 +92,10 @@ void register_basic(Registration& reg) {
               "c = Conv(x, const w, ?const b)\n"
               "y = BatchNormalization(c, const s, const t, const m, const v)",
               "y = Conv(x, w, ?b) [c]", kBasic);
-  reg.rewrite("ConvMulFusion", "c = Conv(x, const w, ?const b); y = Mul(c, const s)",
+  // (The constant second: ONNX Runtime tests the Mul's or Add's input 1.)
+  reg.rewrite("ConvMulFusion", "c = Conv(x, const w, ?const b); y = Mul{ordered}(c, const s)",
               "y = Conv(x, w, ?b) [c]", kBasic);
-  reg.rewrite("ConvAddFusion", "c = Conv(x, const w, ?const b); y = Add(c, const s)",
+  reg.rewrite("ConvAddFusion", "c = Conv(x, const w, ?const b); y = Add{ordered}(c, const s)",
               "y = Conv(x, w, ?b) [c]", kBasic);
 }
 
