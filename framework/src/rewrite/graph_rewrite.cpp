@@ -307,6 +307,8 @@ class Rewriter {
         return d % test.value == 0;
       case Op::kBelow:
         return d < test.value;
+      case Op::kAbove:
+        return d > test.value;
       case Op::kEquals:
         return d == test.value;
       case Op::kScalar:

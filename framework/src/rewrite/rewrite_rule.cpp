@@ -257,10 +257,12 @@ class Reader {
       t.op = Op::kMultipleOf;
     } else if (accept('<')) {
       t.op = Op::kBelow;
+    } else if (accept('>')) {
+      t.op = Op::kAbove;
     } else if (accept('=')) {
       t.op = Op::kEquals;
     } else {
-      fail("expected '%', '<' or '=' after a dim");
+      fail("expected '%', '<', '>' or '=' after a dim");
     }
     t.value = number();
     if (t.op == Op::kMultipleOf && t.value <= 0) fail("a dim's multiple must be positive");

@@ -18,7 +18,7 @@ struct RewriteArg {
   bool optional = false;  ///< `?x`: the input may be absent (then x is absent everywhere)
   bool constant = false;  ///< `const x`: an initializer or a Constant node's output
   bool rest = false;      ///< `*x`: every remaining input, in order
-  /// `const w{d1%16|d1<16, d0=8}`: tests of the constant's dims, every clause (`,`) holding
+  /// `const w{d1%16|d1<16, d0=8, d1>15}`: tests of the constant's dims, every clause (`,`) holding
   /// through one of its alternatives (`|`); `scalar`: one element (every dim 1, or rank 0);
   /// `rank=4`: four dims; `value=1`: one element, equal to the integer (read from the model:
   /// only a constant of one element is ever read). A value that is not a constant takes only
@@ -26,7 +26,16 @@ struct RewriteArg {
   /// gives (ValueTypeQuery); `like=v`: the same dims as variable v's, each the same integer or
   /// the same name (ONNX Runtime's test before fusing an Add of two values).
   struct DimTest {
-    enum class Op : std::uint8_t { kMultipleOf, kBelow, kEquals, kScalar, kRank, kValue, kLike };
+    enum class Op : std::uint8_t {
+      kMultipleOf,
+      kBelow,
+      kAbove,
+      kEquals,
+      kScalar,
+      kRank,
+      kValue,
+      kLike
+    };
     Op op = Op::kMultipleOf;
     std::int32_t dim = 0;
     std::int64_t value = 0;
