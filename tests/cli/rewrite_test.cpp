@@ -60,7 +60,7 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
   EXPECT_EQ(j["nodes"][1]["domain"], "com.microsoft.nchwc");
   EXPECT_EQ(j["nodes"][1]["rewritten_from"]["nodes"], Json({"conv1", "bn1", "relu1"}));
   EXPECT_EQ(j["nodes"][1]["rewritten_from"]["rules"],
-            Json({"ConvBNFusion", "ConvActivationFusion", "NchwcBlockedInputFusedConv"}));
+            Json({"ConvBNFusion", "ConvActivationFusion", "NchwcFusedConv"}));
   EXPECT_EQ(j["nodes"][2]["rewritten_from"]["nodes"], Json({"conv2", "add", "relu2"}));
   EXPECT_EQ(j["nodes"][2]["inputs"], Json({"r1", "w2", "", "r0"}));
   EXPECT_EQ(j["nodes"][3]["op_type"], "ReorderOutput");
@@ -83,7 +83,7 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
       contains(table.out,
                "Graph as the runtime rewrites it before planning: 8 nodes -> 4 (ConvBNFusion x1, "
                "IdentityEliminationAtGraphOutput x1, ConvActivationFusion x1, NchwcConv x2, "
-               "NchwcBlockedInputFusedConv x1, NchwcConvSumFusion x1, NchwcConvReluFusion x1, "
+               "NchwcFusedConv x1, NchwcConvSumFusion x1, NchwcConvReluFusion x1, "
                "NchwcReorderGraphOutput x1)"))
       << table.out;
   const test::RunResult explain =

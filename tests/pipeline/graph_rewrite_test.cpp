@@ -56,8 +56,8 @@ TEST(RewriteRule, RefusesTextItCannotMatchWithOneLineNamingTheRule) {
   EXPECT_EQ(error_of("y = Relu(x)", "y = Sigmoid(z)"),
             "rewrite 'R': the replacement reads 'z', which the pattern does not bind");
   EXPECT_EQ(error_of("y = Relu(x{d0%8})", "y = x"),
-            "rewrite 'R': pattern at character 17: only 'rank=N' checks a value that is not a "
-            "constant: write 'const x{...}' to test its dims");
+            "rewrite 'R': pattern at character 17: only 'rank=N' and 'like=v' check a value that "
+            "is not a constant: write 'const x{...}' to test its dims");
   EXPECT_EQ(error_of("y = Relu(x)", "y = Sigmoid(x) [k=@q]"),
             "rewrite 'R': the replacement's attribute refers to 'q', which no pattern node makes");
 }
