@@ -34,9 +34,9 @@ enum Pass : std::int32_t {
 // and basic. Its temporary is then a planned value, inside the memory pattern's block, not
 // kernel scratch. (At level all the NCHWc Conv takes the pair as its activation; that level's
 // rules fuse HardSwish itself, so this rule is not registered there.)
-void register_function_inlining(Registration& reg) {
+void register_function_inlining(Registration& reg, Pass pass = kBasic) {
   reg.rewrite("FunctionInlining(HardSwish)", "y = HardSwish(x)",
-              "t = HardSigmoid(x) [alpha=0.1666666716337204, beta=0.5]; y = Mul(x, t)", kBasic);
+              "t = HardSigmoid(x) [alpha=0.1666666716337204, beta=0.5]; y = Mul(x, t)", pass);
 }
 
 // CastElimination: a Cast to the type its input already has goes; its readers read the input.
@@ -238,9 +238,9 @@ void register_extended(Registration& reg) {
 void register_all_level(Registration& reg, const std::string& block) {
   // NchwcTransformer (core/optimizer/nchwc_transformer.cc), in its order. A Conv with constant
   // weights runs as the NCHWc kernel when, one group, its input channels are a multiple of 4
-  // (at least one block) or fewer than one block (read as NCHW), or it is depthwise over whole
-  // blocks; otherwise a blocked input is read through ReorderOutput. Its output channels are
-  // padded up to whole blocks (`nchwc_block`). Checked against the
+  // (at least one block) or fewer than one block (read as NCHW), or it is depthwise over a
+  // multiple of 4 channels; otherwise a blocked input is read through ReorderOutput. Its output
+  // channels are padded up to whole blocks (`nchwc_block`). Checked against the
   // graphs ONNX Runtime 1.32 saves on this (AVX-512, block 16) machine.
   const std::string padded = "[y, nchwc_block=" + block + "]";
   // (2-D convolutions only: weights of rank 4.)
@@ -251,7 +251,9 @@ void register_all_level(Registration& reg, const std::string& block) {
   const std::string min_channels = std::to_string(std::stoi(block) - 1);
   const std::string one_group = "const w{rank=4, d1%4, d1>" + min_channels + "}, ?const b)";
   const std::string few_inputs = "const w{rank=4, d1<" + block + "}, ?const b)";
-  const std::string depthwise = "const w{rank=4, d0%" + block + ", d1=1}, ?const b)";
+  // Depthwise: channels a multiple of 4, any count (8, 12, 20, 24, 72 run blocked; 18, 22 the
+  // plain Conv, measured as above).
+  const std::string depthwise = "const w{rank=4, d0%4, d1=1}, ?const b)";
   for (const char* op : {"Conv", "com.microsoft:FusedConv"}) {
     const std::string name = std::string(op) == "Conv" ? "Conv" : "FusedConv";
     const std::string blocked = "y = com.microsoft.nchwc:Conv(x, w, ?b) " + padded;
@@ -381,7 +383,12 @@ sdk::Status register_rewrites(sdk::IRegistrar& r) {
   if (rank == 0) return onnx.status();
   register_basic(onnx);
   if (rank >= 2) register_extended(onnx);
-  if (rank >= 3) register_all_level(onnx, block_text);
+  if (rank >= 3) {
+    register_all_level(onnx, block_text);
+    // A HardSwish no Conv took as its activation (after a Gemm: MobileNetV3's classifier) runs
+    // as its function body at level all too.
+    register_function_inlining(onnx, kNchwcConvert);
+  }
   return onnx.status();
 }
 
