@@ -60,8 +60,7 @@ TEST(ConstantFolding, NodesOnnxRuntimeFoldsAreHeldLikeInitializers) {
   for (const Json& n : folded["nodes"]) {
     if (n.value("folded_at_load", false)) folded_nodes.push_back(n["outputs"][0]);
   }
-  EXPECT_EQ(folded_nodes,
-            (std::vector<std::string>{"table_shape", "six", "six_1d", "target"}));
+  EXPECT_EQ(folded_nodes, (std::vector<std::string>{"table_shape", "six", "six_1d", "target"}));
   for (const Json& n : running["nodes"]) EXPECT_FALSE(n.contains("folded_at_load"));
   const Json& f = folded["peak"]["evaluations"][0];
   const Json& r = running["peak"]["evaluations"][0];

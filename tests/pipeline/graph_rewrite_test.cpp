@@ -161,7 +161,8 @@ TEST(GraphRewrite, SameTypeCastsGoWhereTheInputsTypeIsKnown) {
   b.output("out", kFloat);
   const ValueTypeQuery types{
       [](std::string_view name) { return name == "r" ? std::int32_t{kFloat} : 0; },
-      [](std::string_view) { return -1; }, {}};
+      [](std::string_view) { return -1; },
+      {}};
   const Model model = b.build();
   const auto rewritten =
       rewrite_model(model, rules({{"CastElimination", "builtin:same_type_casts", ""}}), types);
@@ -192,7 +193,8 @@ TEST(GraphRewrite, RankAndValueTestsReadTheQueryAndTheConstant) {
   b.node("Sum", {"m1", "m2", "m3"}, {"Y"});
   b.output("Y", kFloat);
   const ValueTypeQuery types{[](std::string_view) { return 0; },
-                             [](std::string_view name) { return name == "X" ? 3 : 2; }, {}};
+                             [](std::string_view name) { return name == "X" ? 3 : 2; },
+                             {}};
   const Model model = b.build();
   const auto rewritten = rewrite_model(
       model, rules({{"Noop", "y = Mul(x{rank=3}, const k{rank=0, value=1})", "y = x"}}), types);
@@ -200,8 +202,9 @@ TEST(GraphRewrite, RankAndValueTestsReadTheQueryAndTheConstant) {
   EXPECT_EQ(ops(rewritten->model()), (std::vector<std::string>{"Mul", "Mul", "Sum"}));
   EXPECT_EQ(inputs_of(rewritten->model(), 2), (std::vector<std::string>{"X", "m2", "m3"}));
   // Nothing known about ranks: nothing matches.
-  EXPECT_EQ(rewrite_model(model, rules({{"Noop", "y = Mul(x{rank=3}, const k{value=1})", "y = x"}})),
-            nullptr);
+  EXPECT_EQ(
+      rewrite_model(model, rules({{"Noop", "y = Mul(x{rank=3}, const k{value=1})", "y = x"}})),
+      nullptr);
 }
 
 // X -> Conv -> BatchNormalization -> Relu -> Y: folded and fused into one FusedConv, whose

@@ -467,9 +467,9 @@ class FreeListPlan {
   BufferPlan& plan_;
   ExprBridge bridge_;
   std::unordered_set<std::uint32_t> named_;  ///< handles of the graph's named (declared) dims
-  std::unordered_map<std::string, std::int64_t> names_;             ///< dim names met, numbered
-  const RuntimeTypes* runtime_types_ = nullptr;  ///< when ONNX's inference ran
-  std::vector<bool> schema_gap_;                                    ///< by value: mark_schema_gaps
+  std::unordered_map<std::string, std::int64_t> names_;  ///< dim names met, numbered
+  const RuntimeTypes* runtime_types_ = nullptr;          ///< when ONNX's inference ran
+  std::vector<bool> schema_gap_;                         ///< by value: mark_schema_gaps
   std::vector<bool> folded_value_;  ///< by value: made by a node folded at load
   bool inferred_ = false;
   std::vector<SizeKey> key_;  ///< per value

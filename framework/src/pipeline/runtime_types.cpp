@@ -68,10 +68,22 @@ namespace {
 /// Operators whose output 0 has input 0's rank.
 bool keeps_rank(std::string_view op) {
   static const std::unordered_set<std::string_view> kOps = {
-      "Abs", "Cast", "Ceil", "Clip", "Dropout", "Elu", "Erf", "Exp", "Floor", "Gelu",
-      "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu", "Log",
-      "LogSoftmax", "Neg", "Not", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign",
-      "SimplifiedLayerNormalization", "Softmax", "Softplus", "Softsign", "Sqrt", "Tanh"};
+      "Abs",         "Cast",
+      "Ceil",        "Clip",
+      "Dropout",     "Elu",
+      "Erf",         "Exp",
+      "Floor",       "Gelu",
+      "HardSigmoid", "HardSwish",
+      "Identity",    "LayerNormalization",
+      "LeakyRelu",   "Log",
+      "LogSoftmax",  "Neg",
+      "Not",         "Reciprocal",
+      "Relu",        "Round",
+      "Selu",        "Sigmoid",
+      "Sign",        "SimplifiedLayerNormalization",
+      "Softmax",     "Softplus",
+      "Softsign",    "Sqrt",
+      "Tanh"};
   return kOps.count(op) != 0;
 }
 
@@ -79,7 +91,7 @@ bool keeps_rank(std::string_view op) {
 bool broadcasts(std::string_view op) {
   static const std::unordered_set<std::string_view> kOps = {
       "Add", "And", "Div", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Max",
-      "Min", "Mod", "Mul", "Or", "Pow", "PRelu", "Sub", "Where", "Xor"};
+      "Min", "Mod", "Mul", "Or",    "Pow",     "PRelu",          "Sub",  "Where",       "Xor"};
   return kOps.count(op) != 0;
 }
 

@@ -4,12 +4,12 @@
 // element types and ranks with it, and the free-list planner compares sizes with it.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-
-#include <onnx/onnx_pb.h>
 
 #include "cctx/model.hpp"
 

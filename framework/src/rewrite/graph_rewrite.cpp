@@ -204,8 +204,7 @@ class Rewriter {
       if (!fresh && it->second != name) return false;
     }
     if (commutative(n) && !p.ordered && p.inputs.size() == 2 && n.inputs.size() == 2 &&
-        !p.inputs[0].rest &&
-        !p.inputs[1].rest) {
+        !p.inputs[0].rest && !p.inputs[1].rest) {
       const std::uint32_t decision = commutative_seen_++;
       if (decision < 32 && ((swap_mask_ >> decision) & 1u) != 0) {
         const std::vector<std::string> swapped{n.inputs[1], n.inputs[0]};
@@ -701,7 +700,8 @@ class Rewriter {
     for (int i = 0; i < a->dim_size(); ++i) {
       const auto& p = a->dim(i);
       const auto& q = c->dim(i);
-      const bool same_value = p.has_dim_value() && q.has_dim_value() && p.dim_value() == q.dim_value();
+      const bool same_value =
+          p.has_dim_value() && q.has_dim_value() && p.dim_value() == q.dim_value();
       // (ONNX's inference names the dims it cannot infer `unk__N`; ONNX Runtime's leaves
       // them unnamed, and unnamed dims are never the same.)
       const bool same_name = p.has_dim_param() && q.has_dim_param() && !p.dim_param().empty() &&

@@ -208,10 +208,13 @@ class Reader {
         for (const RewriteArg::DimTest& t : clause) {
           using Op = RewriteArg::DimTest::Op;
           if (!a.constant && t.op != Op::kRank && t.op != Op::kLike) {
-            fail("only 'rank=N' and 'like=v' check a value that is not a constant: write "
-                 "'const " + a.var + "{...}' to test its dims");
+            fail(
+                "only 'rank=N' and 'like=v' check a value that is not a constant: write "
+                "'const " +
+                a.var + "{...}' to test its dims");
           }
-          if (a.constant && t.op == Op::kLike) fail("'like=v' checks a value that is not a constant");
+          if (a.constant && t.op == Op::kLike)
+            fail("'like=v' checks a value that is not a constant");
         }
       }
     }

@@ -72,7 +72,8 @@ void register_basic(Registration& reg) {
                                      std::pair{"Mul", "1"}, std::pair{"Div", "1"}}) {
     for (const int constant_rank : {0, 1}) {
       std::string ranks;
-      for (int r = constant_rank; r <= 8; ++r) ranks += (ranks.empty() ? "rank=" : "|rank=") + std::to_string(r);
+      for (int r = constant_rank; r <= 8; ++r)
+        ranks += (ranks.empty() ? "rank=" : "|rank=") + std::to_string(r);
       reg.rewrite((std::string("NoopElimination(") + op + ")").c_str(),
                   (std::string("y = ") + op + "(x{" + ranks + "}, const k{rank=" +
                    std::to_string(constant_rank) + ", value=" + identity + "})")
@@ -185,11 +186,11 @@ void register_extended(Registration& reg) {
         std::string becomes = std::string(f.becomes) + "transBatch" + f.flags + "=1";
         if (trans) becomes += std::string(", trans") + f.flags + "=1";
         becomes += "]";
-        reg.rewrite((std::string("MatmulTransposeFusion") + (trans ? "(batch, trans) " : "(batch) ") +
-                     f.name + " (rank " + std::to_string(rank) + ")")
-                        .c_str(),
-                    ("t = Transpose{perm=" + perm + "}(x); " + reads).c_str(), becomes.c_str(),
-                    kExtended);
+        reg.rewrite(
+            (std::string("MatmulTransposeFusion") + (trans ? "(batch, trans) " : "(batch) ") +
+             f.name + " (rank " + std::to_string(rank) + ")")
+                .c_str(),
+            ("t = Transpose{perm=" + perm + "}(x); " + reads).c_str(), becomes.c_str(), kExtended);
       }
     }
   }
