@@ -71,7 +71,7 @@ TEST_F(Rewrites, OptimizedProfilePlansTheGraphOnnxRuntimeRuns) {
 
   // Run memory: fewer buffers than the unoptimised plan, and at least r1 and the output (x is a
   // graph input, which the NCHWc Conv does not write into).
-  const std::int64_t buffer = 2 * 16 * 9 * 11 * 4;  // N*16*H*W floats
+  const std::int64_t buffer = std::int64_t{2} * 16 * 9 * 11 * 4;  // N*16*H*W floats
   const Json& ev = j["peak"]["evaluations"][0];
   const Json plain = report("onnxruntime-cpu-unoptimized-no-arena")["peak"]["evaluations"][0];
   EXPECT_LT(ev["run_bytes"].get<std::int64_t>(), plain["run_bytes"].get<std::int64_t>());

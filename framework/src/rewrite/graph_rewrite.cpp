@@ -37,6 +37,7 @@ struct WorkNode {
   bool alive = true;
   bool inputs_changed = false;   ///< an original whose readers were renamed: written as a copy
   bool outputs_changed = false;  ///< an original that took another value's name (`y <- x`)
+  std::string mark;              ///< a replacement's mark (`@blocked`): see RewriteOps
   std::size_t slot = 0;          ///< position: the original's index, a replacement its anchor's
   std::size_t sequence = 0;      ///< order among nodes of one slot
   std::optional<RewriteOrigin> origin;
@@ -184,7 +185,7 @@ class Rewriter {
   }
 
   static bool op_matches(const RewriteNode& p, const WorkNode& n) {
-    return p.ops.accepts(n.domain, n.proto->op_type()) && attr_tests_hold(p, *n.proto);
+    return p.ops.accepts(n.domain, n.proto->op_type(), n.mark) && attr_tests_hold(p, *n.proto);
   }
 
   bool match(const RewriteRule& rule, std::size_t k, std::size_t id, Binding& b) {
@@ -198,6 +199,10 @@ class Rewriter {
       const std::string name = i < n.outputs.size() ? n.outputs[i] : std::string();
       if (name.empty()) return false;
       if (i < p.graph_outputs.size() && p.graph_outputs[i] && graph_outputs_.count(name) == 0) {
+        return false;
+      }
+      if (i < p.not_graph_outputs.size() && p.not_graph_outputs[i] &&
+          graph_outputs_.count(name) != 0) {
         return false;
       }
       auto [it, fresh] = b.values.emplace(p.outputs[i], name);
@@ -246,6 +251,19 @@ class Rewriter {
   bool bind(const RewriteRule& rule, const RewriteArg& a, const std::string& name, Binding& b) {
     auto [it, fresh] = b.values.emplace(a.var, name);
     if (!fresh) return it->second == name;
+    if (!a.constant) {
+      // `x{rank=3, d1%16}`: the value's rank and dims as the runtime resolves it, whoever makes
+      // it (a pattern node too).
+      for (const auto& clause : a.dim_tests) {
+        bool holds = false;
+        for (const RewriteArg::DimTest& test : clause) {
+          // `like` compares with another variable, bound by then or not: applicable() checks it.
+          holds =
+              holds || test.op == RewriteArg::DimTest::Op::kLike || value_test_holds(name, test);
+        }
+        if (!holds) return false;
+      }
+    }
     auto made = rule.produced_by.find(a.var);
     if (made != rule.produced_by.end() && rule.pattern[made->second].absent) {
       // A condition: no node the `not` node's operators accept makes the value.
@@ -258,19 +276,7 @@ class Rewriter {
       if (p == producer_.end() || !nodes_[p->second].alive) return false;
       return match(rule, made->second, p->second, b);
     }
-    if (!a.constant) {
-      // `x{rank=3}`: the value's rank as the runtime resolves it (parse_rewrite_rule allows
-      // only rank tests on a value that is not a constant).
-      for (const auto& clause : a.dim_tests) {
-        bool holds = false;
-        for (const RewriteArg::DimTest& test : clause) {
-          // `like` compares with another variable, bound by then or not: applicable() checks it.
-          holds = holds || test.op == RewriteArg::DimTest::Op::kLike || rank_of(name) == test.value;
-        }
-        if (!holds) return false;
-      }
-      return true;
-    }
+    if (!a.constant) return true;
     auto c = constants_.find(name);
     if (c == constants_.end() || producer_is_live_nonconstant(name)) return false;
     if (!a.dim_tests.empty()) {
@@ -420,7 +426,8 @@ class Rewriter {
     if (it == readers_.end()) return out;
     for (std::size_t id : it->second) {
       const WorkNode& n = nodes_[id];
-      if (!n.alive || removed.count(id) != 0 || !r.ops.accepts(n.domain, n.proto->op_type())) {
+      if (!n.alive || removed.count(id) != 0 ||
+          !r.ops.accepts(n.domain, n.proto->op_type(), n.mark)) {
         continue;
       }
       if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
@@ -555,6 +562,7 @@ class Rewriter {
       for (const std::string& o : w.outputs) p.add_output(o);
       w.proto = w.made.get();
       w.domain = r.ops.domain;
+      w.mark = r.mark;
       w.slot = slot;
       w.sequence = ++sequence_;
       w.origin = origin;
@@ -670,6 +678,34 @@ class Rewriter {
       return c->second != nullptr ? c->second->dims_size() : -1;
     }
     return types_.rank ? types_.rank(name) : -1;
+  }
+
+  /// A dim or rank test on a value that is not a constant, through the runtime's shapes.
+  bool value_test_holds(const std::string& name, const RewriteArg::DimTest& test) const {
+    using Op = RewriteArg::DimTest::Op;
+    if (test.op == Op::kRank) return rank_of(name) == test.value;
+    const onnx::TensorShapeProto* shape = types_.shape ? types_.shape(name) : nullptr;
+    if (shape == nullptr || test.dim >= shape->dim_size() ||
+        !shape->dim(test.dim).has_dim_value()) {
+      return false;
+    }
+    const std::int64_t d = shape->dim(test.dim).dim_value();
+    switch (test.op) {
+      case Op::kMultipleOf:
+        return d % test.value == 0;
+      case Op::kBelow:
+        return d < test.value;
+      case Op::kAbove:
+        return d > test.value;
+      case Op::kEquals:
+        return d == test.value;
+      case Op::kScalar:
+      case Op::kRank:
+      case Op::kValue:
+      case Op::kLike:
+        break;
+    }
+    return false;
   }
 
   /// Every `x{like=v}` of the pattern: x and v have the same dims as the runtime's inference

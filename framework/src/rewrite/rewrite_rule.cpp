@@ -43,7 +43,8 @@ class Reader {
  private:
   struct OutputName {
     std::string name;
-    bool graph_output = false;  ///< written `$y` (pattern only): must be a graph output
+    bool graph_output = false;      ///< written `$y` (pattern only): must be a graph output
+    bool not_graph_output = false;  ///< written `~y` (pattern only): must not be one
   };
 
   OutputName output_name(bool replacement) {
@@ -52,6 +53,9 @@ class Reader {
     if (accept('$')) {
       if (replacement) fail("'$' marks a pattern's graph output");
       out.graph_output = true;
+    } else if (accept('~')) {
+      if (replacement) fail("'~' marks a pattern's value that is no graph output");
+      out.not_graph_output = true;
     }
     out.name = identifier("an output name");
     return out;
@@ -60,13 +64,15 @@ class Reader {
   static void add_output(RewriteNode& n, OutputName o) {
     n.outputs.push_back(std::move(o.name));
     n.graph_outputs.push_back(o.graph_output);
+    n.not_graph_outputs.push_back(o.not_graph_output);
   }
 
   RewriteNode node(bool replacement) {
     RewriteNode n;
     OutputName first = output_name(replacement);
     skip_blanks();
-    const bool word = !first.graph_output && !at_end() && ident_start(peek());
+    const bool word =
+        !first.graph_output && !first.not_graph_output && !at_end() && ident_start(peek());
     if (word && first.name == "reroute") {
       if (!replacement) fail("'reroute' is a replacement statement");
       n.kind = RewriteNode::Kind::kReroute;
@@ -78,8 +84,8 @@ class Reader {
       n.ops = ops(false);
       return n;
     }
-    if ((word || (!at_end() && peek() == '$')) && !first.graph_output &&
-        (first.name == "keep" || first.name == "not")) {
+    if ((word || (!at_end() && (peek() == '$' || peek() == '~'))) && !first.graph_output &&
+        !first.not_graph_output && (first.name == "keep" || first.name == "not")) {
       if (replacement) fail("'" + first.name + "' marks a pattern node");
       (first.name == "keep" ? n.keep : n.absent) = true;
       first = output_name(replacement);
@@ -135,6 +141,11 @@ class Reader {
         expect(',');
       }
     }
+    skip_blanks();
+    if (accept('@')) {
+      if (!replacement) fail("a pattern node tests a mark with '@mark' in place of an operator");
+      n.mark = identifier("a mark");
+    }
     return n;
   }
 
@@ -146,6 +157,24 @@ class Reader {
       if (replacement) fail("a replacement node names its operator");
       o.negated = true;
     }
+    // `@mark` alternatives: after the operators, or alone.
+    auto mark = [&]() {
+      if (!accept('@')) return false;
+      if (replacement) fail("a replacement node names its operator; its mark follows it");
+      o.marks.push_back(identifier("a mark"));
+      skip_blanks();
+      return true;
+    };
+    auto more_marks = [&]() {
+      while (accept('|')) {
+        skip_blanks();
+        if (!mark()) fail("expected '@mark'");
+      }
+    };
+    if (mark()) {
+      more_marks();
+      return o;
+    }
     std::string first = identifier("an operator");
     skip_blanks();
     if (accept(':')) {
@@ -154,6 +183,8 @@ class Reader {
       if (accept('*')) {
         if (replacement) fail("a replacement node names its operator");
         o.any_op = true;
+        skip_blanks();
+        more_marks();
         return o;
       }
       first = identifier("an operator");
@@ -161,6 +192,11 @@ class Reader {
     }
     o.op_types.push_back(first);
     while (accept('|')) {
+      skip_blanks();
+      if (mark()) {
+        more_marks();
+        break;
+      }
       o.op_types.push_back(identifier("an operator"));
       skip_blanks();
     }
@@ -207,11 +243,8 @@ class Reader {
       for (const auto& clause : a.dim_tests) {
         for (const RewriteArg::DimTest& t : clause) {
           using Op = RewriteArg::DimTest::Op;
-          if (!a.constant && t.op != Op::kRank && t.op != Op::kLike) {
-            fail(
-                "only 'rank=N' and 'like=v' check a value that is not a constant: write "
-                "'const " +
-                a.var + "{...}' to test its dims");
+          if (!a.constant && (t.op == Op::kScalar || t.op == Op::kValue)) {
+            fail("'scalar' and 'value=V' check a constant: write 'const " + a.var + "{...}'");
           }
           if (a.constant && t.op == Op::kLike)
             fail("'like=v' checks a value that is not a constant");
@@ -526,10 +559,13 @@ void check_rule(const RewriteRule& r) {
 
 }  // namespace
 
-bool RewriteOps::accepts(std::string_view node_domain, std::string_view op_type) const {
+bool RewriteOps::accepts(std::string_view node_domain, std::string_view op_type,
+                         std::string_view mark) const {
   const bool named =
-      normalize_domain(node_domain) == domain &&
-      (any_op || std::find(op_types.begin(), op_types.end(), op_type) != op_types.end());
+      mark.empty()
+          ? (any_op || std::find(op_types.begin(), op_types.end(), op_type) != op_types.end()) &&
+                normalize_domain(node_domain) == domain
+          : std::find(marks.begin(), marks.end(), mark) != marks.end();
   return named != negated;
 }
 

@@ -21,10 +21,11 @@ struct RewriteArg {
   /// `const w{d1%16|d1<16, d0=8, d1>15}`: tests of the constant's dims, every clause (`,`) holding
   /// through one of its alternatives (`|`); `scalar`: one element (every dim 1, or rank 0);
   /// `rank=4`: four dims; `value=1`: one element, equal to the integer (read from the model:
-  /// only a constant of one element is ever read). A value that is not a constant takes only
-  /// `rank=N` (`x{rank=3}`) and `like=v` tests, answered by the shapes the runtime's inference
-  /// gives (ValueTypeQuery); `like=v`: the same dims as variable v's, each the same integer or
-  /// the same name (ONNX Runtime's test before fusing an Add of two values).
+  /// only a constant of one element is ever read). A value that is not a constant takes every
+  /// test but `scalar` and `value=V`, answered by the shape the runtime's inference gives it
+  /// (ValueTypeQuery; a dim tested must be an integer there); `like=v` (values only): the same
+  /// dims as variable v's, each the same integer or the same name (ONNX Runtime's test before
+  /// fusing an Add of two values).
   struct DimTest {
     enum class Op : std::uint8_t {
       kMultipleOf,
@@ -74,13 +75,18 @@ struct RewriteAttr {
   float real = 0.0F;  ///< kFloat
 };
 
-/// Which nodes a pattern node (or a reroute) accepts: `[!][DOMAIN:]Op|Other` or `DOMAIN:*`.
+/// Which nodes a pattern node (or a reroute) accepts: `[!][DOMAIN:]Op|Other` or `DOMAIN:*`,
+/// with `|@mark` alternatives (or marks alone: `@blocked`). A node a replacement marked
+/// (`y = Relu(x) @blocked`: it runs on a layout of the runtime's own) is accepted only through
+/// its mark; an unmarked node only through its domain and operator.
 struct RewriteOps {
   std::string domain;                 ///< normalised: "" for ai.onnx
   std::vector<std::string> op_types;  ///< alternatives; empty with any_op
+  std::vector<std::string> marks;     ///< `@mark` alternatives
   bool any_op = false;                ///< `DOMAIN:*`
   bool negated = false;               ///< `!...`: every node the rest does not accept
-  bool accepts(std::string_view node_domain, std::string_view op_type) const;
+  bool accepts(std::string_view node_domain, std::string_view op_type,
+               std::string_view mark = {}) const;
 };
 
 /// One statement of a rule:
@@ -104,6 +110,10 @@ struct RewriteNode {
   std::vector<std::string> outputs;  ///< `_` for an output that must be absent or unread
   /// Per output, written `$y` in a pattern: the value must be a graph output.
   std::vector<bool> graph_outputs;
+  /// Per output, written `~y` in a pattern: the value must not be a graph output.
+  std::vector<bool> not_graph_outputs;
+  /// A replacement node's mark (`... @blocked`): later patterns accept it through `@blocked`.
+  std::string mark;
   std::vector<RewriteArg> inputs;       ///< a rename's source; a reroute's p and q
   std::vector<RewriteAttr> attributes;  ///< replacement nodes only
   std::vector<AttrTest> attr_tests;     ///< pattern nodes only

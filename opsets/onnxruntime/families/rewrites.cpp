@@ -287,14 +287,58 @@ void register_all_level(Registration& reg, const std::string& block) {
                   (std::string(kBlockedPool) + reads).c_str(), replacement.c_str(), pass);
     }
   }
+  // ... and after a value an ai.onnx operator keeps blocked (below), of whole blocks.
+  for (const char* pool : {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"}) {
+    reg.rewrite(
+        (std::string("Nchwc") + pool + "AfterBlocked").c_str(),
+        (std::string("keep p = @blocked(*i); y = ") + pool + "(p{d1%" + block + "})").c_str(),
+        (std::string("y = com.microsoft.nchwc:") + pool + "(p) [y]").c_str(), kNchwcFuse);
+  }
   // NchwcConvSumFusion: a blocked Conv read only by an Add of two blocked values adds the other
   // one itself, writing into its buffer (MayInplace(3, 0)); then NchwcConvReluFusion.
   reg.rewrite("NchwcConvSumFusion",
               "c = com.microsoft.nchwc:Conv{!activation}(x, w, ?b)\n"
-              "keep s = com.microsoft.nchwc:*(*z); y = Add|Sum(c, s)",
+              "keep s = com.microsoft.nchwc:*|@blocked(*z); y = Add|Sum(c, s)",
               "y = com.microsoft.nchwc:Conv(x, w, ?b, s) [c]", kNchwcFuse);
-  reg.rewrite("NchwcConvReluFusion", "c = com.microsoft.nchwc:Conv{!activation}(*i); y = Relu(c)",
+  reg.rewrite("NchwcConvReluFusion",
+              "c = com.microsoft.nchwc:Conv{!activation}(*i); y = Relu|Sigmoid|Tanh(c)",
               "y = com.microsoft.nchwc:Conv(*i) [c, activation=@y]", kNchwcFuse);
+  // Where every input is blocked, ONNX Runtime keeps these ai.onnx operators on the blocked
+  // layout (TransformActivation, TransformConcat, TransformBinary): no ReorderOutput before
+  // them, and their output is blocked too. They stay the ai.onnx operators, marked `@blocked`
+  // so that the rules here and below see their layout. (Not when their output is a graph
+  // output: ONNX Runtime then adds a ReorderOutput, which is not modelled.)
+  constexpr const char* kBlocked =
+      "com.microsoft.nchwc:Conv|MaxPool|AveragePool|GlobalAveragePool|GlobalMaxPool|@blocked";
+  for (const char* op : {"Relu", "Sigmoid", "Tanh"}) {
+    reg.rewrite((std::string("NchwcActivation(") + op + ")").c_str(),
+                (std::string("keep x = ") + kBlocked + "(*z); ~y = " + op + "(x)").c_str(),
+                (std::string("y = ") + op + "(x) [y] @blocked").c_str(), kNchwcFuse);
+  }
+  // Concat along channels of blocked values of whole blocks each (2 to 8 inputs).
+  for (int n = 2; n <= 8; ++n) {
+    std::string pattern;
+    std::string inputs;
+    std::string reads;
+    for (int k = 0; k < n; ++k) {
+      const std::string a = "a" + std::to_string(k);
+      pattern += "keep " + a + " = " + kBlocked + "(*z" + std::to_string(k) + ")\n";
+      inputs += (k == 0 ? "" : ", ") + a;
+      reads += (k == 0 ? "" : ", ") + a + "{d1%" + block + "}";
+    }
+    reg.rewrite(("NchwcConcat(" + std::to_string(n) + ")").c_str(),
+                (pattern + "~y = Concat{axis=1}(" + reads + ")").c_str(),
+                ("y = Concat(" + inputs + ") [y] @blocked").c_str(), kNchwcFuse);
+  }
+  // Add, Sum or Mul of two blocked values of the same dims (an Add whose dims cannot be shown
+  // equal, which ONNX Runtime reshapes to run blocked, reads through ReorderOutput here).
+  for (const char* op : {"Add", "Sum", "Mul"}) {
+    reg.rewrite((std::string("NchwcBinary(") + op + ")").c_str(),
+                (std::string("keep a = ") + kBlocked + "(*za); keep b = " + kBlocked +
+                 "(*zb); ~y = " + op + "(a{like=b}, b)")
+                    .c_str(),
+                (std::string("y = ") + op + "(a, b) [y] @blocked").c_str(), kNchwcFuse);
+  }
   // Where the layouts meet, ONNX Runtime copies: a blocked Conv whose input another operator
   // made reads it through ReorderInput, and the readers of a blocked value that have no NCHWc
   // kernel read it through one ReorderOutput (which drops a Conv's padding channels).
@@ -302,7 +346,7 @@ void register_all_level(Registration& reg, const std::string& block) {
        {std::pair<const char*, std::string>{"NchwcReorderInput", "d1%4, d1>" + min_channels},
         std::pair<const char*, std::string>{"NchwcReorderInputDepthwise", "d1=1"}}) {
     reg.rewrite(name,
-                ("keep x = !com.microsoft.nchwc:*(*z)\n"
+                ("keep x = !com.microsoft.nchwc:*|@blocked(*z)\n"
                  "y = com.microsoft.nchwc:Conv(x, const w{" +
                  weights + "}, *r)")
                     .c_str(),
@@ -310,7 +354,7 @@ void register_all_level(Registration& reg, const std::string& block) {
                 "y = com.microsoft.nchwc:Conv(t, w, *r) [y]",
                 kReorder);
   }
-  constexpr const char* kReroute = "; reroute p -> q for !com.microsoft.nchwc:*";
+  constexpr const char* kReroute = "; reroute p -> q for !com.microsoft.nchwc:*|@blocked";
   reg.rewrite(
       "NchwcReorderOutput", "keep p = com.microsoft.nchwc:Conv(x, const w, *r)",
       (std::string("q = com.microsoft.nchwc:ReorderOutput(p) [channels=dim(w, 0)]") + kReroute)
@@ -320,6 +364,9 @@ void register_all_level(Registration& reg, const std::string& block) {
   reg.rewrite("NchwcReorderGraphOutput", "$p = com.microsoft.nchwc:Conv(x, const w, *r)",
               "t = com.microsoft.nchwc:Conv(x, w, *r) [p]\n"
               "p = com.microsoft.nchwc:ReorderOutput(t) [channels=dim(w, 0)]",
+              kReorder);
+  reg.rewrite("NchwcReorderOutputAfterBlocked", "keep p = @blocked(*i)",
+              (std::string("q = com.microsoft.nchwc:ReorderOutput(p)") + kReroute).c_str(),
               kReorder);
   reg.rewrite("NchwcReorderOutputAfterPool", kBlockedPool,
               (std::string("q = com.microsoft.nchwc:ReorderOutput(p)") + kReroute).c_str(),
@@ -335,6 +382,9 @@ void register_all_level(Registration& reg, const std::string& block) {
               kReorder);
   reg.rewrite("NchwcReorderOutputAfterPoolForNchwInput",
               (std::string(kBlockedPool) + nchw_reader).c_str(),
+              ("q = com.microsoft.nchwc:ReorderOutput(p); " + reread).c_str(), kReorder);
+  reg.rewrite("NchwcReorderOutputAfterBlockedForNchwInput",
+              (std::string("keep p = @blocked(*i)") + nchw_reader).c_str(),
               ("q = com.microsoft.nchwc:ReorderOutput(p); " + reread).c_str(), kReorder);
 }
 
