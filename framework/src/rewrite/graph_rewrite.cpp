@@ -297,6 +297,15 @@ class Rewriter {
       return std::all_of(t.dims().begin(), t.dims().end(), [](std::int64_t d) { return d == 1; });
     }
     if (test.op == Op::kRank) return t.dims_size() == test.value;
+    if (test.op == Op::kZeros) {
+      std::vector<std::int64_t> ints;
+      std::vector<double> reals;
+      if (tensor_int_values(t, kCompareByValueElements, &ints)) {
+        return std::all_of(ints.begin(), ints.end(), [](std::int64_t v) { return v == 0; });
+      }
+      return tensor_float_values(t, kCompareByValueElements, &reals) &&
+             std::all_of(reals.begin(), reals.end(), [](double v) { return v == 0.0; });
+    }
     if (test.op == Op::kValue) {
       if (tensor_element_count(t) != 1) return false;
       std::vector<std::int64_t> ints;
@@ -320,6 +329,7 @@ class Rewriter {
       case Op::kRank:
       case Op::kValue:
       case Op::kLike:
+      case Op::kZeros:
         break;
     }
     return false;
@@ -703,6 +713,7 @@ class Rewriter {
       case Op::kRank:
       case Op::kValue:
       case Op::kLike:
+      case Op::kZeros:
         break;
     }
     return false;

@@ -243,8 +243,9 @@ class Reader {
       for (const auto& clause : a.dim_tests) {
         for (const RewriteArg::DimTest& t : clause) {
           using Op = RewriteArg::DimTest::Op;
-          if (!a.constant && (t.op == Op::kScalar || t.op == Op::kValue)) {
-            fail("'scalar' and 'value=V' check a constant: write 'const " + a.var + "{...}'");
+          if (!a.constant && (t.op == Op::kScalar || t.op == Op::kValue || t.op == Op::kZeros)) {
+            fail("'scalar', 'value=V' and 'zeros' check a constant: write 'const " + a.var +
+                 "{...}'");
           }
           if (a.constant && t.op == Op::kLike)
             fail("'like=v' checks a value that is not a constant");
@@ -258,6 +259,11 @@ class Reader {
     using Op = RewriteArg::DimTest::Op;
     RewriteArg::DimTest t;
     skip_blanks();
+    if (text_.substr(pos_, 5) == "zeros") {
+      pos_ += 5;
+      t.op = Op::kZeros;
+      return t;
+    }
     if (text_.substr(pos_, 6) == "scalar") {
       pos_ += 6;
       t.op = Op::kScalar;

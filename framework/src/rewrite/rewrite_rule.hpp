@@ -20,9 +20,9 @@ struct RewriteArg {
   bool rest = false;      ///< `*x`: every remaining input, in order
   /// `const w{d1%16|d1<16, d0=8, d1>15}`: tests of the constant's dims, every clause (`,`) holding
   /// through one of its alternatives (`|`); `scalar`: one element (every dim 1, or rank 0);
-  /// `rank=4`: four dims; `value=1`: one element, equal to the integer (read from the model:
-  /// only a constant of one element is ever read). A value that is not a constant takes every
-  /// test but `scalar` and `value=V`, answered by the shape the runtime's inference gives it
+  /// `rank=4`: four dims; `value=1`: one element, equal to the integer; `zeros`: every element
+  /// 0 (at most 64 read: only small constants are ever read). A value that is not a constant takes
+  /// every test but `scalar` and `value=V`, answered by the shape the runtime's inference gives it
   /// (ValueTypeQuery; a dim tested must be an integer there); `like=v` (values only): the same
   /// dims as variable v's, each the same integer or the same name (ONNX Runtime's test before
   /// fusing an Add of two values).
@@ -35,7 +35,8 @@ struct RewriteArg {
       kScalar,
       kRank,
       kValue,
-      kLike
+      kLike,
+      kZeros
     };
     Op op = Op::kMultipleOf;
     std::int32_t dim = 0;

@@ -96,6 +96,13 @@ Status conv(const INodeView& node, IShapeSink& out) {
   Shape x = input_shape(node, 0);
   const Shape w = input_shape(node, 1);
   if (!x.known) return set_shape(out, 0, type, x);
+  // A BatchNormalization of a blocked value, which ONNX Runtime runs as a depthwise 1x1 NCHWc
+  // Conv: cctx's rewrite passes the scale [C] as the weights (no kernel dims).
+  if (w.known && w.rank() == 1 && x.rank() >= 3) {
+    std::vector<Dim> dims(x.dims.begin(), x.dims.end());
+    dims[1] = blocked(node, w.dims[0]);
+    return set_shape(out, 0, type, Shape::of(std::move(dims)));
+  }
   // A Conv cctx's rewrite blocked keeps the model's weights [M, C / group, ...], while its input,
   // when blocked, carries C padded to whole blocks: its channels are read as the weights say.
   if (node.attribute_type("nchwc_block") != AttrType::kNone && w.known && x.rank() >= 3) {

@@ -81,6 +81,13 @@ void register_basic(Registration& reg) {
                   "y = x", kBasic);
     }
   }
+  // PadFusion, of a Pad that pads nothing (PyTorch exports one before an AveragePool): the
+  // pool or Conv reads the Pad's input, and the copy is never made.
+  for (const char* op : {"Conv", "AveragePool", "MaxPool"}) {
+    reg.rewrite((std::string("PadFusion(") + op + ")").c_str(),
+                (std::string("p = Pad(x, const pads{zeros}, *v); y = ") + op + "(p, *r)").c_str(),
+                (std::string("y = ") + op + "(x, *r) [y]").c_str(), kBasic);
+  }
   // NotWhereFusion: Where(Not(c), a, b) is Where(c, b, a); the Not goes.
   reg.rewrite("NotWhereFusion", "n = Not(c); y = Where(n, a, b)", "y = Where(c, b, a)", kBasic);
   // CommonSubexpressionElimination: a node equal to an earlier one (operator, inputs,
@@ -310,13 +317,24 @@ void register_all_level(Registration& reg, const std::string& block) {
   // output: ONNX Runtime then adds a ReorderOutput, which is not modelled.)
   constexpr const char* kBlocked =
       "com.microsoft.nchwc:Conv|MaxPool|AveragePool|GlobalAveragePool|GlobalMaxPool|@blocked";
+  // TransformBatchNormalization: a BatchNormalization (with its epsilon) of a blocked value runs
+  // as a depthwise 1x1 NCHWc Conv, which an activation then fuses into (its weights here: the
+  // scale, whose [C] the Conv's shape rule reads as 1x1).
+  reg.rewrite("NchwcBatchNormalization",
+              (std::string("keep x = ") + kBlocked +
+               "(*z)\n"
+               "y = BatchNormalization{spatial?=1}(x, const s{rank=1}, const b, const m, const v)")
+                  .c_str(),
+              ("y = com.microsoft.nchwc:Conv(x, s, b) [nchwc_block=" + block + "]").c_str(),
+              kNchwcFuse);
   for (const char* op : {"Relu", "Sigmoid", "Tanh"}) {
     reg.rewrite((std::string("NchwcActivation(") + op + ")").c_str(),
                 (std::string("keep x = ") + kBlocked + "(*z); ~y = " + op + "(x)").c_str(),
                 (std::string("y = ") + op + "(x) [y] @blocked").c_str(), kNchwcFuse);
   }
-  // Concat along channels of blocked values of whole blocks each (2 to 8 inputs).
-  for (int n = 2; n <= 8; ++n) {
+  // Concat along channels of blocked values of whole blocks each (1 to 64 inputs: a DenseNet
+  // block concatenates every earlier layer's output).
+  for (int n = 1; n <= 64; ++n) {
     std::string pattern;
     std::string inputs;
     std::string reads;
