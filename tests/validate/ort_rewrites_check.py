@@ -55,8 +55,9 @@ def model_files(args):
 def generated_models(work):
     """Small CNNs made here whose rewritten graphs must equal ONNX Runtime's: a ResNet stem and
     two residual blocks (Conv+BatchNormalization+Relu, MaxPool, Sum fusions, a strided 1x1
-    downsample, GlobalAveragePool, Gemm) and a MobileNet-v2 block (Clip 0..6, depthwise Conv,
-    a channel count that is no whole block)."""
+    downsample, GlobalAveragePool, Gemm), a MobileNet-v2 block (Clip 0..6, depthwise Conv,
+    a channel count that is no whole block) and an inception block with a dense layer (NCHWc
+    Concat, pools and BatchNormalization of blocked values, a zero Pad)."""
     def w(name, shape):
         return numpy_helper.from_array(np.random.default_rng(0).standard_normal(shape)
                                        .astype(np.float32) * 0.1, name)
@@ -112,6 +113,36 @@ def generated_models(work):
               helper.make_node("GlobalAveragePool", ["res"], ["gap"]),
               helper.make_node("Flatten", ["gap"], ["logits"])]
     models.append(("generated_mobilenet_block", nodes, inits))
+
+    # An inception block: four branches (a 1x1 Conv, 1x1 then 3x3, a pool then 1x1) concatenated
+    # along channels, then a MaxPool and a dense layer's BatchNormalization + Relu on the
+    # concatenation (NCHWc Concat, pool, BatchNormalization as a Conv, the Relu fused), a zero
+    # Pad before an AveragePool (PyTorch's export; PadFusion), the head.
+    nodes, inits = [], []
+    conv(nodes, inits, "image", "stem", 3, 32, 3, stride=2, act="relu")
+    conv(nodes, inits, "stem", "i1", 32, 16, 1, act="relu")
+    conv(nodes, inits, "stem", "i2a", 32, 16, 1, act="relu")
+    conv(nodes, inits, "i2a", "i2", 16, 32, 3, act="relu")
+    nodes.append(helper.make_node("MaxPool", ["stem"], ["i3p"], kernel_shape=[3, 3],
+                                  strides=[1, 1], pads=[1, 1, 1, 1]))
+    conv(nodes, inits, "i3p", "i3", 32, 16, 1, act="relu")
+    nodes.append(helper.make_node("Concat", ["i1", "i2", "i3"], ["cat"], axis=1))
+    nodes.append(helper.make_node("MaxPool", ["cat"], ["catp"], kernel_shape=[2, 2],
+                                  strides=[2, 2]))
+    for p in "sbmv":
+        inits.append(numpy_helper.from_array(np.full([64], 1.0 if p in "sv" else 0.0,
+                                                     np.float32), "dn_" + p))
+    nodes += [helper.make_node("BatchNormalization",
+                               ["catp", "dn_s", "dn_b", "dn_m", "dn_v"], ["dn_bn"]),
+              helper.make_node("Relu", ["dn_bn"], ["dn"])]
+    conv(nodes, inits, "dn", "tr", 64, 32, 1, bn=False)
+    inits.append(numpy_helper.from_array(np.zeros([8], np.int64), "no_pads"))
+    nodes += [helper.make_node("Pad", ["tr", "no_pads"], ["trp"], mode="constant"),
+              helper.make_node("AveragePool", ["trp"], ["avg"], kernel_shape=[2, 2],
+                               strides=[2, 2]),
+              helper.make_node("GlobalAveragePool", ["avg"], ["gap"]),
+              helper.make_node("Flatten", ["gap"], ["logits"])]
+    models.append(("generated_inception_block", nodes, inits))
 
     out = []
     for name, nodes, inits in models:
