@@ -56,8 +56,8 @@ TEST(RewriteRule, RefusesTextItCannotMatchWithOneLineNamingTheRule) {
   EXPECT_EQ(error_of("y = Relu(x)", "y = Sigmoid(z)"),
             "rewrite 'R': the replacement reads 'z', which the pattern does not bind");
   EXPECT_EQ(error_of("y = Relu(x{scalar})", "y = x"),
-            "rewrite 'R': pattern at character 19: 'scalar' and 'value=V' check a constant: "
-            "write 'const x{...}'");
+            "rewrite 'R': pattern at character 19: 'scalar', 'value=V' and 'zeros' check a "
+            "constant: write 'const x{...}'");
   EXPECT_EQ(error_of("y = Relu(x)", "y = Sigmoid(x) [k=@q]"),
             "rewrite 'R': the replacement's attribute refers to 'q', which no pattern node makes");
 }
@@ -205,6 +205,42 @@ TEST(GraphRewrite, RankAndValueTestsReadTheQueryAndTheConstant) {
   EXPECT_EQ(
       rewrite_model(model, rules({{"Noop", "y = Mul(x{rank=3}, const k{value=1})", "y = x"}})),
       nullptr);
+}
+
+// `const k{zeros}`: every element 0 (a Pad that pads nothing); `x{d1%4}` on a value, a pattern
+// node's output too, reads the dim from the type query's shape.
+TEST(GraphRewrite, ZerosAndDimTestsOfValues) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", std::int64_t{8}});
+  b.input("Z", kFloat, {"N", std::int64_t{6}});
+  b.initializer(test::tensor_ints("no_pads", {0, 0, 0, 0}, {4}));
+  b.initializer(test::tensor_ints("some_pads", {0, 1, 0, 1}, {4}));
+  b.node("Pad", {"X", "no_pads"}, {"p1"});
+  b.node("Relu", {"p1"}, {"r1"});
+  b.node("Pad", {"X", "some_pads"}, {"p2"});
+  b.node("Relu", {"p2"}, {"r2"});
+  b.node("Sigmoid", {"Z"}, {"s"});
+  b.node("Tanh", {"s"}, {"t"});
+  b.node("Sum", {"r1", "r2", "t"}, {"Y"});
+  b.output("Y", kFloat);
+  onnx::TensorShapeProto six;
+  six.add_dim()->set_dim_param("N");
+  six.add_dim()->set_dim_value(6);
+  const ValueTypeQuery types{[](std::string_view) { return 0; }, [](std::string_view) { return 2; },
+                             [&six](std::string_view name) -> const onnx::TensorShapeProto* {
+                               return name == "s" ? &six : nullptr;
+                             }};
+  const Model model = b.build();
+  const auto rewritten =
+      rewrite_model(model,
+                    rules({{"NoPad", "p = Pad(x, const k{zeros}); y = Relu(p)", "y = Relu(x)"},
+                           {"Sixes", "keep a = Sigmoid(*z); y = Tanh(a{d1%3})", "y = Neg(a)"},
+                           {"Fours", "keep a = Sigmoid(*z); y = Tanh(a{d1%4})", "y = Abs(a)"}}),
+                    types);
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()),
+            (std::vector<std::string>{"Relu", "Pad", "Relu", "Sigmoid", "Neg", "Sum"}));
+  EXPECT_EQ(inputs_of(rewritten->model(), 0), (std::vector<std::string>{"X"}));
 }
 
 // A replacement marks its node (`@m`, a layout of the runtime's own); later patterns reach it
