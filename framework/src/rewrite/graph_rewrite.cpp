@@ -297,6 +297,17 @@ class Rewriter {
       return std::all_of(t.dims().begin(), t.dims().end(), [](std::int64_t d) { return d == 1; });
     }
     if (test.op == Op::kRank) return t.dims_size() == test.value;
+    if (test.op == Op::kWhole || test.op == Op::kElement) {
+      std::vector<double> values;
+      if (!constant_values(t, &values)) return false;
+      if (test.op == Op::kElement) {
+        return test.dim >= 0 && static_cast<std::size_t>(test.dim) < values.size() &&
+               values[static_cast<std::size_t>(test.dim)] == static_cast<double>(test.value);
+      }
+      return std::all_of(values.begin(), values.end(), [](double v) {
+        return v >= 1.0 && v == static_cast<double>(static_cast<std::int64_t>(v));
+      });
+    }
     if (test.op == Op::kZeros) {
       std::vector<std::int64_t> ints;
       std::vector<double> reals;
@@ -330,9 +341,21 @@ class Rewriter {
       case Op::kValue:
       case Op::kLike:
       case Op::kZeros:
+      case Op::kWhole:
+      case Op::kElement:
         break;
     }
     return false;
+  }
+
+  /// A small constant's contents as doubles (integers or floats), at most 64 elements.
+  static bool constant_values(const onnx::TensorProto& t, std::vector<double>* out) {
+    std::vector<std::int64_t> ints;
+    if (tensor_int_values(t, kCompareByValueElements, &ints)) {
+      out->assign(ints.begin(), ints.end());
+      return true;
+    }
+    return tensor_float_values(t, kCompareByValueElements, out);
   }
 
   static bool attr_tests_hold(const RewriteNode& p, const onnx::NodeProto& n) {
@@ -347,14 +370,18 @@ class Rewriter {
           break;
         case AttrTest::Op::kEquals:
           if (found == nullptr) return false;
-          if (test.is_list ? !std::equal(found->ints().begin(), found->ints().end(),
-                                         test.values.begin(), test.values.end())
-                           : found->i() != test.value) {
+          if (test.is_string ? found->s() != test.text
+              : test.is_list ? !std::equal(found->ints().begin(), found->ints().end(),
+                                           test.values.begin(), test.values.end())
+                             : found->i() != test.value) {
             return false;
           }
           break;
         case AttrTest::Op::kEqualsOrAbsent:
-          if (found != nullptr && found->i() != test.value) return false;
+          if (found != nullptr &&
+              (test.is_string ? found->s() != test.text : found->i() != test.value)) {
+            return false;
+          }
           break;
         case AttrTest::Op::kDiffers:
           if (found != nullptr && found->i() == test.value) return false;
@@ -714,6 +741,8 @@ class Rewriter {
       case Op::kValue:
       case Op::kLike:
       case Op::kZeros:
+      case Op::kWhole:
+      case Op::kElement:
         break;
     }
     return false;
@@ -914,6 +943,20 @@ class Rewriter {
         attr->set_name(a.name);
         attr->set_type(onnx::AttributeProto::INT);
         attr->set_i(c->second->dims(static_cast<int>(a.integer)));
+        return;
+      }
+      case RewriteAttr::Kind::kIntsOf: {
+        auto v = b.values.find(a.from);
+        auto c = v == b.values.end() ? constants_.end() : constants_.find(v->second);
+        std::vector<double> values;
+        if (c == constants_.end() || c->second == nullptr ||
+            !constant_values(*c->second, &values)) {
+          return;  // not a small constant: no attribute
+        }
+        onnx::AttributeProto* attr = p.add_attribute();
+        attr->set_name(a.name);
+        attr->set_type(onnx::AttributeProto::INTS);
+        for (const double x : values) attr->add_ints(static_cast<std::int64_t>(x));
         return;
       }
       case RewriteAttr::Kind::kInt: {

@@ -243,9 +243,11 @@ class Reader {
       for (const auto& clause : a.dim_tests) {
         for (const RewriteArg::DimTest& t : clause) {
           using Op = RewriteArg::DimTest::Op;
-          if (!a.constant && (t.op == Op::kScalar || t.op == Op::kValue || t.op == Op::kZeros)) {
-            fail("'scalar', 'value=V' and 'zeros' check a constant: write 'const " + a.var +
-                 "{...}'");
+          if (!a.constant && (t.op == Op::kScalar || t.op == Op::kValue || t.op == Op::kZeros ||
+                              t.op == Op::kWhole || t.op == Op::kElement)) {
+            fail(
+                "'scalar', 'value=V', 'zeros', 'whole' and 'eK=V' check a constant: write 'const " +
+                a.var + "{...}'");
           }
           if (a.constant && t.op == Op::kLike)
             fail("'like=v' checks a value that is not a constant");
@@ -259,6 +261,22 @@ class Reader {
     using Op = RewriteArg::DimTest::Op;
     RewriteArg::DimTest t;
     skip_blanks();
+    if (text_.substr(pos_, 5) == "whole") {
+      pos_ += 5;
+      t.op = Op::kWhole;
+      return t;
+    }
+    if (!at_end() && peek() == 'e' && pos_ + 1 < text_.size() &&
+        std::isdigit(static_cast<unsigned char>(text_[pos_ + 1])) != 0) {
+      ++pos_;
+      t.op = Op::kElement;
+      t.dim = static_cast<std::int32_t>(number());
+      expect('=');
+      skip_blanks();
+      const bool negative = accept('-');
+      t.value = negative ? -number() : number();
+      return t;
+    }
     if (text_.substr(pos_, 5) == "zeros") {
       pos_ += 5;
       t.op = Op::kZeros;
@@ -347,7 +365,12 @@ class Reader {
           t.op = AttrTest::Op::kEquals;
         }
         skip_blanks();
-        if (t.op == AttrTest::Op::kEquals && accept('[')) {
+        if ((t.op == AttrTest::Op::kEquals || t.op == AttrTest::Op::kEqualsOrAbsent) &&
+            accept('"')) {
+          t.is_string = true;
+          while (!at_end() && peek() != '"') t.text += text_[pos_++];
+          expect('"');
+        } else if (t.op == AttrTest::Op::kEquals && accept('[')) {
           t.is_list = true;
           for (skip_blanks(); !accept(']');) {
             if (!t.values.empty()) expect(',');
@@ -382,6 +405,11 @@ class Reader {
     if (accept('@')) {
       a.kind = RewriteAttr::Kind::kOpTypeOf;
       a.from = identifier("a variable after '@'");
+    } else if (text_.substr(pos_, 5) == "ints(") {
+      pos_ += 5;
+      a.kind = RewriteAttr::Kind::kIntsOf;
+      a.from = identifier("a constant's variable");
+      expect(')');
     } else if (text_.substr(pos_, 4) == "dim(") {
       pos_ += 4;
       a.kind = RewriteAttr::Kind::kDimOf;
@@ -532,7 +560,7 @@ void check_rule(const RewriteRule& r) {
       }
     }
     for (const RewriteAttr& a : n.attributes) {
-      if (a.kind == RewriteAttr::Kind::kDimOf) {
+      if (a.kind == RewriteAttr::Kind::kDimOf || a.kind == RewriteAttr::Kind::kIntsOf) {
         if (bound.count(a.from) == 0) {
           fail("the replacement's attribute reads the dims of '" + a.from +
                "', which the pattern does not bind");

@@ -21,11 +21,12 @@ struct RewriteArg {
   /// `const w{d1%16|d1<16, d0=8, d1>15}`: tests of the constant's dims, every clause (`,`) holding
   /// through one of its alternatives (`|`); `scalar`: one element (every dim 1, or rank 0);
   /// `rank=4`: four dims; `value=1`: one element, equal to the integer; `zeros`: every element
-  /// 0 (at most 64 read: only small constants are ever read). A value that is not a constant takes
-  /// every test but `scalar` and `value=V`, answered by the shape the runtime's inference gives it
-  /// (ValueTypeQuery; a dim tested must be an integer there); `like=v` (values only): the same
-  /// dims as variable v's, each the same integer or the same name (ONNX Runtime's test before
-  /// fusing an Add of two values).
+  /// 0; `whole`: every element a whole number of at least 1; `e2=1`: element 2 equals the
+  /// integer (at most 64 elements read: only small constants are ever read). A value that is not a
+  /// constant takes every test but `scalar` and `value=V`, answered by the shape the runtime's
+  /// inference gives it (ValueTypeQuery; a dim tested must be an integer there); `like=v` (values
+  /// only): the same dims as variable v's, each the same integer or the same name (ONNX Runtime's
+  /// test before fusing an Add of two values).
   struct DimTest {
     enum class Op : std::uint8_t {
       kMultipleOf,
@@ -36,7 +37,9 @@ struct RewriteArg {
       kRank,
       kValue,
       kLike,
-      kZeros
+      kZeros,
+      kWhole,
+      kElement
     };
     Op op = Op::kMultipleOf;
     std::int32_t dim = 0;
@@ -48,7 +51,7 @@ struct RewriteArg {
 
 /// `Op{group?=1, !activation, perm=[0,2,1]}(...)`: a pattern node's integer attribute equals a
 /// value (`?=`: or is absent), differs from it (`!=`: or is absent), or is absent (`!name`); an
-/// integer list attribute equals a list (`=` only).
+/// integer list attribute equals a list (`=` only); `mode="nearest"` (`=` or `?=`) a string one.
 struct AttrTest {
   enum class Op : std::uint8_t { kEquals, kEqualsOrAbsent, kDiffers, kAbsent };
   Op op = Op::kEquals;
@@ -56,6 +59,8 @@ struct AttrTest {
   std::int64_t value = 0;
   bool is_list = false;              ///< `name=[...]`: compares the attribute's ints
   std::vector<std::int64_t> values;  ///< the list, when is_list
+  bool is_string = false;            ///< `name="text"`: compares the attribute's string
+  std::string text;                  ///< the string, when is_string
 };
 
 /// An attribute of a replacement node.
@@ -67,6 +72,7 @@ struct RewriteAttr {
     kOpTypeOf,  ///< `[name=@y]`: the op type of the node that produced variable `from`
     kDimOf,     ///< `[name=dim(w,0)]`: dim `integer` of the constant bound to variable `from`
     kFloat,     ///< `[name=0.5]`: a number with a fraction or an exponent
+    kIntsOf,    ///< `[name=ints(v)]`: the whole-number contents of the constant bound to v
   };
   Kind kind = Kind::kCopyFrom;
   std::string name;

@@ -348,6 +348,28 @@ void register_all_level(Registration& reg, const std::string& block) {
                 (pattern + "~y = Concat{axis=1}(" + reads + ")").c_str(),
                 ("y = Concat(" + inputs + ") [y] @blocked").c_str(), kNchwcFuse);
   }
+  // TransformResize: a nearest Resize (asymmetric, floor) of a blocked value (whole blocks here,
+  // so that its ReorderOutput drops no padding) by whole-number scales of its spatial dims runs
+  // as NCHWc Upsample: the output stays blocked, and is reordered once after it. ONNX Runtime
+  // then holds the upsampled value twice, where a plain Resize after a ReorderOutput holds the
+  // input twice: more, so cctx said less before.
+  const std::string nearest_resize =
+      std::string("keep x = ") + kBlocked +
+      "(*z)\n"
+      "RESIZED = Resize{mode?=\"nearest\", coordinate_transformation_mode=\"asymmetric\", "
+      "nearest_mode=\"floor\"}(x{d1%" +
+      block + "}, ?r, const s{d0=4, whole, e0=1, e1=1})";
+  std::string inner = nearest_resize;
+  inner.replace(inner.find("RESIZED"), 7, "~y");
+  reg.rewrite("NchwcUpsample", inner.c_str(),
+              "y = com.microsoft.nchwc:Upsample(x) [scales=ints(s)] @blocked", kNchwcFuse);
+  // (A graph output: the Upsample writes a blocked value, ReorderOutput the output.)
+  std::string output = nearest_resize;
+  output.replace(output.find("RESIZED"), 7, "$y");
+  reg.rewrite("NchwcUpsampleGraphOutput", output.c_str(),
+              "t = com.microsoft.nchwc:Upsample(x) [scales=ints(s)] @blocked\n"
+              "y = com.microsoft.nchwc:ReorderOutput(t)",
+              kNchwcFuse);
   // Add, Sum or Mul of two blocked values of the same dims (an Add whose dims cannot be shown
   // equal, which ONNX Runtime reshapes to run blocked, reads through ReorderOutput here).
   for (const char* op : {"Add", "Sum", "Mul"}) {
