@@ -56,8 +56,8 @@ TEST(RewriteRule, RefusesTextItCannotMatchWithOneLineNamingTheRule) {
   EXPECT_EQ(error_of("y = Relu(x)", "y = Sigmoid(z)"),
             "rewrite 'R': the replacement reads 'z', which the pattern does not bind");
   EXPECT_EQ(error_of("y = Relu(x{scalar})", "y = x"),
-            "rewrite 'R': pattern at character 19: 'scalar', 'value=V' and 'zeros' check a "
-            "constant: write 'const x{...}'");
+            "rewrite 'R': pattern at character 19: 'scalar', 'value=V', 'zeros', 'whole' and "
+            "'eK=V' check a constant: write 'const x{...}'");
   EXPECT_EQ(error_of("y = Relu(x)", "y = Sigmoid(x) [k=@q]"),
             "rewrite 'R': the replacement's attribute refers to 'q', which no pattern node makes");
 }
