@@ -243,6 +243,33 @@ TEST(GraphRewrite, ZerosAndDimTestsOfValues) {
   EXPECT_EQ(inputs_of(rewritten->model(), 0), (std::vector<std::string>{"X"}));
 }
 
+// String attribute tests, `whole` and `eK=V` on a constant's contents, and `ints(s)`: a nearest
+// Resize by [1, 1, 2, 2] becomes an Upsample with integer scales; a linear one, or one by
+// [1, 1, 1.5, 1.5], stays.
+TEST(GraphRewrite, StringTestsAndWholeScalesMakeIntegerAttributes) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", std::int64_t{8}, "H", "W"});
+  b.initializer(test::tensor_floats("twice", {1.0F, 1.0F, 2.0F, 2.0F}, {4}));
+  b.initializer(test::tensor_floats("half_more", {1.0F, 1.0F, 1.5F, 1.5F}, {4}));
+  b.node("Resize", {"X", "", "twice"}, {"a"}, {test::attr("mode", "nearest")});
+  b.node("Resize", {"X", "", "twice"}, {"b"}, {test::attr("mode", "linear")});
+  b.node("Resize", {"X", "", "half_more"}, {"c"}, {test::attr("mode", "nearest")});
+  b.output("a", kFloat);
+  b.output("b", kFloat);
+  b.output("c", kFloat);
+  const Model model = b.build();
+  const auto rewritten = rewrite_model(
+      model, rules({{"Up", "y = Resize{mode?=\"nearest\"}(x, ?r, const s{whole, e0=1, e1=1})",
+                     "y = x.up:Upsample(x) [scales=ints(s)]"}}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()),
+            (std::vector<std::string>{"x.up:Upsample", "Resize", "Resize"}));
+  const onnx::NodeProto& up = rewritten->model().proto().graph().node(0);
+  ASSERT_EQ(up.attribute_size(), 1);
+  EXPECT_EQ(std::vector<std::int64_t>(up.attribute(0).ints().begin(), up.attribute(0).ints().end()),
+            (std::vector<std::int64_t>{1, 1, 2, 2}));
+}
+
 // A replacement marks its node (`@m`, a layout of the runtime's own); later patterns reach it
 // only through `@m`, and `~y` keeps a rule off a graph output. X -> Relu -> Sigmoid -> Tanh: the
 // Sigmoid is marked (and then no plain `Sigmoid` pattern sees it), the Tanh after it becomes a

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <unordered_map>
@@ -304,9 +305,8 @@ class Rewriter {
         return test.dim >= 0 && static_cast<std::size_t>(test.dim) < values.size() &&
                values[static_cast<std::size_t>(test.dim)] == static_cast<double>(test.value);
       }
-      return std::all_of(values.begin(), values.end(), [](double v) {
-        return v >= 1.0 && v == static_cast<double>(static_cast<std::int64_t>(v));
-      });
+      return std::all_of(values.begin(), values.end(),
+                         [](double v) { return v >= 1.0 && whole_number(v); });
     }
     if (test.op == Op::kZeros) {
       std::vector<std::int64_t> ints;
@@ -346,6 +346,13 @@ class Rewriter {
         break;
     }
     return false;
+  }
+
+  /// A finite whole number an int64 holds exactly (checked before any conversion: a float
+  /// constant may hold anything).
+  static bool whole_number(double v) {
+    constexpr double kExact = 9007199254740992.0;  // 2^53
+    return std::isfinite(v) && v >= -kExact && v <= kExact && v == std::floor(v);
   }
 
   /// A small constant's contents as doubles (integers or floats), at most 64 elements.
@@ -950,8 +957,9 @@ class Rewriter {
         auto c = v == b.values.end() ? constants_.end() : constants_.find(v->second);
         std::vector<double> values;
         if (c == constants_.end() || c->second == nullptr ||
-            !constant_values(*c->second, &values)) {
-          return;  // not a small constant: no attribute
+            !constant_values(*c->second, &values) ||
+            !std::all_of(values.begin(), values.end(), whole_number)) {
+          return;  // not a small constant of whole numbers: no attribute
         }
         onnx::AttributeProto* attr = p.add_attribute();
         attr->set_name(a.name);
