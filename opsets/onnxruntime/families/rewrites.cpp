@@ -352,7 +352,7 @@ void register_all_level(Registration& reg, const std::string& block) {
   // so that its ReorderOutput drops no padding) by whole-number scales of its spatial dims runs
   // as NCHWc Upsample: the output stays blocked, and is reordered once after it. ONNX Runtime
   // then holds the upsampled value twice, where a plain Resize after a ReorderOutput holds the
-  // input twice: more, so cctx said less before.
+  // input twice.
   const std::string nearest_resize =
       std::string("keep x = ") + kBlocked +
       "(*z)\n"
