@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cctx/errors.hpp"
+#include "rewrite/rewrite_rule.hpp"
 
 namespace cctx {
 namespace {
@@ -58,6 +59,30 @@ TEST(RuleRegistry, DuplicateKeyNamesBothOriginsUnlessReplaced) {
   r.add(RuleKind::kScratch, "com.acme", "Gelu", 1, entry(3, "override"), true);
   EXPECT_EQ(id_of(r.find_exact(RuleKind::kScratch, "com.acme", "Gelu", 1)), 3u);
   EXPECT_EQ(r.find_exact(RuleKind::kScratch, "com.acme", "Gelu", 1)->origin, "override");
+}
+
+// A rewrite name is one rule: another plugin's may be replaced (`override`), but one plugin
+// naming two rewrites alike is refused even then (the first would silently stop applying).
+TEST(RuleRegistry, ARewriteNamedTwiceByOnePluginIsRefusedEvenWithOverride) {
+  auto rule = [](const char* origin, const char* pattern) {
+    RewriteRule r = parse_rewrite_rule("Fuse", pattern, "y = x", 0);
+    r.origin = origin;
+    return std::make_shared<const RewriteRule>(std::move(r));
+  };
+  RuleRegistry r;
+  r.add_rewrite(rule("acme", "y = Identity(x)"), false);
+  r.add_rewrite(rule("vendor", "y = Dropout(x)"), true);  // another plugin's: replaced
+  ASSERT_EQ(r.rewrites().size(), 1u);
+  EXPECT_EQ(r.rewrites()[0]->origin, "vendor");
+  try {
+    r.add_rewrite(rule("vendor", "y = Relu(x)"), true);
+    FAIL() << "one plugin's second 'Fuse' was accepted";
+  } catch (const PluginError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("rewrite 'Fuse' registered twice: by vendor and by vendor"),
+        std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(RuleRegistry, ResolveFillsEveryKindThatHasARule) {

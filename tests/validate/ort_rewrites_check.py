@@ -117,7 +117,8 @@ def generated_models(work):
     # An inception block: four branches (a 1x1 Conv, 1x1 then 3x3, a pool then 1x1) concatenated
     # along channels, then a MaxPool and a dense layer's BatchNormalization + Relu on the
     # concatenation (NCHWc Concat, pool, BatchNormalization as a Conv, the Relu fused), a zero
-    # Pad before an AveragePool (PyTorch's export; PadFusion), the head.
+    # Pad before an AveragePool (PyTorch's export; PadFusion), and a head of MatMul + Add + Relu
+    # (MatMulAddFusion, then GemmActivationFusion: one FusedGemm).
     nodes, inits = [], []
     conv(nodes, inits, "image", "stem", 3, 32, 3, stride=2, act="relu")
     conv(nodes, inits, "stem", "i1", 32, 16, 1, act="relu")
@@ -141,7 +142,11 @@ def generated_models(work):
               helper.make_node("AveragePool", ["trp"], ["avg"], kernel_shape=[2, 2],
                                strides=[2, 2]),
               helper.make_node("GlobalAveragePool", ["avg"], ["gap"]),
-              helper.make_node("Flatten", ["gap"], ["logits"])]
+              helper.make_node("Flatten", ["gap"], ["flat"]),
+              helper.make_node("MatMul", ["flat", "head_w"], ["head_m"]),
+              helper.make_node("Add", ["head_m", "head_b"], ["head_a"]),
+              helper.make_node("Relu", ["head_a"], ["logits"])]
+    inits += [w("head_w", [32, 10]), w("head_b", [10])]
     models.append(("generated_inception_block", nodes, inits))
 
     out = []

@@ -158,7 +158,9 @@ void RuleRegistry::add_dtype(std::int32_t code, std::uint32_t bits, std::string 
 void RuleRegistry::add_rewrite(std::shared_ptr<const RewriteRule> rule, bool replace) {
   for (std::shared_ptr<const RewriteRule>& have : rewrites_) {
     if (have->name != rule->name) continue;
-    if (!replace) {
+    // `override` replaces another plugin's rewrite; one plugin naming two alike is a mistake
+    // (the first would silently stop applying).
+    if (!replace || have->origin == rule->origin) {
       throw PluginError("rewrite '" + rule->name + "' registered twice: by " + have->origin +
                         " and by " + rule->origin);
     }

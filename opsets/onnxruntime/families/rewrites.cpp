@@ -74,12 +74,23 @@ void register_basic(Registration& reg) {
       std::string ranks;
       for (int r = constant_rank; r <= 8; ++r)
         ranks += (ranks.empty() ? "rank=" : "|rank=") + std::to_string(r);
-      reg.rewrite((std::string("NoopElimination(") + op + ")").c_str(),
-                  (std::string("y = ") + op + "(x{" + ranks + "}, const k{rank=" +
-                   std::to_string(constant_rank) + ", value=" + identity + "})")
-                      .c_str(),
-                  "y = x", kBasic);
+      reg.rewrite(
+          (std::string("NoopElimination(") + op + (constant_rank == 0 ? ", scalar)" : ", 1-D)"))
+              .c_str(),
+          (std::string("y = ") + op + "(x{" + ranks +
+           "}, const k{rank=" + std::to_string(constant_rank) + ", value=" + identity + "})")
+              .c_str(),
+          "y = x", kBasic);
     }
+  }
+  // MatMulAddFusion: a MatMul of 2-D inputs whose output only an Add of a bias reads, as one
+  // Gemm (one output instead of two); a bias of shape (N) or (1, N). (ONNX Runtime also fuses an
+  // input of concrete higher rank through Reshapes, which needs new constants: not here.)
+  for (const auto& [name, bias] : {std::pair{"MatMulAddFusion", "c{rank=1}"},
+                                   std::pair{"MatMulAddFusion(1xN)", "c{rank=2, d0=1}"}}) {
+    reg.rewrite(name,
+                (std::string("m = MatMul(a{rank=2}, b{rank=2}); y = Add(m, ") + bias + ")").c_str(),
+                "y = Gemm(a, b, c)", kBasic);
   }
   // PadFusion, of a Pad that pads nothing (PyTorch exports one before an AveragePool): the
   // pool or Conv reads the Pad's input, and the copy is never made.
