@@ -11,17 +11,22 @@
 namespace cctx {
 namespace {
 
-/// An entry whose rule pointer identifies it (never called).
-RuleEntry entry(std::uintptr_t id, std::string origin) {
+/// Distinct addresses that stand for rules (never called): rule k is kRules + k.
+constexpr std::size_t kRuleCount = 32;
+const char kRules[kRuleCount] = {};
+
+/// An entry whose rule pointer identifies it.
+RuleEntry entry(std::size_t id, std::string origin) {
   RuleEntry e;
-  e.rule = reinterpret_cast<const void*>(id);
+  e.rule = &kRules[id];
   e.origin = std::move(origin);
   return e;
 }
 
-std::uintptr_t id_of(const RuleEntry* e) {
-  return e == nullptr ? 0 : reinterpret_cast<std::uintptr_t>(e->rule);
+std::size_t id_of(const void* rule) {
+  return rule == nullptr ? 0 : static_cast<std::size_t>(static_cast<const char*>(rule) - kRules);
 }
+std::size_t id_of(const RuleEntry* e) { return e == nullptr ? 0 : id_of(e->rule); }
 
 TEST(RuleRegistry, NewestSinceVersionAtOrBelowTheOpset) {
   RuleRegistry r;
@@ -90,8 +95,8 @@ TEST(RuleRegistry, ResolveFillsEveryKindThatHasARule) {
   r.add(RuleKind::kShape, "", "Relu", 14, entry(1, "s"), false);
   r.add(RuleKind::kInplace, "", "Relu", 6, entry(2, "i"), false);
   const ResolvedRules rules = r.resolve("", "Relu", 18);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(rules.shape), 1u);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(rules.inplace), 2u);
+  EXPECT_EQ(id_of(rules.shape), 1u);
+  EXPECT_EQ(id_of(rules.inplace), 2u);
   EXPECT_EQ(rules.tag, nullptr);
   EXPECT_EQ(rules.scratch, nullptr);
   EXPECT_EQ(rules.traits, nullptr);
@@ -99,7 +104,7 @@ TEST(RuleRegistry, ResolveFillsEveryKindThatHasARule) {
   // Opset 13: the shape rule (since 14) does not apply yet; the in-place one does.
   const ResolvedRules older = r.resolve("", "Relu", 13);
   EXPECT_EQ(older.shape, nullptr);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(older.inplace), 2u);
+  EXPECT_EQ(id_of(older.inplace), 2u);
 }
 
 TEST(RuleRegistry, DomainsAndElementTypes) {
