@@ -32,17 +32,18 @@ enum Pass : std::int32_t {
 // the session resolves its graph, whatever the optimisation level. HardSwish (14) is one: saved
 // graphs of MobileNetV3 show 28 HardSigmoid and 28 Mul for its 28 HardSwish at levels disabled
 // and basic. Its temporary is then a planned value, inside the memory pattern's block, not
-// kernel scratch. (At level all the NCHWc Conv takes the pair as its activation; that level's
-// rules fuse HardSwish itself, so this rule is not registered there.)
+// kernel scratch. (At level all the NCHWc Conv takes the pair as its activation: that level's
+// rules fuse a HardSwish after a Conv first, and inline the others in a later pass.)
 void register_function_inlining(Registration& reg, Pass pass = kBasic) {
   reg.rewrite("FunctionInlining(HardSwish)", "y = HardSwish(x)",
               "t = HardSigmoid(x) [alpha=0.1666666716337204, beta=0.5]; y = Mul(x, t)", pass);
 }
 
 // CastElimination: a Cast to the type its input already has goes; its readers read the input.
-// The rewrites run before types are known, so it is stated as an alias instead, once shapes and
-// types are: the output is the input's buffer (no bytes of its own, as when the node is gone).
-// PyTorch's exports hold dozens (shape arithmetic in int64 cast to int64, float to float).
+// Where the types ONNX Runtime sees do not say (a Cast of a value a rewrite made), it is stated
+// as an alias instead, once cctx's shapes and types are known: the output is the input's buffer
+// (no bytes of its own, as when the node is gone). PyTorch's exports hold dozens (shape
+// arithmetic in int64 cast to int64, float to float).
 constexpr sdk::kit::FnInplacePolicy kCastToItsOwnType{
     [](const sdk::INodeView& node, sdk::IInplaceSink& out) {
       std::int64_t to = 0;
