@@ -128,22 +128,18 @@ void run_stages(ComputeContext::State& s, const Model& model) {
     // Rules that test a value's element type or rank ask ONNX's inference over the model, as
     // ONNX Runtime resolves it; it runs on the first question, and the free-list planner reuses
     // it.
-    const ValueTypeQuery types{
-        [&s](std::string_view name) {
-          const RuntimeTypes* t = s.runtime_types();
-          return t != nullptr ? t->elem_type(name) : 0;
-        },
-        [&s](std::string_view name) {
-          const RuntimeTypes* t = s.runtime_types();
-          return t != nullptr ? t->rank(name) : -1;
-        },
-        [&s](std::string_view name) -> const onnx::TensorShapeProto* {
-          const RuntimeTypes* t = s.runtime_types();
-          const onnx::TypeProto* type = t != nullptr ? t->find(name) : nullptr;
-          return type != nullptr && type->has_tensor_type() && type->tensor_type().has_shape()
-                     ? &type->tensor_type().shape()
-                     : nullptr;
-        }};
+    const ValueTypeQuery types{[&s](std::string_view name) {
+                                 const RuntimeTypes* t = s.runtime_types();
+                                 return t != nullptr ? t->elem_type(name) : 0;
+                               },
+                               [&s](std::string_view name) {
+                                 const RuntimeTypes* t = s.runtime_types();
+                                 return t != nullptr ? t->rank(name) : -1;
+                               },
+                               [&s](std::string_view name) -> const onnx::TensorShapeProto* {
+                                 const RuntimeTypes* t = s.runtime_types();
+                                 return t != nullptr ? t->shape(name) : nullptr;
+                               }};
     s.rewritten = rewrite_model(*s.model, s.registry->rewrites(), types);
     if (s.rewritten) {
       s.before_rewrites = s.model;

@@ -71,8 +71,12 @@ class FreeListPlan {
     plan_.buffer_of.assign(values, kInvalidId);
     plan_.buffers.clear();
     key_.assign(values, SizeKey{});
-    inferred_ = infer_runtime_shapes();
-    if (inferred_) mark_schema_gaps();
+    // The shapes as the runtime sees them (runtime_types.hpp): ONNX's own inference over the
+    // model as it was before the rewrites (ONNX knows none of the fused operators; ONNX
+    // Runtime's own inference gives a fused node's output the shape the value had, under the
+    // same name). Null when the inference fails as a whole.
+    runtime_types_ = s_.runtime_types();
+    if (runtime_types_ != nullptr) mark_schema_gaps();
     ByteSizes byte_size(s_, shapes_);
     for (ValueId v = 0; v < values; ++v) {
       if (g.value(v).graph != 0) continue;
@@ -91,15 +95,6 @@ class FreeListPlan {
   }
 
  private:
-  /// The shapes as the runtime sees them (runtime_types.hpp): ONNX's own shape inference over
-  /// the model as it was before the rewrites (ONNX knows none of the fused operators; ONNX
-  /// Runtime's own inference gives a fused node's output the shape the value had, under the
-  /// same name). False when the inference fails as a whole.
-  bool infer_runtime_shapes() {
-    runtime_types_ = s_.runtime_types();
-    return runtime_types_ != nullptr;
-  }
-
   /// The values the linked onnx library cannot see because it has no schema for their
   /// producer, or for a producer upstream of them (ai.onnx operators newer than its opsets,
   /// com.microsoft's): ONNX Runtime's own schemas infer those, so its planner matches their
@@ -136,10 +131,9 @@ class FreeListPlan {
   /// symbol of cctx's, kept as its name.
   bool key_dim(ValueId v, std::size_t axis, Expr d, SizeKey& key) {
     const onnx::TensorShapeProto* shape = nullptr;
-    if (inferred_) {
-      const onnx::TypeProto* type = runtime_types_->find(s_.graph->value(v).name);
-      if (type != nullptr && type->has_tensor_type() && type->tensor_type().has_shape()) {
-        shape = &type->tensor_type().shape();
+    if (runtime_types_ != nullptr) {
+      shape = runtime_types_->shape(s_.graph->value(v).name);
+      if (shape != nullptr) {
         if (static_cast<std::size_t>(shape->dim_size()) != shapes_.values[v].dims.size()) {
           return false;
         }
@@ -287,14 +281,10 @@ class FreeListPlan {
   /// Every dim of v an integer as the runtime sees it: its inference's shape, or cctx's where
   /// the inference gave none.
   bool concrete_for_runtime(ValueId v) const {
-    if (runtime_types_ != nullptr) {
-      const onnx::TypeProto* type = runtime_types_->find(s_.graph->value(v).name);
-      if (type != nullptr && type->has_tensor_type() && type->tensor_type().has_shape()) {
-        for (const onnx::TensorShapeProto::Dimension& d : type->tensor_type().shape().dim()) {
-          if (!d.has_dim_value()) return false;
-        }
-        return true;
-      }
+    if (const onnx::TensorShapeProto* runtime =
+            runtime_types_ != nullptr ? runtime_types_->shape(s_.graph->value(v).name) : nullptr) {
+      return std::all_of(runtime->dim().begin(), runtime->dim().end(),
+                         [](const auto& d) { return d.has_dim_value(); });
     }
     const ValueShape& shape = shapes_.values[v];
     if (!shape.known_rank) return false;
@@ -471,8 +461,7 @@ class FreeListPlan {
   const RuntimeTypes* runtime_types_ = nullptr;          ///< when ONNX's inference ran
   std::vector<bool> schema_gap_;                         ///< by value: mark_schema_gaps
   std::vector<bool> folded_value_;  ///< by value: made by a node folded at load
-  bool inferred_ = false;
-  std::vector<SizeKey> key_;  ///< per value
+  std::vector<SizeKey> key_;        ///< per value
   BufferLedger buffers_;
   std::vector<bool> freed_;      ///< per buffer: on the free list now
   std::vector<ValueId> origin_;  ///< per buffer: the value it was made for

@@ -45,16 +45,20 @@ const onnx::TypeProto* RuntimeTypes::find(std::string_view name) const {
   return it == types_.end() ? nullptr : &it->second;
 }
 
+const onnx::TensorShapeProto* RuntimeTypes::shape(std::string_view name) const {
+  const onnx::TypeProto* t = find(name);
+  return t != nullptr && t->has_tensor_type() && t->tensor_type().has_shape()
+             ? &t->tensor_type().shape()
+             : nullptr;
+}
+
 std::int32_t RuntimeTypes::elem_type(std::string_view name) const {
   const onnx::TypeProto* t = find(name);
   return t != nullptr && t->has_tensor_type() ? t->tensor_type().elem_type() : 0;
 }
 
 std::int32_t RuntimeTypes::rank(std::string_view name) const {
-  const onnx::TypeProto* t = find(name);
-  if (t != nullptr && t->has_tensor_type() && t->tensor_type().has_shape()) {
-    return t->tensor_type().shape().dim_size();
-  }
+  if (const onnx::TensorShapeProto* s = shape(name)) return s->dim_size();
   auto it = carried_ranks_.find(std::string(name));
   return it == carried_ranks_.end() ? -1 : it->second;
 }
@@ -105,11 +109,9 @@ void RuntimeTypes::carry_ranks(const onnx::GraphProto& g) {
     const std::string_view op = n.op_type();
     std::int32_t r = -1;
     if (op == "Reshape" && n.input_size() >= 2) {
-      const onnx::TypeProto* shape = find(n.input(1));
-      if (shape != nullptr && shape->has_tensor_type() && shape->tensor_type().has_shape() &&
-          shape->tensor_type().shape().dim_size() == 1 &&
-          shape->tensor_type().shape().dim(0).has_dim_value()) {
-        r = static_cast<std::int32_t>(shape->tensor_type().shape().dim(0).dim_value());
+      const onnx::TensorShapeProto* target = shape(n.input(1));
+      if (target != nullptr && target->dim_size() == 1 && target->dim(0).has_dim_value()) {
+        r = static_cast<std::int32_t>(target->dim(0).dim_value());
       }
     } else if (op == "Transpose") {
       for (const onnx::AttributeProto& a : n.attribute()) {

@@ -25,6 +25,8 @@ class RuntimeTypes {
 
   /// The value's type, or nullptr when the inference gave it none.
   const onnx::TypeProto* find(std::string_view name) const;
+  /// The value's shape, or nullptr when the inference gave it none (no rank either).
+  const onnx::TensorShapeProto* shape(std::string_view name) const;
   /// The value's element type (TensorProto::DataType), or 0 when unknown.
   std::int32_t elem_type(std::string_view name) const;
   /// The value's rank, or -1 when unknown: the inference's, else one carried through the

@@ -309,24 +309,21 @@ class Rewriter {
                          [](double v) { return v >= 1.0 && whole_number(v); });
     }
     if (test.op == Op::kZeros) {
-      std::vector<std::int64_t> ints;
-      std::vector<double> reals;
-      if (tensor_int_values(t, kCompareByValueElements, &ints)) {
-        return std::all_of(ints.begin(), ints.end(), [](std::int64_t v) { return v == 0; });
-      }
-      return tensor_float_values(t, kCompareByValueElements, &reals) &&
-             std::all_of(reals.begin(), reals.end(), [](double v) { return v == 0.0; });
+      std::vector<double> values;
+      return constant_values(t, &values) &&
+             std::all_of(values.begin(), values.end(), [](double v) { return v == 0.0; });
     }
     if (test.op == Op::kValue) {
-      if (tensor_element_count(t) != 1) return false;
-      std::vector<std::int64_t> ints;
-      std::vector<double> reals;
-      if (tensor_int_values(t, 1, &ints)) return ints.size() == 1 && ints[0] == test.value;
-      return tensor_float_values(t, 1, &reals) && reals.size() == 1 &&
-             reals[0] == static_cast<double>(test.value);
+      std::vector<double> values;
+      return tensor_element_count(t) == 1 && constant_values(t, &values) && values.size() == 1 &&
+             values[0] == static_cast<double>(test.value);
     }
-    if (test.dim >= t.dims_size()) return false;
-    const std::int64_t d = t.dims(test.dim);
+    return test.dim < t.dims_size() && dim_holds(t.dims(test.dim), test);
+  }
+
+  /// `dK%M`, `dK<M`, `dK>M`, `dK=M` on dim K's value, a constant's or a value's.
+  static bool dim_holds(std::int64_t d, const RewriteArg::DimTest& test) {
+    using Op = RewriteArg::DimTest::Op;
     switch (test.op) {
       case Op::kMultipleOf:
         return d % test.value == 0;
@@ -708,19 +705,21 @@ class Rewriter {
     return text;
   }
 
+  /// The constant `name` is (its tensor, null when not given as one), or nullopt when it is no
+  /// constant.
+  std::optional<const onnx::TensorProto*> constant(const std::string& name) const {
+    auto c = constants_.find(name);
+    if (c == constants_.end() || producer_is_live_nonconstant(name)) return std::nullopt;
+    return c->second;
+  }
+
   /// A constant's element type or rank, from its tensor; another value's from `types_`.
   std::int32_t elem_type_of(const std::string& name) const {
-    auto c = constants_.find(name);
-    if (c != constants_.end() && !producer_is_live_nonconstant(name)) {
-      return c->second != nullptr ? c->second->data_type() : 0;
-    }
+    if (const auto t = constant(name)) return *t != nullptr ? (*t)->data_type() : 0;
     return types_.elem_type ? types_.elem_type(name) : 0;
   }
   std::int32_t rank_of(const std::string& name) const {
-    auto c = constants_.find(name);
-    if (c != constants_.end() && !producer_is_live_nonconstant(name)) {
-      return c->second != nullptr ? c->second->dims_size() : -1;
-    }
+    if (const auto t = constant(name)) return *t != nullptr ? (*t)->dims_size() : -1;
     return types_.rank ? types_.rank(name) : -1;
   }
 
@@ -733,26 +732,7 @@ class Rewriter {
         !shape->dim(test.dim).has_dim_value()) {
       return false;
     }
-    const std::int64_t d = shape->dim(test.dim).dim_value();
-    switch (test.op) {
-      case Op::kMultipleOf:
-        return d % test.value == 0;
-      case Op::kBelow:
-        return d < test.value;
-      case Op::kAbove:
-        return d > test.value;
-      case Op::kEquals:
-        return d == test.value;
-      case Op::kScalar:
-      case Op::kRank:
-      case Op::kValue:
-      case Op::kLike:
-      case Op::kZeros:
-      case Op::kWhole:
-      case Op::kElement:
-        break;
-    }
-    return false;
+    return dim_holds(shape->dim(test.dim).dim_value(), test);
   }
 
   /// Every `x{like=v}` of the pattern: x and v have the same dims as the runtime's inference
