@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -259,8 +260,8 @@ class Rewriter {
         bool holds = false;
         for (const RewriteArg::DimTest& test : clause) {
           // `like` compares with another variable, bound by then or not: applicable() checks it.
-          holds =
-              holds || test.op == RewriteArg::DimTest::Op::kLike || value_test_holds(name, test);
+          holds = holds || test.op == RewriteArg::DimTest::Op::kLike ||
+                  test.op == RewriteArg::DimTest::Op::kSame || value_test_holds(name, test);
         }
         if (!holds) return false;
       }
@@ -337,6 +338,7 @@ class Rewriter {
       case Op::kRank:
       case Op::kValue:
       case Op::kLike:
+      case Op::kSame:
       case Op::kZeros:
       case Op::kWhole:
       case Op::kElement:
@@ -737,22 +739,44 @@ class Rewriter {
 
   /// Every `x{like=v}` of the pattern: x and v have the same dims as the runtime's inference
   /// gives them, each the same integer or the same name.
+  /// Every `x{like=v}` and `x{same=v}` (`!same=v`) of the pattern holds.
   bool like_tests_hold(const RewriteRule& rule, const Binding& b) const {
+    using Op = RewriteArg::DimTest::Op;
     for (const RewriteNode& p : rule.pattern) {
       for (const RewriteArg& a : p.inputs) {
         for (const auto& clause : a.dim_tests) {
           for (const RewriteArg::DimTest& test : clause) {
-            if (test.op != RewriteArg::DimTest::Op::kLike) continue;
+            if (test.op != Op::kLike && test.op != Op::kSame) continue;
             auto x = b.values.find(a.var);
             auto v = b.values.find(test.other);
-            if (x == b.values.end() || v == b.values.end() || !same_dims(x->second, v->second)) {
-              return false;
+            if (x == b.values.end() || v == b.values.end()) return false;
+            if (test.op == Op::kLike) {
+              if (!same_dims(x->second, v->second)) return false;
+              continue;
             }
+            // The derivation follows the nodes the pattern node that makes x accepts.
+            auto maker = rule.produced_by.find(a.var);
+            const RewriteOps* layout =
+                maker == rule.produced_by.end() ? nullptr : &rule.pattern[maker->second].ops;
+            if (derived_same(x->second, v->second, layout) == test.negated) return false;
           }
         }
       }
     }
     return true;
+  }
+
+  /// A dim of two values the same in the runtime's inference: the same integer or the same name.
+  static bool same_dim(const onnx::TensorShapeProto_Dimension& p,
+                       const onnx::TensorShapeProto_Dimension& q) {
+    const bool same_value =
+        p.has_dim_value() && q.has_dim_value() && p.dim_value() > 0 && p.dim_value() == q.dim_value();
+    // (ONNX's inference names the dims it cannot infer `unk__N`; ONNX Runtime's leaves them
+    // unnamed, and unnamed dims are never the same.)
+    const bool same_name = p.has_dim_param() && q.has_dim_param() && !p.dim_param().empty() &&
+                           !std::string_view(p.dim_param()).starts_with("unk__") &&
+                           p.dim_param() == q.dim_param();
+    return same_value || same_name;
   }
 
   bool same_dims(const std::string& x, const std::string& v) const {
@@ -761,18 +785,173 @@ class Rewriter {
     const onnx::TensorShapeProto* c = types_.shape(v);
     if (a == nullptr || c == nullptr || a->dim_size() != c->dim_size()) return false;
     for (int i = 0; i < a->dim_size(); ++i) {
-      const auto& p = a->dim(i);
-      const auto& q = c->dim(i);
-      const bool same_value =
-          p.has_dim_value() && q.has_dim_value() && p.dim_value() == q.dim_value();
-      // (ONNX's inference names the dims it cannot infer `unk__N`; ONNX Runtime's leaves
-      // them unnamed, and unnamed dims are never the same.)
-      const bool same_name = p.has_dim_param() && q.has_dim_param() && !p.dim_param().empty() &&
-                             !std::string_view(p.dim_param()).starts_with("unk__") &&
-                             p.dim_param() == q.dim_param();
-      if (!same_value && !same_name) return false;
+      if (!same_dim(a->dim(i), c->dim(i))) return false;
     }
     return true;
+  }
+
+  /// `same=v`: each of the four dims of two NCHW values the same by derivation or, failing
+  /// that, in the runtime's inference (ONNX Runtime's NCHWc transformer, which cannot see that
+  /// symbolic dims match through shape inference alone).
+  bool derived_same(const std::string& x, const std::string& v, const RewriteOps* layout) const {
+    if (x.empty() || v.empty()) return false;
+    const DimOrigins a = dim_origins(x, layout);
+    const DimOrigins c = dim_origins(v, layout);
+    const onnx::TensorShapeProto* sa = types_.shape ? types_.shape(x) : nullptr;
+    const onnx::TensorShapeProto* sc = types_.shape ? types_.shape(v) : nullptr;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i] == c[i]) continue;
+      const int k = static_cast<int>(i);
+      if (sa == nullptr || sc == nullptr || sa->dim_size() <= k || sc->dim_size() <= k ||
+          !same_dim(sa->dim(k), sc->dim(k))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Where one dim of a value comes from: the value whose dim it is unchanged, halved `shifts`
+  /// times by stride-2 windows on the way.
+  struct DimOrigin {
+    std::string value;
+    std::size_t shifts = 0;
+    bool operator==(const DimOrigin&) const = default;
+  };
+  using DimOrigins = std::array<DimOrigin, 4>;  // N, C, H, W
+
+  /// The origins of an NCHW value's dims, derived as ONNX Runtime's NCHWc transformer does
+  /// (nchwc_transformer.cc, NchwcArgument::Shape): back through the nodes `layout` accepts
+  /// (the runtime's blocked layout), each origin the nearest value whose dim it is unchanged:
+  ///  - an activation (Relu, Sigmoid, Tanh, QuickGelu), a BatchNormalization (or a Conv of 1-D weights,
+  ///    what it becomes), an Add, Sum or Mul: every dim of its first input;
+  ///  - a Conv, MaxPool or AveragePool reading a value the layout makes: the batch of its
+  ///    input; each spatial dim of its input when its window keeps the size before striding
+  ///    (pads + 1 = kernel, or SAME auto-padding; dilation 1; stride 1, or 2 counted as a
+  ///    shift); any other dim its own;
+  ///  - a global pool: the batch of its input; a Concat: its first input's but the channels;
+  ///  - any other node, a node the layout does not accept, or a window reading a value made
+  ///    outside the layout (reordered into it): its own.
+  /// Walks one chain of first inputs: linear in its length.
+  DimOrigins dim_origins(const std::string& value, const RewriteOps* layout) const {
+    // Up the chain of first inputs to the node that starts afresh, then down again.
+    std::vector<std::size_t> chain;
+    for (std::string at = value;;) {
+      const std::size_t id = layout_producer(at, layout);
+      if (id == kNone) break;
+      chain.push_back(id);
+      const WorkNode& n = nodes_[id];
+      if (n.inputs.empty() || !derives_from_input(n) ||
+          layout_producer(n.inputs[0], layout) == kNone) {
+        break;
+      }
+      at = n.inputs[0];
+    }
+    if (chain.empty()) return own(value);
+    DimOrigins out = own(nodes_[chain.back()].outputs[0]);
+    for (auto it = chain.rbegin() + 1; it != chain.rend(); ++it) {
+      const WorkNode& n = nodes_[*it];
+      out = derived(n, out, n.outputs[0]);
+    }
+    return out;
+  }
+
+  static DimOrigins own(const std::string& value) {
+    DimOrigins out;
+    for (DimOrigin& o : out) o.value = value;
+    return out;
+  }
+
+  /// The live producer of `name` when `layout` accepts it; kNone otherwise.
+  std::size_t layout_producer(const std::string& name, const RewriteOps* layout) const {
+    if (layout == nullptr || name.empty()) return kNone;
+    auto p = producer_.find(name);
+    if (p == producer_.end() || !nodes_[p->second].alive) return kNone;
+    const WorkNode& n = nodes_[p->second];
+    return layout->accepts(n.domain, n.proto->op_type(), n.mark) ? p->second : kNone;
+  }
+
+  /// The operators whose output's dims derive from their first input's.
+  static bool derives_from_input(const WorkNode& n) {
+    static const std::unordered_set<std::string_view> kOps = {
+        "Relu",    "Sigmoid", "Tanh",       "QuickGelu", "BatchNormalization", "Add",  "Sum",
+        "Mul",     "Conv",    "MaxPool",    "AveragePool",        "GlobalMaxPool", "Concat",
+        "GlobalAveragePool"};
+    return kOps.count(n.proto->op_type()) != 0;
+  }
+
+  /// The origins of `n`'s output from those of its first input (`in`: its own when the input
+  /// was made outside the layout).
+  DimOrigins derived(const WorkNode& n, const DimOrigins& in, const std::string& produced) const {
+    const std::string& op = n.proto->op_type();
+    if (!derives_from_input(n)) return own(produced);
+    if (op == "Conv" && n.inputs.size() > 1) {
+      auto w = constants_.find(n.inputs[1]);
+      if (w != constants_.end() && w->second != nullptr && w->second->dims_size() == 1) {
+        return in;  // a BatchNormalization as a 1x1 depthwise Conv
+      }
+    }
+    if (op != "Conv" && op != "MaxPool" && op != "AveragePool" && op != "GlobalMaxPool" &&
+        op != "GlobalAveragePool") {
+      if (op != "Concat") return in;
+      DimOrigins out = in;
+      out[1] = DimOrigin{produced, 0};
+      return out;
+    }
+    DimOrigins out = own(produced);
+    out[0] = in[0];
+    if (op == "GlobalMaxPool" || op == "GlobalAveragePool") return out;
+    std::vector<std::int64_t> kernel;
+    if (op == "Conv") {
+      auto w = n.inputs.size() > 1 ? constants_.find(n.inputs[1]) : constants_.end();
+      if (w == constants_.end() || w->second == nullptr || w->second->dims_size() != 4) {
+        return out;
+      }
+      kernel = {w->second->dims(2), w->second->dims(3)};
+    } else {
+      kernel = ints_attribute(*n.proto, "kernel_shape");
+    }
+    std::vector<std::int64_t> pads = ints_attribute(*n.proto, "pads");
+    const std::vector<std::int64_t> strides = ints_attribute(*n.proto, "strides");
+    const std::vector<std::int64_t> dilations = ints_attribute(*n.proto, "dilations");
+    if (kernel.size() != 2 || (!pads.empty() && pads.size() != 4) ||
+        (!strides.empty() && strides.size() != 2) || (!dilations.empty() && dilations.size() != 2)) {
+      return out;
+    }
+    bool same_padding = false;
+    const std::string auto_pad = string_attribute(*n.proto, "auto_pad");
+    if (!auto_pad.empty() && auto_pad != "NOTSET") {
+      if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+        same_padding = true;
+      } else if (auto_pad != "VALID") {
+        return out;
+      }
+      pads.clear();
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (!dilations.empty() && dilations[i] != 1) continue;
+      const std::int64_t stride = strides.empty() ? 1 : strides[i];
+      if (stride != 1 && stride != 2) continue;
+      const std::int64_t padding = pads.empty() ? 0 : pads[i] + pads[i + 2];
+      if (padding + 1 == kernel[i] || same_padding) {
+        out[2 + i] = in[2 + i];
+        out[2 + i].shifts += static_cast<std::size_t>(stride - 1);
+      }
+    }
+    return out;
+  }
+
+  static std::vector<std::int64_t> ints_attribute(const onnx::NodeProto& n, std::string_view name) {
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() == name) return {a.ints().begin(), a.ints().end()};
+    }
+    return {};
+  }
+
+  static std::string string_attribute(const onnx::NodeProto& n, std::string_view name) {
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() == name) return a.s();
+    }
+    return {};
   }
 
   /// builtin:same_type_casts: a Cast to the element type its input already has goes, its
@@ -945,6 +1124,13 @@ class Rewriter {
         attr->set_name(a.name);
         attr->set_type(onnx::AttributeProto::INTS);
         for (const double x : values) attr->add_ints(static_cast<std::int64_t>(x));
+        return;
+      }
+      case RewriteAttr::Kind::kInts: {
+        onnx::AttributeProto* attr = p.add_attribute();
+        attr->set_name(a.name);
+        attr->set_type(onnx::AttributeProto::INTS);
+        for (const std::int64_t x : a.integers) attr->add_ints(x);
         return;
       }
       case RewriteAttr::Kind::kInt: {

@@ -249,8 +249,8 @@ class Reader {
                 "'scalar', 'value=V', 'zeros', 'whole' and 'eK=V' check a constant: write 'const " +
                 a.var + "{...}'");
           }
-          if (a.constant && t.op == Op::kLike)
-            fail("'like=v' checks a value that is not a constant");
+          if (a.constant && (t.op == Op::kLike || t.op == Op::kSame))
+            fail("'like=v' and 'same=v' check a value that is not a constant");
         }
       }
     }
@@ -292,6 +292,14 @@ class Reader {
       expect('=');
       t.op = Op::kRank;
       t.value = number();
+      return t;
+    }
+    if (text_.substr(pos_, 5) == "same=" || text_.substr(pos_, 6) == "!same=") {
+      t.negated = accept('!');
+      pos_ += 4;
+      expect('=');
+      t.op = Op::kSame;
+      t.other = identifier("a variable after 'same='");
       return t;
     }
     if (text_.substr(pos_, 4) == "like") {
@@ -417,6 +425,15 @@ class Reader {
       expect(',');
       a.integer = number();
       expect(')');
+    } else if (accept('(')) {
+      a.kind = RewriteAttr::Kind::kInts;
+      for (skip_blanks(); !accept(')');) {
+        if (!a.integers.empty()) expect(',');
+        skip_blanks();
+        const bool negative = accept('-');
+        a.integers.push_back(negative ? -number() : number());
+        skip_blanks();
+      }
     } else if (accept('"')) {
       a.kind = RewriteAttr::Kind::kString;
       while (!at_end() && peek() != '"') a.text += text_[pos_++];
@@ -549,6 +566,18 @@ void check_rule(const RewriteRule& r) {
       bound.insert(a.var);
       if (a.constant && produced.count(a.var) != 0) {
         fail("'" + a.var + "' is made by the pattern; it cannot be 'const'");
+      }
+    }
+  }
+  for (const RewriteNode& n : r.pattern) {
+    for (const RewriteArg& a : n.inputs) {
+      for (const auto& clause : a.dim_tests) {
+        for (const RewriteArg::DimTest& t : clause) {
+          if (!t.other.empty() && bound.count(t.other) == 0) {
+            fail("'" + a.var + "' is compared with '" + t.other +
+                 "', which the pattern does not bind");
+          }
+        }
       }
     }
   }

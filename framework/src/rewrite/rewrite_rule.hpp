@@ -26,7 +26,9 @@ struct RewriteArg {
   /// constant takes every test but `scalar` and `value=V`, answered by the shape the runtime's
   /// inference gives it (ValueTypeQuery; a dim tested must be an integer there); `like=v` (values
   /// only): the same dims as variable v's, each the same integer or the same name (ONNX Runtime's
-  /// test before fusing an Add of two values).
+  /// test before fusing an Add of two values); `same=v` (values only; `!same=v`: not so): the
+  /// same dims by `like`'s test or by derivation, dim by dim (ONNX Runtime's NCHWc transformer's
+  /// test: graph_rewrite.cpp, `DimOrigins`).
   struct DimTest {
     enum class Op : std::uint8_t {
       kMultipleOf,
@@ -39,12 +41,14 @@ struct RewriteArg {
       kLike,
       kZeros,
       kWhole,
-      kElement
+      kElement,
+      kSame
     };
     Op op = Op::kMultipleOf;
     std::int32_t dim = 0;
     std::int64_t value = 0;
-    std::string other;  ///< kLike: the variable whose dims these must equal
+    std::string other;     ///< kLike, kSame: the variable whose dims these must equal
+    bool negated = false;  ///< `!same=v`
   };
   std::vector<std::vector<DimTest>> dim_tests;
 };
@@ -73,13 +77,15 @@ struct RewriteAttr {
     kDimOf,     ///< `[name=dim(w,0)]`: dim `integer` of the constant bound to variable `from`
     kFloat,     ///< `[name=0.5]`: a number with a fraction or an exponent
     kIntsOf,    ///< `[name=ints(v)]`: the whole-number contents of the constant bound to v
+    kInts,      ///< `[name=(0, -1, 16)]`: a list of integers
   };
   Kind kind = Kind::kCopyFrom;
   std::string name;
   std::string from;  ///< the variable, for kCopyFrom and kOpTypeOf
   std::string text;
   std::int64_t integer = 0;
-  float real = 0.0F;  ///< kFloat
+  float real = 0.0F;                  ///< kFloat
+  std::vector<std::int64_t> integers;  ///< kInts
 };
 
 /// Which nodes a pattern node (or a reroute) accepts: `[!][DOMAIN:]Op|Other` or `DOMAIN:*`,

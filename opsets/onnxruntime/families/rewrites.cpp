@@ -313,15 +313,6 @@ void register_all_level(Registration& reg, const std::string& block) {
         (std::string("keep p = @blocked(*i); y = ") + pool + "(p{d1%" + block + "})").c_str(),
         (std::string("y = com.microsoft.nchwc:") + pool + "(p) [y]").c_str(), kNchwcFuse);
   }
-  // NchwcConvSumFusion: a blocked Conv read only by an Add of two blocked values adds the other
-  // one itself, writing into its buffer (MayInplace(3, 0)); then NchwcConvReluFusion.
-  reg.rewrite("NchwcConvSumFusion",
-              "c = com.microsoft.nchwc:Conv{!activation}(x, w, ?b)\n"
-              "keep s = com.microsoft.nchwc:*|@blocked(*z); y = Add|Sum(c, s)",
-              "y = com.microsoft.nchwc:Conv(x, w, ?b, s) [c]", kNchwcFuse);
-  reg.rewrite("NchwcConvReluFusion",
-              "c = com.microsoft.nchwc:Conv{!activation}(*i); y = Relu|Sigmoid|Tanh(c)",
-              "y = com.microsoft.nchwc:Conv(*i) [c, activation=@y]", kNchwcFuse);
   // Where every input is blocked, ONNX Runtime keeps these ai.onnx operators on the blocked
   // layout (TransformActivation, TransformConcat, TransformBinary): no ReorderOutput before
   // them, and their output is blocked too. They stay the ai.onnx operators, marked `@blocked`
@@ -329,6 +320,19 @@ void register_all_level(Registration& reg, const std::string& block) {
   // output: ONNX Runtime then adds a ReorderOutput, which is not modelled.)
   constexpr const char* kBlocked =
       "com.microsoft.nchwc:Conv|MaxPool|AveragePool|GlobalAveragePool|GlobalMaxPool|@blocked";
+  // NchwcConvSumFusion: a blocked Conv read only by an Add of two blocked values of the same
+  // dims (`same`: by derivation through the blocked nodes, as the transformer tracks them, or
+  // in the inference) adds the other one itself, writing into its buffer (MayInplace(3, 0));
+  // then NchwcConvReluFusion.
+  reg.rewrite("NchwcConvSumFusion",
+              (std::string("c = com.microsoft.nchwc:Conv{!activation}(x, w, ?b)\n"
+                           "keep s = ") +
+               kBlocked + "(*z); y = Add|Sum(c, s{same=c})")
+                  .c_str(),
+              "y = com.microsoft.nchwc:Conv(x, w, ?b, s) [c]", kNchwcFuse);
+  reg.rewrite("NchwcConvReluFusion",
+              "c = com.microsoft.nchwc:Conv{!activation}(*i); y = Relu|Sigmoid|Tanh(c)",
+              "y = com.microsoft.nchwc:Conv(*i) [c, activation=@y]", kNchwcFuse);
   // TransformBatchNormalization: a BatchNormalization (with its epsilon) of a blocked value runs
   // as a depthwise 1x1 NCHWc Conv, which an activation then fuses into (its weights here: the
   // scale, whose [C] the Conv's shape rule reads as 1x1).
@@ -339,7 +343,9 @@ void register_all_level(Registration& reg, const std::string& block) {
                   .c_str(),
               ("y = com.microsoft.nchwc:Conv(x, s, b) [nchwc_block=" + block + "]").c_str(),
               kNchwcFuse);
-  for (const char* op : {"Relu", "Sigmoid", "Tanh"}) {
+  // (ONNX Runtime 1.30 also keeps QuickGelu, a SiLU, on the blocked layout, without fusing it
+  // into the Conv: an EfficientNet's graph as it saves it.)
+  for (const char* op : {"Relu", "Sigmoid", "Tanh", "com.microsoft:QuickGelu"}) {
     reg.rewrite((std::string("NchwcActivation(") + op + ")").c_str(),
                 (std::string("keep x = ") + kBlocked + "(*z); ~y = " + op + "(x)").c_str(),
                 (std::string("y = ") + op + "(x) [y] @blocked").c_str(), kNchwcFuse);
@@ -382,14 +388,35 @@ void register_all_level(Registration& reg, const std::string& block) {
               "t = com.microsoft.nchwc:Upsample(x) [scales=ints(s)] @blocked\n"
               "y = com.microsoft.nchwc:ReorderOutput(t)",
               kNchwcFuse);
-  // Add, Sum or Mul of two blocked values of the same dims (an Add whose dims cannot be shown
-  // equal, which ONNX Runtime reshapes to run blocked, reads through ReorderOutput here).
+  // Add, Sum or Mul of two blocked values of the same dims (`same`, as above).
   for (const char* op : {"Add", "Sum", "Mul"}) {
     reg.rewrite((std::string("NchwcBinary(") + op + ")").c_str(),
                 (std::string("keep a = ") + kBlocked + "(*za); keep b = " + kBlocked +
-                 "(*zb); ~y = " + op + "(a{like=b}, b)")
+                 "(*zb); ~y = " + op + "(a{same=b}, b)")
                     .c_str(),
                 (std::string("y = ") + op + "(a, b) [y] @blocked").c_str(), kNchwcFuse);
+  }
+  // An Add or Sum of two blocked values whose dims cannot be shown the same (a residual block
+  // whose branch passed through a plain node: a squeeze-and-excitation Mul) runs blocked all
+  // the same: both inputs reshaped to [N, C/block, H, W, block], added, reshaped back. The
+  // Reshapes are views: the Add's output is the only new buffer. (A Mul of such values reads
+  // them through ReorderOutput: its common case is [N,C,H,W] by [N,C,1,1], which the blocked
+  // kernels do not broadcast.)
+  for (const char* op : {"Add", "Sum"}) {
+    reg.rewrite((std::string("NchwcBinaryReshaped(") + op + ")").c_str(),
+                (std::string("keep a = ") + kBlocked + "(*za); keep b = " + kBlocked +
+                 "(*zb); ~y = " + op + "(a{!same=b}, b)")
+                    .c_str(),
+                ("split = Constant() [value_ints=(0, -1, 0, 0, " + block +
+                 ")]\n"
+                 "joined = Constant() [value_ints=(0, -1, 0, 0)]\n"
+                 "sa = Reshape(a, split) @blocked; sb = Reshape(b, split) @blocked\n"
+                 "s = " +
+                 op +
+                 "(sa, sb) @blocked\n"
+                 "y = Reshape(s, joined) @blocked")
+                    .c_str(),
+                kNchwcFuse);
   }
   // Where the layouts meet, ONNX Runtime copies: a blocked Conv whose input another operator
   // made reads it through ReorderInput, and the readers of a blocked value that have no NCHWc
