@@ -824,7 +824,8 @@ class Rewriter {
   /// (the runtime's blocked layout), each origin the nearest value whose dim it is unchanged:
   ///  - an activation (Relu, Sigmoid, Tanh, QuickGelu), a BatchNormalization (or a Conv of 1-D weights,
   ///    what it becomes), an Add, Sum or Mul: every dim of its first input;
-  ///  - a Conv, MaxPool or AveragePool reading a value the layout makes: the batch of its
+  ///  - a Conv, MaxPool or AveragePool reading a value the layout makes (not a Conv of fewer
+  ///    input channels than its `nchwc_block`, which reads it reordered): the batch of its
   ///    input; each spatial dim of its input when its window keeps the size before striding
   ///    (pads + 1 = kernel, or SAME auto-padding; dilation 1; stride 1, or 2 counted as a
   ///    shift); any other dim its own;
@@ -907,6 +908,17 @@ class Rewriter {
         return out;
       }
       kernel = {w->second->dims(2), w->second->dims(3)};
+      // A Conv that reads fewer channels than a block (`nchwc_block`) reads its input as
+      // NCHW, reordered out of the layout: it starts afresh.
+      std::int64_t group = 1;
+      for (const onnx::AttributeProto& a : n.proto->attribute()) {
+        if (a.name() == "group") group = a.i();
+      }
+      for (const onnx::AttributeProto& a : n.proto->attribute()) {
+        if (a.name() == "nchwc_block" && group == 1 && w->second->dims(1) < a.i()) {
+          return own(produced);
+        }
+      }
     } else {
       kernel = ints_attribute(*n.proto, "kernel_shape");
     }
@@ -1100,15 +1112,25 @@ class Rewriter {
         return;
       }
       case RewriteAttr::Kind::kDimOf: {
+        // A constant's dim, or a value's as the runtime's inference gives it.
         auto v = b.values.find(a.from);
         auto c = v == b.values.end() ? constants_.end() : constants_.find(v->second);
-        if (c == constants_.end() || c->second == nullptr || a.integer >= c->second->dims_size()) {
-          return;  // not a constant with that dim: no attribute
+        const int k = static_cast<int>(a.integer);
+        std::optional<std::int64_t> dim;
+        if (c != constants_.end()) {
+          if (c->second != nullptr && k < c->second->dims_size()) dim = c->second->dims(k);
+        } else if (v != b.values.end() && !v->second.empty() && types_.shape) {
+          const onnx::TensorShapeProto* shape = types_.shape(v->second);
+          if (shape != nullptr && k < shape->dim_size() && shape->dim(k).has_dim_value() &&
+              shape->dim(k).dim_value() > 0) {
+            dim = shape->dim(k).dim_value();
+          }
         }
+        if (!dim) return;  // no such dim known: no attribute
         onnx::AttributeProto* attr = p.add_attribute();
         attr->set_name(a.name);
         attr->set_type(onnx::AttributeProto::INT);
-        attr->set_i(c->second->dims(static_cast<int>(a.integer)));
+        attr->set_i(*dim);
         return;
       }
       case RewriteAttr::Kind::kIntsOf: {
@@ -1131,6 +1153,16 @@ class Rewriter {
         attr->set_name(a.name);
         attr->set_type(onnx::AttributeProto::INTS);
         for (const std::int64_t x : a.integers) attr->add_ints(x);
+        return;
+      }
+      case RewriteAttr::Kind::kTensor: {
+        onnx::AttributeProto* attr = p.add_attribute();
+        attr->set_name(a.name);
+        attr->set_type(onnx::AttributeProto::TENSOR);
+        onnx::TensorProto* t = attr->mutable_t();
+        t->set_data_type(onnx::TensorProto::INT64);
+        t->add_dims(static_cast<std::int64_t>(a.integers.size()));
+        for (const std::int64_t x : a.integers) t->add_int64_data(x);
         return;
       }
       case RewriteAttr::Kind::kInt: {

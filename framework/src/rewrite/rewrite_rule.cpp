@@ -425,8 +425,12 @@ class Reader {
       expect(',');
       a.integer = number();
       expect(')');
-    } else if (accept('(')) {
+    } else if (text_.substr(pos_, 7) == "tensor(" || accept('(')) {
       a.kind = RewriteAttr::Kind::kInts;
+      if (text_.substr(pos_, 7) == "tensor(") {
+        pos_ += 7;
+        a.kind = RewriteAttr::Kind::kTensor;
+      }
       for (skip_blanks(); !accept(')');) {
         if (!a.integers.empty()) expect(',');
         skip_blanks();

@@ -78,6 +78,7 @@ struct RewriteAttr {
     kFloat,     ///< `[name=0.5]`: a number with a fraction or an exponent
     kIntsOf,    ///< `[name=ints(v)]`: the whole-number contents of the constant bound to v
     kInts,      ///< `[name=(0, -1, 16)]`: a list of integers
+    kTensor,    ///< `[value=tensor(0, -1, 16)]`: a 1-D int64 tensor (a Constant's shape)
   };
   Kind kind = Kind::kCopyFrom;
   std::string name;
@@ -85,7 +86,7 @@ struct RewriteAttr {
   std::string text;
   std::int64_t integer = 0;
   float real = 0.0F;                  ///< kFloat
-  std::vector<std::int64_t> integers;  ///< kInts
+  std::vector<std::int64_t> integers;  ///< kInts, kTensor
 };
 
 /// Which nodes a pattern node (or a reroute) accepts: `[!][DOMAIN:]Op|Other` or `DOMAIN:*`,

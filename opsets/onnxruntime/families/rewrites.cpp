@@ -407,9 +407,9 @@ void register_all_level(Registration& reg, const std::string& block) {
                 (std::string("keep a = ") + kBlocked + "(*za); keep b = " + kBlocked +
                  "(*zb); ~y = " + op + "(a{!same=b}, b)")
                     .c_str(),
-                ("split = Constant() [value_ints=(0, -1, 0, 0, " + block +
+                ("split = Constant() [value=tensor(0, -1, 0, 0, " + block +
                  ")]\n"
-                 "joined = Constant() [value_ints=(0, -1, 0, 0)]\n"
+                 "joined = Constant() [value=tensor(0, -1, 0, 0)]\n"
                  "sa = Reshape(a, split) @blocked; sb = Reshape(b, split) @blocked\n"
                  "s = " +
                  op +
@@ -444,8 +444,12 @@ void register_all_level(Registration& reg, const std::string& block) {
               "t = com.microsoft.nchwc:Conv(x, w, *r) [p]\n"
               "p = com.microsoft.nchwc:ReorderOutput(t) [channels=dim(w, 0)]",
               kReorder);
+  // (Its channels: the value's own, as the inference gives them before the rewrites; a blocked
+  // Add of Conv outputs holds the Convs' padding channels too.)
   reg.rewrite("NchwcReorderOutputAfterBlocked", "keep p = @blocked(*i)",
-              (std::string("q = com.microsoft.nchwc:ReorderOutput(p)") + kReroute).c_str(),
+              (std::string("q = com.microsoft.nchwc:ReorderOutput(p) [channels=dim(p, 1)]") +
+               kReroute)
+                  .c_str(),
               kReorder);
   reg.rewrite("NchwcReorderOutputAfterPool", kBlockedPool,
               (std::string("q = com.microsoft.nchwc:ReorderOutput(p)") + kReroute).c_str(),
@@ -464,7 +468,8 @@ void register_all_level(Registration& reg, const std::string& block) {
               ("q = com.microsoft.nchwc:ReorderOutput(p); " + reread).c_str(), kReorder);
   reg.rewrite("NchwcReorderOutputAfterBlockedForNchwInput",
               (std::string("keep p = @blocked(*i)") + nchw_reader).c_str(),
-              ("q = com.microsoft.nchwc:ReorderOutput(p); " + reread).c_str(), kReorder);
+              ("q = com.microsoft.nchwc:ReorderOutput(p) [channels=dim(p, 1)]; " + reread).c_str(),
+              kReorder);
 }
 
 /// The NCHWc block ONNX Runtime's MLAS picks on the machine cctx runs on: 16 channels where the
