@@ -117,6 +117,7 @@ class Rewriter {
     for (const RewriteRule* rule : rules) {
       if (rule->builtin == kCommonSubexpressions) made += common_subexpressions(*rule);
       if (rule->builtin == kSameTypeCasts) made += same_type_casts(*rule);
+      if (rule->builtin == kConstantReshapeShapes) made += constant_reshape_shapes(*rule);
     }
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       for (const RewriteRule* rule : rules) {
@@ -997,6 +998,157 @@ class Rewriter {
       ++removed;
     }
     return removed;
+  }
+
+  /// builtin:constant_reshape_shapes (rewrite_rule.hpp). Returns the Reshapes changed.
+  std::size_t constant_reshape_shapes(const RewriteRule& rule) {
+    std::size_t changed = 0;
+    for (std::size_t id = 0; id < nodes_.size(); ++id) {
+      const WorkNode& n = nodes_[id];
+      if (!n.alive || !n.domain.empty() || n.proto->op_type() != "Reshape" ||
+          n.inputs.size() < 2 || n.inputs[0].empty() || n.inputs[1].empty()) {
+        continue;
+      }
+      const std::string data = n.inputs[0];
+      const std::string shape_name = n.inputs[1];
+      const std::size_t concat = live_producer(shape_name);
+      if (concat == kNone || !nodes_[concat].domain.empty() ||
+          nodes_[concat].proto->op_type() != "Concat" || live_readers(shape_name) != 1 ||
+          outside_.count(shape_name) != 0 || constants_.count(shape_name) != 0) {
+        continue;
+      }
+      std::vector<std::int64_t> shape;
+      bool fused = true;
+      for (const std::string& part : nodes_[concat].inputs) {
+        if (std::vector<std::int64_t> values; integer_constant(part, &values)) {
+          shape.insert(shape.end(), values.begin(), values.end());
+        } else if (is_own_dim(part, data, shape.size())) {
+          shape.push_back(0);
+        } else if (one_element(part)) {
+          shape.push_back(-1);
+        } else {
+          fused = false;
+          break;
+        }
+      }
+      if (!fused || std::count(shape.begin(), shape.end(), -1) > 1) continue;
+      RewriteOrigin origin;
+      remove_unread_upwards(concat, origin);
+      origin.rules.push_back(rule.name);
+      WorkNode w;
+      w.made = std::make_unique<onnx::NodeProto>();
+      w.made->set_op_type("Constant");
+      w.made->set_name(nodes_[concat].proto->name());
+      w.made->add_output(shape_name);
+      onnx::AttributeProto* value = w.made->add_attribute();
+      value->set_name("value");
+      value->set_type(onnx::AttributeProto::TENSOR);
+      onnx::TensorProto* t = value->mutable_t();
+      t->set_data_type(onnx::TensorProto::INT64);
+      t->add_dims(static_cast<std::int64_t>(shape.size()));
+      for (const std::int64_t d : shape) t->add_int64_data(d);
+      w.proto = w.made.get();
+      w.outputs = {shape_name};
+      w.slot = nodes_[concat].slot;
+      w.sequence = ++sequence_;
+      w.origin = std::move(origin);
+      constants_[shape_name] = t;
+      add(std::move(w));
+      note_applied(rule.name);
+      ++changed;
+    }
+    return changed;
+  }
+
+  std::size_t live_producer(const std::string& name) const {
+    auto p = producer_.find(name);
+    return p == producer_.end() || !nodes_[p->second].alive ? kNone : p->second;
+  }
+
+  /// The integers of a constant of at most 64 elements, or of a Cast of one (which the runtime
+  /// folds first).
+  bool integer_constant(const std::string& name, std::vector<std::int64_t>* out) const {
+    std::string at = name;
+    if (const std::size_t cast = live_producer(name);
+        cast != kNone && nodes_[cast].domain.empty() && nodes_[cast].proto->op_type() == "Cast" &&
+        !nodes_[cast].inputs.empty()) {
+      at = nodes_[cast].inputs[0];
+    }
+    auto c = constants_.find(at);
+    if (c == constants_.end() || c->second == nullptr || producer_is_live_nonconstant(at)) {
+      return false;
+    }
+    std::vector<double> values;
+    if (!constant_values(*c->second, &values) ||
+        !std::all_of(values.begin(), values.end(), [](double v) { return v == std::trunc(v); })) {
+      return false;
+    }
+    out->assign(values.begin(), values.end());
+    return true;
+  }
+
+  /// `part` is Unsqueeze(Gather(Shape(data), k), axes 0): data's own dim k.
+  bool is_own_dim(const std::string& part, const std::string& data, std::size_t k) const {
+    const std::size_t unsqueeze = live_producer(part);
+    if (unsqueeze == kNone || nodes_[unsqueeze].proto->op_type() != "Unsqueeze" ||
+        !nodes_[unsqueeze].domain.empty() || nodes_[unsqueeze].inputs.empty()) {
+      return false;
+    }
+    std::vector<std::int64_t> axes = ints_attribute(*nodes_[unsqueeze].proto, "axes");
+    if (nodes_[unsqueeze].inputs.size() > 1 &&
+        !integer_constant(nodes_[unsqueeze].inputs[1], &axes)) {
+      return false;
+    }
+    const std::size_t gather = live_producer(nodes_[unsqueeze].inputs[0]);
+    if (axes != std::vector<std::int64_t>{0} || gather == kNone ||
+        nodes_[gather].proto->op_type() != "Gather" || !nodes_[gather].domain.empty() ||
+        nodes_[gather].inputs.size() < 2) {
+      return false;
+    }
+    std::vector<std::int64_t> index;
+    const std::size_t shape = live_producer(nodes_[gather].inputs[0]);
+    return integer_constant(nodes_[gather].inputs[1], &index) && index.size() == 1 &&
+           index[0] == static_cast<std::int64_t>(k) && shape != kNone &&
+           nodes_[shape].proto->op_type() == "Shape" && nodes_[shape].domain.empty() &&
+           nodes_[shape].proto->attribute_size() == 0 && !nodes_[shape].inputs.empty() &&
+           nodes_[shape].inputs[0] == data;
+  }
+
+  /// The runtime's inference gives `name` exactly one element.
+  bool one_element(const std::string& name) const {
+    const onnx::TensorShapeProto* shape = types_.shape ? types_.shape(name) : nullptr;
+    if (shape == nullptr) return false;
+    for (const auto& d : shape->dim()) {
+      if (!d.has_dim_value() || d.dim_value() != 1) return false;
+    }
+    return true;
+  }
+
+  /// Removes node `id`, then every node that only it read, and so on up (ONNX Runtime removes
+  /// a fused subgraph's nodes bottom-up while each has no other reader).
+  void remove_unread_upwards(std::size_t id, RewriteOrigin& origin) {
+    std::vector<std::size_t> work{id};
+    while (!work.empty()) {
+      const std::size_t at = work.back();
+      work.pop_back();
+      WorkNode& n = nodes_[at];
+      if (!n.alive) continue;
+      n.alive = false;
+      add_origin(origin, n);
+      for (const std::string& o : n.outputs) {
+        auto p = producer_.find(o);
+        if (p != producer_.end() && p->second == at) producer_.erase(p);
+      }
+      for (const std::string& in : n.inputs) {
+        const std::size_t q = live_producer(in);
+        if (q == kNone || nodes_[q].proto->op_type() == "Constant") continue;
+        const bool unread = std::all_of(
+            nodes_[q].outputs.begin(), nodes_[q].outputs.end(), [&](const std::string& o) {
+              return o.empty() || (live_readers(o) == 0 && outside_.count(o) == 0);
+            });
+        if (unread) work.push_back(q);
+      }
+    }
   }
 
   /// A node that common_subexpressions may merge: deterministic, without a body, not a Constant

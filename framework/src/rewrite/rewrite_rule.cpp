@@ -646,10 +646,12 @@ RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
   r.pass = pass;
   if (pattern.starts_with("builtin:")) {
     r.builtin = std::string(pattern.substr(8));
-    if (r.builtin != kCommonSubexpressions && r.builtin != kSameTypeCasts) {
+    if (r.builtin != kCommonSubexpressions && r.builtin != kSameTypeCasts &&
+        r.builtin != kConstantReshapeShapes) {
       throw PluginError("rewrite '" + r.name + "': no built-in rewrite '" + r.builtin +
                         "' (there are builtin:" + std::string(kCommonSubexpressions) +
-                        " and builtin:" + std::string(kSameTypeCasts) + ")");
+                        ", builtin:" + std::string(kSameTypeCasts) +
+                        " and builtin:" + std::string(kConstantReshapeShapes) + ")");
     }
     if (!replacement.empty()) {
       throw PluginError("rewrite '" + r.name + "': a built-in rewrite takes no replacement");

@@ -151,7 +151,8 @@ struct RewriteRule {
   /// The pattern node that makes each variable (filled by parse_rewrite_rule).
   std::map<std::string, std::size_t, std::less<>> produced_by;
   /// A rewrite the framework carries out itself, named by the pattern `builtin:NAME` with an
-  /// empty replacement; empty for a pattern rule: kCommonSubexpressions or kSameTypeCasts.
+  /// empty replacement; empty for a pattern rule: kCommonSubexpressions, kSameTypeCasts or
+  /// kConstantReshapeShapes.
   std::string builtin;
 };
 
@@ -165,6 +166,14 @@ inline constexpr std::string_view kCommonSubexpressions = "common_subexpressions
 /// reading the input (ONNX Runtime's CastElimination, level basic). The input's type is a
 /// constant's own or what ValueTypeQuery says; unknown keeps the Cast.
 inline constexpr std::string_view kSameTypeCasts = "same_type_casts";
+
+/// `builtin:constant_reshape_shapes`: a Reshape whose shape is a Concat (read by it alone) of
+/// parts that are each a constant of integers (or a Cast of one), the Reshape input's own dim k
+/// at position k (Shape, Gather of index k, Unsqueeze at axis 0: written 0), or one element
+/// the runtime's inference cannot tell (written -1, once at most) reads a constant shape
+/// instead; the Concat, and the nodes that fed it alone, go (ONNX Runtime's ReshapeFusion,
+/// level basic).
+inline constexpr std::string_view kConstantReshapeShapes = "constant_reshape_shapes";
 
 /// Parses a rule; throws Error (exit code 4, a plugin's fault) naming the rule and what is
 /// wrong: a syntax error, a pattern node its last node does not reach, a replacement that reads

@@ -106,6 +106,9 @@ void register_basic(Registration& reg) {
   // attributes) goes, its readers read the earlier one's outputs; an exporter's repeated
   // Shape/Gather/Unsqueeze chains collapse (the framework's builtin; docs/design/rewrites.md).
   reg.rewrite("CommonSubexpressionElimination", "builtin:common_subexpressions", "", kBasic);
+  // ReshapeFusion: a Reshape whose shape a Concat assembles from constants, its input's own dims
+  // and one element more reads one constant shape.
+  reg.rewrite("ReshapeFusion", "builtin:constant_reshape_shapes", "", kBasic);
   // ConvBNFusion, ConvMulFusion, ConvAddFusion: the constants fold into the Conv's weights and
   // bias; the Conv's output takes the last node's name.
   reg.rewrite("ConvBNFusion",
