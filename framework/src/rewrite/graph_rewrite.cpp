@@ -375,6 +375,9 @@ class Rewriter {
         case AttrTest::Op::kAbsent:
           if (found != nullptr) return false;
           break;
+        case AttrTest::Op::kPresent:
+          if (found == nullptr) return false;
+          break;
         case AttrTest::Op::kEquals:
           if (found == nullptr) return false;
           if (test.is_string ? found->s() != test.text
@@ -1307,14 +1310,21 @@ class Rewriter {
         for (const std::int64_t x : a.integers) attr->add_ints(x);
         return;
       }
-      case RewriteAttr::Kind::kTensor: {
+      case RewriteAttr::Kind::kTensor:
+      case RewriteAttr::Kind::kTensorOfAttr: {
+        std::vector<std::int64_t> values = a.integers;
+        if (a.kind == RewriteAttr::Kind::kTensorOfAttr) {
+          const onnx::NodeProto* from = source();
+          if (from == nullptr) return;
+          values = ints_attribute(*from, a.text);
+        }
         onnx::AttributeProto* attr = p.add_attribute();
         attr->set_name(a.name);
         attr->set_type(onnx::AttributeProto::TENSOR);
         onnx::TensorProto* t = attr->mutable_t();
         t->set_data_type(onnx::TensorProto::INT64);
-        t->add_dims(static_cast<std::int64_t>(a.integers.size()));
-        for (const std::int64_t x : a.integers) t->add_int64_data(x);
+        t->add_dims(static_cast<std::int64_t>(values.size()));
+        for (const std::int64_t x : values) t->add_int64_data(x);
         return;
       }
       case RewriteAttr::Kind::kInt: {

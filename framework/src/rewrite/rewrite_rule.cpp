@@ -362,6 +362,13 @@ class Reader {
       } else {
         t.name = identifier("an attribute");
         skip_blanks();
+        if (!at_end() && (peek() == ',' || peek() == '}')) {
+          t.op = AttrTest::Op::kPresent;
+          out.push_back(std::move(t));
+          if (accept('}')) return out;
+          expect(',');
+          continue;
+        }
         if (accept('?')) {
           expect('=');
           t.op = AttrTest::Op::kEqualsOrAbsent;
@@ -430,6 +437,20 @@ class Reader {
       if (text_.substr(pos_, 7) == "tensor(") {
         pos_ += 7;
         a.kind = RewriteAttr::Kind::kTensor;
+        skip_blanks();
+        if (!at_end() && ident_start(peek())) {
+          a.kind = RewriteAttr::Kind::kTensorOfAttr;
+          // (Identifiers may hold dots: the last one splits the variable from the attribute.)
+          const std::string both = identifier("'v.attribute' in 'tensor(...)'");
+          const std::size_t dot = both.rfind('.');
+          if (dot == std::string::npos || dot == 0 || dot + 1 == both.size()) {
+            fail("expected 'v.attribute' in 'tensor(...)'");
+          }
+          a.from = both.substr(0, dot);
+          a.text = both.substr(dot + 1);
+          expect(')');
+          return a;
+        }
       }
       for (skip_blanks(); !accept(')');) {
         if (!a.integers.empty()) expect(',');

@@ -55,9 +55,10 @@ struct RewriteArg {
 
 /// `Op{group?=1, !activation, perm=[0,2,1]}(...)`: a pattern node's integer attribute equals a
 /// value (`?=`: or is absent), differs from it (`!=`: or is absent), or is absent (`!name`); an
-/// integer list attribute equals a list (`=` only); `mode="nearest"` (`=` or `?=`) a string one.
+/// integer list attribute equals a list (`=` only); `mode="nearest"` (`=` or `?=`) a string one;
+/// `perm` alone: the attribute is present.
 struct AttrTest {
-  enum class Op : std::uint8_t { kEquals, kEqualsOrAbsent, kDiffers, kAbsent };
+  enum class Op : std::uint8_t { kEquals, kEqualsOrAbsent, kDiffers, kAbsent, kPresent };
   Op op = Op::kEquals;
   std::string name;
   std::int64_t value = 0;
@@ -79,6 +80,9 @@ struct RewriteAttr {
     kIntsOf,    ///< `[name=ints(v)]`: the whole-number contents of the constant bound to v
     kInts,      ///< `[name=(0, -1, 16)]`: a list of integers
     kTensor,    ///< `[value=tensor(0, -1, 16)]`: a 1-D int64 tensor (a Constant's shape)
+    /// `[value=tensor(t.perm)]`: a 1-D int64 tensor of the integer list attribute `text` of the
+    /// node that produced variable `from`
+    kTensorOfAttr,
   };
   Kind kind = Kind::kCopyFrom;
   std::string name;

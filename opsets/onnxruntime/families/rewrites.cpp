@@ -106,6 +106,13 @@ void register_basic(Registration& reg) {
   // attributes) goes, its readers read the earlier one's outputs; an exporter's repeated
   // Shape/Gather/Unsqueeze chains collapse (the framework's builtin; docs/design/rewrites.md).
   reg.rewrite("CommonSubexpressionElimination", "builtin:common_subexpressions", "", kBasic);
+  // TransposeOptimizer (its Shape handler): the shape of a Transpose is the input's shape
+  // gathered by the permutation, when nothing else reads the Transpose, which goes (with
+  // other readers, ONNX Runtime 1.30 leaves both: a transformer encoder's graph as it saves it).
+  reg.rewrite("TransposeOptimizer(Shape)",
+              "t = Transpose{perm}(x); s = Shape{!start, !end}(t)",
+              "d = Shape(x); p = Constant() [value=tensor(t.perm)]; s = Gather(d, p) [axis=0]",
+              kBasic);
   // ReshapeFusion: a Reshape whose shape a Concat assembles from constants, its input's own dims
   // and one element more reads one constant shape.
   reg.rewrite("ReshapeFusion", "builtin:constant_reshape_shapes", "", kBasic);
