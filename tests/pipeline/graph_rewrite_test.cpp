@@ -65,7 +65,8 @@ TEST(RewriteRule, RefusesTextItCannotMatchWithOneLineNamingTheRule) {
 TEST(RewriteRule, BuiltinRewritesAreNamedAndTakeNoReplacement) {
   EXPECT_EQ(error_of("builtin:constant_folding", ""),
             "rewrite 'R': no built-in rewrite 'constant_folding' (there are "
-            "builtin:common_subexpressions and builtin:same_type_casts)");
+            "builtin:common_subexpressions, builtin:same_type_casts and "
+            "builtin:constant_reshape_shapes)");
   EXPECT_EQ(error_of("builtin:common_subexpressions", "y = x"),
             "rewrite 'R': a built-in rewrite takes no replacement");
   EXPECT_EQ(parse_rewrite_rule("CSE", "builtin:common_subexpressions", "").builtin,
@@ -302,6 +303,128 @@ TEST(GraphRewrite, MarksAreSeenOnlyThroughTheMark) {
   EXPECT_EQ(error_of("y = Relu(x) @m", "y = x"),
             "rewrite 'R': pattern at character 14: a pattern node tests a mark with '@mark' in "
             "place of an operator");
+}
+
+// `same=v` (ONNX Runtime's NCHWc transformer's test): dims equal by derivation through the nodes
+// the pattern node accepts (here the `lay` domain), or in the inference. From one Conv of the
+// layout c0: a 3x3 Conv padded by 1 and a 1x1 Conv keep its spatial dims (their channels are
+// their own, equal in the inference); an unpadded 3x3 Conv does not; two stride-2 windows halve
+// them alike. `dim(a, 1)` of a value reads the inference.
+TEST(GraphRewrite, SameDimsByDerivationThroughTheLayout) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", std::int64_t{16}, "H", "W"});
+  b.initializer(test::tensor_zeros("w3", kFloat, {16, 16, 3, 3}));
+  b.initializer(test::tensor_zeros("w1", kFloat, {16, 16, 1, 1}));
+  const auto pads = [](std::int64_t p) {
+    return test::attr("pads", std::vector<std::int64_t>{p, p, p, p});
+  };
+  const auto twice = test::attr("strides", std::vector<std::int64_t>{2, 2});
+  b.node("Conv", {"X", "w3"}, {"c0"}, {pads(1)});
+  b.node("Conv", {"c0", "w3"}, {"c1"}, {pads(1)});
+  b.node("Conv", {"c0", "w1"}, {"c2"});
+  b.node("Conv", {"c0", "w3"}, {"c3"});
+  b.node("Conv", {"c0", "w3"}, {"c4"}, {pads(1), twice});
+  b.node("Conv", {"c0", "w1"}, {"c5"}, {twice});
+  b.node("Add", {"c1", "c2"}, {"same"});
+  b.node("Add", {"c1", "c3"}, {"differ"});
+  b.node("Add", {"c4", "c5"}, {"halved"});
+  for (const char* y : {"same", "differ", "halved"}) b.output(y, kFloat);
+  // The inference: channels known, spatial dims not.
+  onnx::TensorShapeProto channels;
+  channels.add_dim()->set_dim_param("N");
+  channels.add_dim()->set_dim_value(16);
+  channels.add_dim();
+  channels.add_dim();
+  const ValueTypeQuery types{[](std::string_view) { return 1; }, [](std::string_view) { return 4; },
+                             [&channels](std::string_view) { return &channels; }};
+  const Model model = b.build();
+  const auto rewritten = rewrite_model(
+      model,
+      rules({{"Lay", "y = Conv(x, const w)", "y = lay:Conv(x, w) [y]"},
+             {"Same", "keep a = lay:Conv(*za); keep b = lay:Conv(*zb); y = Add(a{same=b}, b)",
+              "y = Mul(a, b) [c=dim(a, 1)]"},
+             {"Differ", "keep a = lay:Conv(*za); keep b = lay:Conv(*zb); y = Add(a{!same=b}, b)",
+              "y = Sub(a, b)"}},
+            {0, 1, 1}),
+      types);
+  ASSERT_NE(rewritten, nullptr);
+  const auto& g = rewritten->model().proto().graph();
+  std::map<std::string, std::string> op_of;
+  for (const onnx::NodeProto& n : g.node()) op_of[n.output(0)] = n.op_type();
+  EXPECT_EQ(op_of["same"], "Mul");
+  EXPECT_EQ(op_of["differ"], "Sub");
+  EXPECT_EQ(op_of["halved"], "Mul");
+  for (const onnx::NodeProto& n : g.node()) {
+    if (n.output(0) != "same") continue;
+    ASSERT_EQ(n.attribute_size(), 1);
+    EXPECT_EQ(n.attribute(0).i(), 16);
+  }
+  EXPECT_EQ(error_of("y = Add(a{same=q}, b)", "y = a"),
+            "rewrite 'R': 'a' is compared with 'q', which the pattern does not bind");
+}
+
+// builtin:constant_reshape_shapes (ReshapeFusion): Reshape(X, Concat(X's own dim 0, Cast of a
+// constant, one element)) reads the constant [0, 32, -1]; the Concat and the nodes only it read
+// go. A Concat of two unknown elements stays.
+TEST(GraphRewrite, ConstantReshapeShapesFoldTheConcat) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", std::int64_t{8}, std::int64_t{4}, std::int64_t{2}});
+  b.input("E", test::kInt64, {std::int64_t{1}});
+  b.initializer(test::tensor_ints("zero", {0}, {}));
+  b.initializer(test::tensor_ints("axes", {0}, {1}));
+  b.initializer(test::tensor_ints("n32", {32}, {1}, test::kInt32));
+  b.node("Shape", {"X"}, {"s"});
+  b.node("Gather", {"s", "zero"}, {"g"});
+  b.node("Unsqueeze", {"g", "axes"}, {"u"});
+  b.node("Cast", {"n32"}, {"c"}, {test::attr("to", std::int64_t{7})});
+  b.node("Concat", {"u", "c", "E"}, {"shape"}, {test::attr("axis", std::int64_t{0})});
+  b.node("Reshape", {"X", "shape"}, {"Y"});
+  b.node("Concat", {"E", "E"}, {"shape2"}, {test::attr("axis", std::int64_t{0})});
+  b.node("Reshape", {"X", "shape2"}, {"Z"});
+  b.output("Y", kFloat);
+  b.output("Z", kFloat);
+  onnx::TensorShapeProto one;
+  one.add_dim()->set_dim_value(1);
+  const ValueTypeQuery types{[](std::string_view) { return 7; }, [](std::string_view) { return 1; },
+                             [&one](std::string_view name) -> const onnx::TensorShapeProto* {
+                               return name == "E" ? &one : nullptr;
+                             }};
+  const Model model = b.build();
+  const auto rewritten = rewrite_model(
+      model, rules({{"ReshapeFusion", "builtin:constant_reshape_shapes", ""}}), types);
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()),
+            (std::vector<std::string>{"Constant", "Reshape", "Concat", "Reshape"}));
+  const onnx::TensorProto& t = rewritten->model().proto().graph().node(0).attribute(0).t();
+  EXPECT_EQ(std::vector<std::int64_t>(t.int64_data().begin(), t.int64_data().end()),
+            (std::vector<std::int64_t>{0, 32, -1}));
+  EXPECT_EQ(rewritten->model().proto().graph().node(0).output(0), "shape");
+}
+
+// `tensor(t.perm)` makes a Constant of a matched node's list attribute, `{perm}` tests that it is
+// there: Shape(Transpose(X)) becomes Gather(Shape(X), perm) (the TransposeOptimizer's Shape
+// handler); a Transpose without perm (reversed dims) stays.
+TEST(GraphRewrite, TensorsOfAttributesAndPresenceTests) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", "S", std::int64_t{8}});
+  b.node("Transpose", {"X"}, {"t"}, {test::attr("perm", std::vector<std::int64_t>{1, 0, 2})});
+  b.node("Shape", {"t"}, {"Y"});
+  b.node("Transpose", {"X"}, {"r"});
+  b.node("Shape", {"r"}, {"Z"});
+  b.output("Y", test::kInt64);
+  b.output("Z", test::kInt64);
+  const Model model = b.build();
+  const auto rewritten = rewrite_model(
+      model, rules({{"ShapeOfTranspose", "t = Transpose{perm}(x); s = Shape(t)",
+                     "d = Shape(x); p = Constant() [value=tensor(t.perm)]; s = Gather(d, p)"}}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()),
+            (std::vector<std::string>{"Shape", "Constant", "Gather", "Transpose", "Shape"}));
+  const onnx::TensorProto& t = rewritten->model().proto().graph().node(1).attribute(0).t();
+  EXPECT_EQ(std::vector<std::int64_t>(t.int64_data().begin(), t.int64_data().end()),
+            (std::vector<std::int64_t>{1, 0, 2}));
+  EXPECT_EQ(error_of("y = Relu(x)", "y = Constant() [value=tensor(x)]"),
+            "rewrite 'R': replacement at character 31: expected 'v.attribute' in 'tensor(...)'");
 }
 
 // X -> Conv -> BatchNormalization -> Relu -> Y: folded and fused into one FusedConv, whose

@@ -56,8 +56,9 @@ def generated_models(work):
     """Small CNNs made here whose rewritten graphs must equal ONNX Runtime's: a ResNet stem and
     two residual blocks (Conv+BatchNormalization+Relu, MaxPool, Sum fusions, a strided 1x1
     downsample, GlobalAveragePool, Gemm), a MobileNet-v2 block (Clip 0..6, depthwise Conv,
-    a channel count that is no whole block) and an inception block with a dense layer (NCHWc
-    Concat, pools and BatchNormalization of blocked values, a zero Pad)."""
+    a channel count that is no whole block), an inception block with a dense layer (NCHWc
+    Concat, pools and BatchNormalization of blocked values, a zero Pad) and an EfficientNet
+    block (SiLU, squeeze-and-excitation, the reshaped residual Add, ReshapeFusion)."""
     def w(name, shape):
         return numpy_helper.from_array(np.random.default_rng(0).standard_normal(shape)
                                        .astype(np.float32) * 0.1, name)
@@ -148,6 +149,39 @@ def generated_models(work):
               helper.make_node("Relu", ["head_a"], ["logits"])]
     inits += [w("head_w", [32, 10]), w("head_b", [10])]
     models.append(("generated_inception_block", nodes, inits))
+
+    # An EfficientNet block with symbolic height and width: SiLU (x * sigmoid(x): QuickGelu,
+    # kept on the blocked layout), a squeeze-and-excitation Mul of [N,C,H,W] by [N,C,1,1] (read
+    # through ReorderOutput), a projection Conv after it, and the residual Add whose dims the
+    # NCHWc transformer cannot show equal through the plain Mul (both inputs reshaped to
+    # [N, C/block, H, W, block]); then a head whose Flatten is a Reshape to
+    # Concat(Shape -> Gather -> Unsqueeze, Cast of a constant) (ReshapeFusion: [0, 32]).
+    nodes, inits = [], []
+    conv(nodes, inits, "image", "stem", 3, 32, 3, stride=2, bn=False)
+    nodes += [helper.make_node("Sigmoid", ["stem"], ["stem_s"]),
+              helper.make_node("Mul", ["stem", "stem_s"], ["x0"])]
+    conv(nodes, inits, "x0", "exp", 32, 96, 1, bn=False)
+    nodes += [helper.make_node("Sigmoid", ["exp"], ["exp_s"]),
+              helper.make_node("Mul", ["exp", "exp_s"], ["exp_a"])]
+    conv(nodes, inits, "exp_a", "dw", 96, 96, 3, group=96, bn=False)
+    nodes += [helper.make_node("GlobalAveragePool", ["dw"], ["se_p"])]
+    conv(nodes, inits, "se_p", "se_r", 96, 8, 1, bn=False, act="relu")
+    conv(nodes, inits, "se_r", "se_e", 8, 96, 1, bn=False)
+    nodes += [helper.make_node("Sigmoid", ["se_e"], ["se_s"]),
+              helper.make_node("Mul", ["dw", "se_s"], ["se"])]
+    conv(nodes, inits, "se", "proj", 96, 32, 1, bn=False)
+    nodes += [helper.make_node("Add", ["proj", "x0"], ["res"]),
+              helper.make_node("GlobalAveragePool", ["res"], ["gap"]),
+              helper.make_node("Shape", ["gap"], ["gap_shape"]),
+              helper.make_node("Gather", ["gap_shape", "zero_index"], ["batch"], axis=0),
+              helper.make_node("Unsqueeze", ["batch", "axis0"], ["batch1"]),
+              helper.make_node("Cast", ["width32"], ["width"], to=TensorProto.INT64),
+              helper.make_node("Concat", ["batch1", "width"], ["flat_shape"], axis=0),
+              helper.make_node("Reshape", ["gap", "flat_shape"], ["logits"])]
+    inits += [numpy_helper.from_array(np.array(0, np.int64), "zero_index"),
+              numpy_helper.from_array(np.array([0], np.int64), "axis0"),
+              numpy_helper.from_array(np.array([32], np.int32), "width32")]
+    models.append(("generated_efficientnet_block", nodes, inits))
 
     out = []
     for name, nodes, inits in models:
