@@ -23,6 +23,9 @@ void register_rotary_embedding(Registration& reg);       // RotaryEmbedding
 void register_matmul(Registration& reg);        // FusedMatMul, MatMulNBits, quantized MatMuls
 void register_quantization(Registration& reg);  // (De)QuantizeLinear, GatherBlockQuantized
 void register_conv(Registration& reg);          // FusedConv, NhwcConv
+/// QLinearAdd/Mul/Sigmoid/LeakyRelu/Softmax/GlobalAveragePool/AveragePool/Conv/Concat, QGemm,
+/// NhwcMaxPool: the QOperator format and ONNX Runtime's rewrites of QDQ pairs.
+void register_qlinear(Registration& reg);
 void register_misc(Registration& reg);          // Range, Trilu
 void register_beam_search(Registration& reg);   // BeamSearch
 /// The com.microsoft.nchwc operators (ONNX Runtime's blocked-layout CNN graph), version 1:

@@ -24,6 +24,7 @@ constexpr Family kFamilies[] = {
     register_matmul,
     register_quantization,
     register_conv,
+    register_qlinear,
     register_misc,
     register_beam_search,
 };

@@ -16,6 +16,8 @@ void register_tensor(Registration& reg);     // Where, Softmax, LogSoftmax, Resi
 void register_inplace(Registration& reg);    // the in-place kernels: aliases, unary activations
 /// Conv's working buffer (im2col), which FusedConv (a Conv with an activation) shares.
 const cctx::sdk::IScratchEstimator& conv_scratch_estimator();
+/// QLinearConv's buffers (ai.onnx's and com.microsoft's channels-last one).
+const cctx::sdk::IScratchEstimator& qlinear_conv_scratch_estimator();
 /// A working buffer the size of input 0 (HardSwish's temporary; BiasGelu's, FastGelu's).
 const cctx::sdk::IScratchEstimator& input_sized_scratch_estimator();
 /// com.microsoft kernels (BiasGelu, FastGelu, FusedConv) and the NCHWc Conv: scratch, in place.

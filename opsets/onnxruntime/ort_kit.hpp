@@ -110,13 +110,15 @@ struct Window {
   std::int64_t pad_end(std::size_t i) const { return pads[i + spatial()]; }
 };
 
-/// Reads X (rank >= 3), W and the window of a Conv or ConvTranspose node; `why` on failure.
-inline bool read_conv(const INodeView& node, Shape* x, Shape* w, Window* win, std::string* why) {
+/// Reads X (rank >= 3), W (input `w_input`: 3 for QLinearConv) and the window of a Conv or
+/// ConvTranspose node; `why` on failure.
+inline bool read_conv(const INodeView& node, Shape* x, Shape* w, Window* win, std::string* why,
+                      std::uint32_t w_input = 1) {
   if (!known_shape(node, 0, x) || x->rank() < 3) {
     *why = "rank of X unknown or below 3";
     return false;
   }
-  *w = has_input(node, 1) ? input_shape(node, 1) : Shape::unknown();
+  *w = has_input(node, w_input) ? input_shape(node, w_input) : Shape::unknown();
   const std::size_t spatial = x->rank() - 2;
   std::vector<std::int64_t> ks;
   if (attr_ints_vec(node, "kernel_shape", &ks)) {

@@ -5,6 +5,7 @@
 //                       x + bias kept for the erf or tanh pass), exactly numel(X) * 4 bytes
 //   Gelu, QuickGelu, LayerNormalization, FusedMatMul: nothing measured
 //   FusedConv           Conv's im2col buffer (it is ConvFloat with an activation)
+//   QLinearConv         conv.cpp's (channels last: no transposes)
 //   GroupQueryAttention in group_query_attention.cpp
 // FusedConv and the NCHWc Conv may write their output into the Sum input (MayInplace(3, 0)).
 
@@ -24,6 +25,7 @@ Status register_contrib(sdk::IRegistrar& r) {
   ms.scratch("BiasGelu", 1, input_sized_scratch_estimator());
   ms.scratch("FastGelu", 1, input_sized_scratch_estimator());
   ms.scratch("FusedConv", 1, conv_scratch_estimator());
+  ms.scratch("QLinearConv", 1, qlinear_conv_scratch_estimator());
   ms.inplace("FusedConv", 1, kSumInPlace);
   if (!ms.ok()) return ms.status();
   Registration nchwc = sdk::kit::register_domain(r, "com.microsoft.nchwc", 1, 1);

@@ -88,7 +88,55 @@ Status conv_transpose_scratch(const INodeView& node, IScratchSink& out) {
   return out.set_bytes(bytes);
 }
 
+/// QLinearConv (cpu/quantization/qlinearconv.cc), ai.onnx's (NCHW) and com.microsoft's
+/// (`channels_last`), the kernel's asymmetric path, per image (the loop over the batch reuses
+/// them), e = 1 (8-bit data), OutputSize = prod(output spatial dims), M output channels:
+///   the int32 GEMM output, 4 * M * OutputSize;
+///   NCHW only: the input and output transposed to NHWC, C * InputSize + M * OutputSize;
+///   depthwise (one input and one output channel per group): the im2col indirection buffer,
+///     8 * prod(kernel) * OutputSize (pointers);
+///   otherwise, unless pointwise (1x1, strides 1, no padding): the im2col column buffer,
+///     (C/group) * prod(kernel) * OutputSize.
+/// Measured alone under ONNX Runtime 1.30 (3x3, 1x1, 7x7 stride 2, depthwise; int8 weights
+/// and activations): every byte but MLAS's few bytes of overrun. MLAS's symmetric kernels (a
+/// machine with them, weights of zero point 0) need less: no GEMM output, an indirection buffer
+/// for the column buffer; this is then an upper bound.
+Status qlinear_conv_scratch(const INodeView& node, IScratchSink& out) {
+  Shape x, w;
+  Window win;
+  std::string why;
+  if (!read_conv(node, &x, &w, &win, &why, 3)) return unsupported(why);
+  if (!w.known || w.rank() != x.rank()) return unsupported("weight shape unknown");
+  const bool last = node.attr_int_or("channels_last", 0) != 0;
+  const std::int64_t group = node.attr_int_or("group", 1);
+  if (group < 1) return unsupported("group is not positive");
+  const std::size_t first = last ? 1 : 2;
+  const Dim channels = last ? x.dims.back() : x.dims[1];
+  Dim kernel_size = node.constant(1), input_size = node.constant(1), output_size = node.constant(1);
+  bool pointwise = true;
+  for (std::size_t i = 0; i < win.spatial(); ++i) {
+    kernel_size = kernel_size * win.kernel[i];
+    input_size = input_size * x.dims[first + i];
+    output_size = output_size * conv_output(win, i, x.dims[first + i]);
+    pointwise = pointwise && win.kernel[i].is(1) && win.strides[i] == 1 && no_padding(win, i);
+  }
+  const Dim maps = w.dims[0];
+  std::vector<Dim> blocks{maps * output_size * 4};
+  if (!last) {
+    blocks.push_back(channels * input_size);
+    blocks.push_back(maps * output_size);
+  }
+  const bool depthwise = w.dims[1].is(1) && maps.provably_eq(node.constant(group));
+  if (depthwise) {
+    blocks.push_back(kernel_size * output_size * 8);
+  } else if (!pointwise) {
+    blocks.push_back(w.dims[1] * kernel_size * output_size);
+  }
+  return add_blocks(out, blocks);
+}
+
 constinit const FnScratchEstimator kConvScratch{&conv_scratch};
+constinit const FnScratchEstimator kQLinearConvScratch{&qlinear_conv_scratch};
 constinit const FnScratchEstimator kConvTransposeScratch{&conv_transpose_scratch};
 
 }  // namespace
@@ -96,7 +144,10 @@ constinit const FnScratchEstimator kConvTransposeScratch{&conv_transpose_scratch
 void register_conv(Registration& reg) {
   register_every_version(reg, "Conv", 1, kConvScratch);
   register_every_version(reg, "ConvTranspose", 1, kConvTransposeScratch);
+  register_every_version(reg, "QLinearConv", 10, kQLinearConvScratch);
 }
+
+const sdk::IScratchEstimator& qlinear_conv_scratch_estimator() { return kQLinearConvScratch; }
 
 const sdk::IScratchEstimator& conv_scratch_estimator() { return kConvScratch; }
 
