@@ -34,7 +34,7 @@ FUZZ_TARGETS := fuzz_model fuzz_expr fuzz_profile fuzz_writers
 
 .PHONY: all deps fuzz-deps validate-deps format-deps configure build test demo bench sanitize fuzz \
   clean format format-check \
-  coverage-doc validate realmodels decoders peers docs docs-check tidy tidy-changed
+  coverage-doc validate quantized realmodels decoders peers docs docs-check tidy tidy-changed
 
 all: build
 
@@ -104,6 +104,25 @@ validate: build validate-deps
 	/usr/bin/python3 tests/validate/fit_check.py --build $(BUILD) $(FIT_CHECK_ARGS)
 	# The LLM decoder suite as users run it (level all, Python API; tests/decoders/README.md)
 	$(MAKE) decoders DECODERS_ARGS='--optimization all'
+	# Quantized CNNs written by ONNX Runtime's quantizer, in the lab setting and at level all
+	$(MAKE) quantized
+
+# Quantized models (tests/validate/quantize_models.py: QDQ and QOperator forms of the suite's
+# CNNs, written by onnxruntime.quantization in the decoders' environment) measured against ONNX
+# Runtime with graph optimisation off (the unoptimized profiles) and at level all.
+quantized: build validate-deps
+	sh tests/validate/install_ort.sh $(BUILD)/validate
+	@[ -f $(BUILD)/validate/models/manifest.json ] || \
+	  /usr/bin/python3 tests/validate/export_models.py $(BUILD)/validate/models
+	@[ -x $(DECODERS_VENV)/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $(DECODERS_VENV)
+	$(DECODERS_VENV)/bin/pip install --quiet $(DECODERS_PIP)
+	$(DECODERS_VENV)/bin/python tests/validate/quantize_models.py $(BUILD)/validate/models \
+	  $(BUILD)/validate/quantized
+	/usr/bin/python3 tests/validate/validate.py --build $(BUILD) --models $(BUILD)/validate/quantized \
+	  --kinds symbolic --no-per-node --history none --optimization disabled \
+	  --profile-no-arena onnxruntime-cpu-unoptimized-no-arena --profile-arena onnxruntime-cpu-unoptimized
+	/usr/bin/python3 tests/validate/validate.py --build $(BUILD) --models $(BUILD)/validate/quantized \
+	  --kinds symbolic --no-per-node --history none --optimization all
 
 # The LLM decoder suite (tests/decoders/README.md) against ONNX Runtime's Python API: a virtual
 # environment under the build tree with the pinned PyPI packages (Debian's torch through

@@ -100,6 +100,25 @@ def group_query_attention(packed, rotary, b=2, s=33, h=32, past=0, **attrs):
     return [node], ins, outs, inits, feeds, 4
 
 
+def qlinear_conv(c, m, spatial, kernel, channels_last=False, **attrs):
+    """An int8 QLinearConv (zero-point-0 weights, as ONNX Runtime's quantizer writes them): ai.onnx's
+    (NCHW) or com.microsoft's channels-last one (NHWC, what ONNX Runtime's optimiser makes)."""
+    group = attrs.get("group", 1)
+    x = [1] + list(spatial) + [c] if channels_last else [1, c] + list(spatial)
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.integers(-50, 50, (m, c // group) + tuple(kernel))
+                                     .astype(np.int8), "W")]
+    for name, value, dtype in (("xs", 0.01, np.float32), ("xz", -128, np.int8),
+                               ("ws", 0.02, np.float32), ("wz", 0, np.int8),
+                               ("ys", 0.03, np.float32), ("yz", -128, np.int8)):
+        inits.append(numpy_helper.from_array(np.array(value, dtype), name))
+    extra = {"channels_last": 1, "domain": "com.microsoft"} if channels_last else {}
+    node = helper.make_node("QLinearConv", ["X", "xs", "xz", "W", "ws", "wz", "ys", "yz"], ["Y"],
+                            kernel_shape=list(kernel), **attrs, **extra)
+    i8 = TensorProto.INT8
+    return [node], [vi("X", i8, x)], [vi("Y", i8, ["n", "a", "b", "c"])], inits, {"X": x}, 5
+
+
 CASES = [
     ("Conv 1x1 64->32 over 57x61 (baseline)", conv(64, 32, (57, 61), (1, 1))),
     ("Conv 3x3 pad 1 16->32 over 57x61", conv(16, 32, (57, 61), (3, 3), pads=[1, 1, 1, 1])),
@@ -130,6 +149,17 @@ CASES = [
     ("GroupQueryAttention decode after 500", group_query_attention(True, True, s=1, past=500)),
     ("GroupQueryAttention softcap (probabilities)",
      group_query_attention(True, True, softcap=30.0)),
+    # GEMM output, transposes to NHWC, im2col columns or a depthwise indirection buffer.
+    ("QLinearConv 3x3 pad 1 64->64 over 56x56", qlinear_conv(64, 64, (56, 56), (3, 3),
+                                                           pads=[1, 1, 1, 1])),
+    ("QLinearConv 1x1 64->128 over 56x56", qlinear_conv(64, 128, (56, 56), (1, 1))),
+    ("QLinearConv 7x7 stride 2 3->64 over 97x95", qlinear_conv(3, 64, (97, 95), (7, 7),
+                                                             strides=[2, 2], pads=[3, 3, 3, 3])),
+    ("QLinearConv 3x3 depthwise 64 over 56x56", qlinear_conv(64, 64, (56, 56), (3, 3),
+                                                           pads=[1, 1, 1, 1], group=64)),
+    ("com.microsoft QLinearConv NHWC 3x3 32->64", qlinear_conv(32, 64, (30, 31), (3, 3),
+                                                             channels_last=True,
+                                                             pads=[1, 1, 1, 1])),
 ]
 
 

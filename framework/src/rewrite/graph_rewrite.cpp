@@ -773,8 +773,8 @@ class Rewriter {
   /// A dim of two values the same in the runtime's inference: the same integer or the same name.
   static bool same_dim(const onnx::TensorShapeProto_Dimension& p,
                        const onnx::TensorShapeProto_Dimension& q) {
-    const bool same_value =
-        p.has_dim_value() && q.has_dim_value() && p.dim_value() > 0 && p.dim_value() == q.dim_value();
+    const bool same_value = p.has_dim_value() && q.has_dim_value() && p.dim_value() > 0 &&
+                            p.dim_value() == q.dim_value();
     // (ONNX's inference names the dims it cannot infer `unk__N`; ONNX Runtime's leaves them
     // unnamed, and unnamed dims are never the same.)
     const bool same_name = p.has_dim_param() && q.has_dim_param() && !p.dim_param().empty() &&
@@ -826,7 +826,8 @@ class Rewriter {
   /// The origins of an NCHW value's dims, derived as ONNX Runtime's NCHWc transformer does
   /// (nchwc_transformer.cc, NchwcArgument::Shape): back through the nodes `layout` accepts
   /// (the runtime's blocked layout), each origin the nearest value whose dim it is unchanged:
-  ///  - an activation (Relu, Sigmoid, Tanh, QuickGelu), a BatchNormalization (or a Conv of 1-D weights,
+  ///  - an activation (Relu, Sigmoid, Tanh, QuickGelu), a BatchNormalization (or a Conv of 1-D
+  ///  weights,
   ///    what it becomes), an Add, Sum or Mul: every dim of its first input;
   ///  - a Conv, MaxPool or AveragePool reading a value the layout makes (not a Conv of fewer
   ///    input channels than its `nchwc_block`, which reads it reordered): the batch of its
@@ -877,10 +878,20 @@ class Rewriter {
 
   /// The operators whose output's dims derive from their first input's.
   static bool derives_from_input(const WorkNode& n) {
-    static const std::unordered_set<std::string_view> kOps = {
-        "Relu",    "Sigmoid", "Tanh",       "QuickGelu", "BatchNormalization", "Add",  "Sum",
-        "Mul",     "Conv",    "MaxPool",    "AveragePool",        "GlobalMaxPool", "Concat",
-        "GlobalAveragePool"};
+    static const std::unordered_set<std::string_view> kOps = {"Relu",
+                                                              "Sigmoid",
+                                                              "Tanh",
+                                                              "QuickGelu",
+                                                              "BatchNormalization",
+                                                              "Add",
+                                                              "Sum",
+                                                              "Mul",
+                                                              "Conv",
+                                                              "MaxPool",
+                                                              "AveragePool",
+                                                              "GlobalMaxPool",
+                                                              "Concat",
+                                                              "GlobalAveragePool"};
     return kOps.count(n.proto->op_type()) != 0;
   }
 
@@ -930,7 +941,8 @@ class Rewriter {
     const std::vector<std::int64_t> strides = ints_attribute(*n.proto, "strides");
     const std::vector<std::int64_t> dilations = ints_attribute(*n.proto, "dilations");
     if (kernel.size() != 2 || (!pads.empty() && pads.size() != 4) ||
-        (!strides.empty() && strides.size() != 2) || (!dilations.empty() && dilations.size() != 2)) {
+        (!strides.empty() && strides.size() != 2) ||
+        (!dilations.empty() && dilations.size() != 2)) {
       return out;
     }
     bool same_padding = false;
@@ -1008,8 +1020,8 @@ class Rewriter {
     std::size_t changed = 0;
     for (std::size_t id = 0; id < nodes_.size(); ++id) {
       const WorkNode& n = nodes_[id];
-      if (!n.alive || !n.domain.empty() || n.proto->op_type() != "Reshape" ||
-          n.inputs.size() < 2 || n.inputs[0].empty() || n.inputs[1].empty()) {
+      if (!n.alive || !n.domain.empty() || n.proto->op_type() != "Reshape" || n.inputs.size() < 2 ||
+          n.inputs[0].empty() || n.inputs[1].empty()) {
         continue;
       }
       const std::string data = n.inputs[0];

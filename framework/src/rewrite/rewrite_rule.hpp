@@ -89,7 +89,7 @@ struct RewriteAttr {
   std::string from;  ///< the variable, for kCopyFrom and kOpTypeOf
   std::string text;
   std::int64_t integer = 0;
-  float real = 0.0F;                  ///< kFloat
+  float real = 0.0F;                   ///< kFloat
   std::vector<std::int64_t> integers;  ///< kInts, kTensor
 };
 

@@ -42,7 +42,8 @@ Status global_average_pool(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 5);
   Shape x = input_shape(node, 0);
   if (x.known) {
-    if (x.rank() < 3) return fail("input X has rank " + std::to_string(x.rank()) + ", expected >= 3");
+    if (x.rank() < 3)
+      return fail("input X has rank " + std::to_string(x.rank()) + ", expected >= 3");
     const bool last = channels_last(node);
     for (std::size_t a = last ? 1 : 2; a < x.rank() - (last ? 1 : 0); ++a) {
       x.dims[a] = node.constant(1);

@@ -109,8 +109,7 @@ void register_basic(Registration& reg) {
   // TransposeOptimizer (its Shape handler): the shape of a Transpose is the input's shape
   // gathered by the permutation, when nothing else reads the Transpose, which goes (with
   // other readers, ONNX Runtime 1.30 leaves both: a transformer encoder's graph as it saves it).
-  reg.rewrite("TransposeOptimizer(Shape)",
-              "t = Transpose{perm}(x); s = Shape{!start, !end}(t)",
+  reg.rewrite("TransposeOptimizer(Shape)", "t = Transpose{perm}(x); s = Shape{!start, !end}(t)",
               "d = Shape(x); p = Constant() [value=tensor(t.perm)]; s = Gather(d, p) [axis=0]",
               kBasic);
   // ReshapeFusion: a Reshape whose shape a Concat assembles from constants, its input's own dims
@@ -456,11 +455,11 @@ void register_all_level(Registration& reg, const std::string& block) {
               kReorder);
   // (Its channels: the value's own, as the inference gives them before the rewrites; a blocked
   // Add of Conv outputs holds the Convs' padding channels too.)
-  reg.rewrite("NchwcReorderOutputAfterBlocked", "keep p = @blocked(*i)",
-              (std::string("q = com.microsoft.nchwc:ReorderOutput(p) [channels=dim(p, 1)]") +
-               kReroute)
-                  .c_str(),
-              kReorder);
+  reg.rewrite(
+      "NchwcReorderOutputAfterBlocked", "keep p = @blocked(*i)",
+      (std::string("q = com.microsoft.nchwc:ReorderOutput(p) [channels=dim(p, 1)]") + kReroute)
+          .c_str(),
+      kReorder);
   reg.rewrite("NchwcReorderOutputAfterPool", kBlockedPool,
               (std::string("q = com.microsoft.nchwc:ReorderOutput(p)") + kReroute).c_str(),
               kReorder);
