@@ -363,6 +363,29 @@ TEST(GraphRewrite, SameDimsByDerivationThroughTheLayout) {
             "rewrite 'R': 'a' is compared with 'q', which the pattern does not bind");
 }
 
+// `x{type=T}`: the element type as the inference gives it (a constant's own): a float Relu
+// matches, an int32 one does not, nor one of a value the query does not know.
+TEST(GraphRewrite, ElementTypeTests) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.input("Z", test::kInt32, {"N"});
+  b.input("U", kFloat, {"N"});
+  b.node("Relu", {"X"}, {"x"});
+  b.node("Relu", {"Z"}, {"z"});
+  b.node("Relu", {"U"}, {"u"});
+  for (const char* y : {"x", "z", "u"}) b.output(y, kFloat);
+  const ValueTypeQuery types{[](std::string_view name) {
+                               return name == "X" ? 1 : name == "Z" ? 6 : 0;
+                             },
+                             [](std::string_view) { return 1; },
+                             {}};
+  const Model model = b.build();
+  const auto rewritten =
+      rewrite_model(model, rules({{"Float", "y = Relu(x{type=1})", "y = Sigmoid(x)"}}), types);
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()), (std::vector<std::string>{"Sigmoid", "Relu", "Relu"}));
+}
+
 // builtin:constant_reshape_shapes (ReshapeFusion): Reshape(X, Concat(X's own dim 0, Cast of a
 // constant, one element)) reads the constant [0, 32, -1]; the Concat and the nodes only it read
 // go. A Concat of two unknown elements stays.

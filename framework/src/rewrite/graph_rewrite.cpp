@@ -300,6 +300,7 @@ class Rewriter {
       return std::all_of(t.dims().begin(), t.dims().end(), [](std::int64_t d) { return d == 1; });
     }
     if (test.op == Op::kRank) return t.dims_size() == test.value;
+    if (test.op == Op::kType) return t.data_type() == test.value;
     if (test.op == Op::kWhole || test.op == Op::kElement) {
       std::vector<double> values;
       if (!constant_values(t, &values)) return false;
@@ -340,6 +341,7 @@ class Rewriter {
       case Op::kValue:
       case Op::kLike:
       case Op::kSame:
+      case Op::kType:
       case Op::kZeros:
       case Op::kWhole:
       case Op::kElement:
@@ -733,6 +735,7 @@ class Rewriter {
   bool value_test_holds(const std::string& name, const RewriteArg::DimTest& test) const {
     using Op = RewriteArg::DimTest::Op;
     if (test.op == Op::kRank) return rank_of(name) == test.value;
+    if (test.op == Op::kType) return elem_type_of(name) == test.value;
     const onnx::TensorShapeProto* shape = types_.shape ? types_.shape(name) : nullptr;
     if (shape == nullptr || test.dim >= shape->dim_size() ||
         !shape->dim(test.dim).has_dim_value()) {

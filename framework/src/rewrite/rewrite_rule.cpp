@@ -287,6 +287,13 @@ class Reader {
       t.op = Op::kScalar;
       return t;
     }
+    if (text_.substr(pos_, 5) == "type=") {
+      pos_ += 4;
+      expect('=');
+      t.op = Op::kType;
+      t.value = number();
+      return t;
+    }
     if (text_.substr(pos_, 4) == "rank") {
       pos_ += 4;
       expect('=');

@@ -26,7 +26,9 @@ struct RewriteArg {
   /// constant takes every test but `scalar` and `value=V`, answered by the shape the runtime's
   /// inference gives it (ValueTypeQuery; a dim tested must be an integer there); `like=v` (values
   /// only): the same dims as variable v's, each the same integer or the same name (ONNX Runtime's
-  /// test before fusing an Add of two values); `same=v` (values only; `!same=v`: not so): the
+  /// test before fusing an Add of two values); `type=1`: the element type (ONNX's number: 1
+  /// float, 3 int8, ...), of a constant or as the inference gives it; `same=v` (values only;
+  /// `!same=v`: not so): the
   /// same dims by `like`'s test or by derivation, dim by dim (ONNX Runtime's NCHWc transformer's
   /// test: graph_rewrite.cpp, `DimOrigins`).
   struct DimTest {
@@ -42,7 +44,8 @@ struct RewriteArg {
       kZeros,
       kWhole,
       kElement,
-      kSame
+      kSame,
+      kType
     };
     Op op = Op::kMultipleOf;
     std::int32_t dim = 0;

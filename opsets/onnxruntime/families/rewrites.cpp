@@ -272,6 +272,14 @@ void register_all_level(Registration& reg, const std::string& block) {
   // channels are padded up to whole blocks (`nchwc_block`). Checked against the
   // graphs ONNX Runtime 1.32 saves on this (AVX-512, block 16) machine.
   const std::string padded = "[y, nchwc_block=" + block + "]";
+  // The values on the blocked layout. Where every input is blocked, ONNX Runtime keeps some
+  // ai.onnx operators on it (TransformActivation, TransformConcat, TransformBinary): no
+  // ReorderOutput before them, and their output is blocked too. They stay the ai.onnx
+  // operators, marked `@blocked` so that the rules here and below see their layout. (Not when
+  // their output is a graph output: ONNX Runtime then adds a ReorderOutput, which is not
+  // modelled.)
+  constexpr const char* kBlocked =
+      "com.microsoft.nchwc:Conv|MaxPool|AveragePool|GlobalAveragePool|GlobalMaxPool|@blocked";
   // (2-D convolutions only: weights of rank 4.)
   // One group: input channels a multiple of 4, at least one block. Measured with ONNX Runtime
   // 1.30 at block 16, after a blocked value and after a plain one: 20, 24, 28, 36, 40, 44 run
@@ -315,6 +323,20 @@ void register_all_level(Registration& reg, const std::string& block) {
                   (std::string(kBlockedPool) + reads).c_str(), replacement.c_str(), pass);
     }
   }
+  // TransformPool: a MaxPool or AveragePool of a float NCHW value of whole blocks runs blocked
+  // whatever made its input, reading it through ReorderInput (its output is reordered after
+  // it). A quantized model's pool after a DequantizeLinear: the dequantized value is held
+  // twice, plain and blocked.
+  for (const char* pool : {"MaxPool", "AveragePool"}) {
+    reg.rewrite((std::string("Nchwc") + pool + "Reordered").c_str(),
+                (std::string("keep x = !") + kBlocked + "(*z); y, _ = " + pool +
+                 "(x{rank=4, type=1, d1%" + block + "})")
+                    .c_str(),
+                (std::string("t = com.microsoft.nchwc:ReorderInput(x); y = com.microsoft.nchwc:") +
+                 pool + "(t) [y]")
+                    .c_str(),
+                kNchwcFuse);
+  }
   // ... and after a value an ai.onnx operator keeps blocked (below), of whole blocks.
   for (const char* pool : {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"}) {
     reg.rewrite(
@@ -322,13 +344,6 @@ void register_all_level(Registration& reg, const std::string& block) {
         (std::string("keep p = @blocked(*i); y = ") + pool + "(p{d1%" + block + "})").c_str(),
         (std::string("y = com.microsoft.nchwc:") + pool + "(p) [y]").c_str(), kNchwcFuse);
   }
-  // Where every input is blocked, ONNX Runtime keeps these ai.onnx operators on the blocked
-  // layout (TransformActivation, TransformConcat, TransformBinary): no ReorderOutput before
-  // them, and their output is blocked too. They stay the ai.onnx operators, marked `@blocked`
-  // so that the rules here and below see their layout. (Not when their output is a graph
-  // output: ONNX Runtime then adds a ReorderOutput, which is not modelled.)
-  constexpr const char* kBlocked =
-      "com.microsoft.nchwc:Conv|MaxPool|AveragePool|GlobalAveragePool|GlobalMaxPool|@blocked";
   // NchwcConvSumFusion: a blocked Conv read only by an Add of two blocked values of the same
   // dims (`same`: by derivation through the blocked nodes, as the transformer tracks them, or
   // in the inference) adds the other one itself, writing into its buffer (MayInplace(3, 0));
