@@ -38,4 +38,21 @@ inline bool positive_attr(const INodeView& node, const char* name, std::int64_t*
   return false;
 }
 
+// ---- shapes ------------------------------------------------------------------------------------
+
+/// Gemm's output [M, N] of A [M, K] (transA: [K, M]) by B [K, N] (transB: [N, K]), both of rank
+/// 2 (FusedGemm, QGemm): sets output 0 of `type`; an unknown operand gives an unknown rank.
+inline Status gemm_output(const INodeView& node, IShapeSink& out, const Shape& a, const Shape& b,
+                          std::int32_t type) {
+  if (!a.known || !b.known) return set_shape(out, 0, type, Shape::unknown());
+  if (a.rank() != 2 || b.rank() != 2) return fail("A and B must have rank 2");
+  const bool ta = node.attr_int_or("transA", 0) != 0, tb = node.attr_int_or("transB", 0) != 0;
+  std::string error;
+  Dim inner;
+  if (!unify(out, a.dims[ta ? 0 : 1], b.dims[tb ? 1 : 0], &inner, &error)) {
+    return fail("inner dimensions differ: " + error);
+  }
+  return set_shape(out, 0, type, Shape::of({a.dims[ta ? 1 : 0], b.dims[tb ? 0 : 1]}));
+}
+
 }  // namespace cctx::opsets::microsoft

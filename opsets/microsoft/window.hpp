@@ -128,4 +128,47 @@ inline Status conv_spatial_outputs(const INodeView& node, IShapeSink& out, const
   return Status::kOk;
 }
 
+/// A convolution's output [N, M, O...] ([N, O..., M] channels last) from X and W [M, C/g, k...]
+/// (FusedConv, NhwcConv, QLinearConv): sets output 0 of `type`; an unknown X gives an unknown
+/// rank.
+inline Status conv_output(const INodeView& node, IShapeSink& out, const Shape& x, const Shape& w,
+                          bool channels_last, std::int32_t type) {
+  if (!x.known) return set_shape(out, 0, type, Shape::unknown());
+  std::vector<Dim> sizes;
+  if (const Status s = conv_spatial_outputs(node, out, x, w, channels_last, &sizes);
+      s != Status::kOk) {
+    return s;
+  }
+  const Dim maps = w.known ? w.dims[0] : Dim();
+  std::vector<Dim> dims{x.dims[0]};
+  if (!channels_last) dims.push_back(maps);
+  dims.insert(dims.end(), sizes.begin(), sizes.end());
+  if (channels_last) dims.push_back(maps);
+  return set_shape(out, 0, type, fill_unknown(node, out, 0, std::move(dims)));
+}
+
+/// A MaxPool's or AveragePool's output from X (kernel_shape required, ceil_mode; the size
+/// truncates as ONNX Runtime's PoolAttributes): [N, C, O...], or [N, O..., C] channels last.
+inline Status pool_output(const INodeView& node, IShapeSink& out, const Shape& x,
+                          bool channels_last, std::int32_t type) {
+  if (!x.known) return set_shape(out, 0, type, x);
+  if (x.rank() < 3) {
+    return fail("input X has rank " + std::to_string(x.rank()) +
+                ", expected a batch, channels and spatial dims");
+  }
+  if (node.attribute_type(StringRef("kernel_shape")) == AttrType::kNone) {
+    return fail("missing required attribute 'kernel_shape'");
+  }
+  Window win;
+  std::string error;
+  if (!read_window(node, x.rank() - 2, Shape::unknown(), &win, &error)) return fail(error);
+  win.ceil_mode = node.attr_int_or("ceil_mode", 0) != 0;
+  win.truncating = true;
+  std::vector<Dim> dims{x.dims[0]};
+  if (!channels_last) dims.push_back(x.dims[1]);
+  if (!window_outputs(win, x, channels_last ? 1 : 2, &dims, &error)) return fail(error);
+  if (channels_last) dims.push_back(x.dims.back());
+  return set_shape(out, 0, type, Shape::of(std::move(dims)));
+}
+
 }  // namespace cctx::opsets::microsoft

@@ -14,20 +14,8 @@ namespace {
 
 Status conv(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 2);
-  const bool nhwc = node.is_op("NhwcConv");
-  const std::int32_t type = node.input_dtype(0);
-  const Shape x = input_shape(node, 0), w = input_shape(node, 1);
-  if (!x.known) return set_shape(out, 0, type, Shape::unknown());
-  std::vector<Dim> sizes;
-  if (const Status s = conv_spatial_outputs(node, out, x, w, nhwc, &sizes); s != Status::kOk) {
-    return s;
-  }
-  const Dim maps = w.known ? w.dims[0] : Dim();
-  std::vector<Dim> dims{x.dims[0]};
-  if (!nhwc) dims.push_back(maps);
-  dims.insert(dims.end(), sizes.begin(), sizes.end());
-  if (nhwc) dims.push_back(maps);
-  return set_shape(out, 0, type, fill_unknown(node, out, 0, std::move(dims)));
+  return conv_output(node, out, input_shape(node, 0), input_shape(node, 1), node.is_op("NhwcConv"),
+                     node.input_dtype(0));
 }
 
 constinit const FnShapeRule kConv{&conv};

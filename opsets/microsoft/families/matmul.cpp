@@ -127,17 +127,7 @@ Status matmul_nbits(const INodeView& node, IShapeSink& out) {
 /// [K, N] (transB: [N, K]) gives [M, N]; C only broadcasts into it.
 Status fused_gemm(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 2);
-  const std::int32_t type = node.input_dtype(0);
-  const Shape a = input_shape(node, 0), b = input_shape(node, 1);
-  if (!a.known || !b.known) return set_shape(out, 0, type, Shape::unknown());
-  if (a.rank() != 2 || b.rank() != 2) return fail("A and B must have rank 2");
-  const bool ta = node.attr_int_or("transA", 0) != 0, tb = node.attr_int_or("transB", 0) != 0;
-  std::string error;
-  Dim inner;
-  if (!unify(out, a.dims[ta ? 0 : 1], b.dims[tb ? 1 : 0], &inner, &error)) {
-    return fail("inner dimensions differ: " + error);
-  }
-  return set_shape(out, 0, type, Shape::of({a.dims[ta ? 1 : 0], b.dims[tb ? 0 : 1]}));
+  return gemm_output(node, out, input_shape(node, 0), input_shape(node, 1), node.input_dtype(0));
 }
 
 constinit const FnShapeRule kFusedMatMul{&fused_matmul};

@@ -120,24 +120,7 @@ Status conv(const INodeView& node, IShapeSink& out) {
 /// MaxPool, AveragePool: [N, C', O...] with the pool window (kernel_shape required, ceil_mode).
 Status pool(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 1);
-  const std::int32_t type = node.input_dtype(0);
-  const Shape x = input_shape(node, 0);
-  if (!x.known) return set_shape(out, 0, type, x);
-  if (x.rank() < 3) {
-    return fail("input X has rank " + std::to_string(x.rank()) +
-                ", expected a batch, channels and spatial dims");
-  }
-  if (node.attribute_type(StringRef("kernel_shape")) == AttrType::kNone) {
-    return fail("missing required attribute 'kernel_shape'");
-  }
-  Window win;
-  std::string error;
-  if (!read_window(node, x.rank() - 2, Shape::unknown(), &win, &error)) return fail(error);
-  win.ceil_mode = node.attr_int_or("ceil_mode", 0) != 0;
-  win.truncating = true;
-  std::vector<Dim> dims{x.dims[0], x.dims[1]};
-  if (!window_outputs(win, x, 2, &dims, &error)) return fail(error);
-  return set_shape(out, 0, type, Shape::of(std::move(dims)));
+  return pool_output(node, out, input_shape(node, 0), false, node.input_dtype(0));
 }
 
 /// GlobalMaxPool, GlobalAveragePool: [N, C', 1...].

@@ -55,62 +55,21 @@ Status global_average_pool(const INodeView& node, IShapeSink& out) {
 /// QLinearAveragePool and NhwcMaxPool: [N, C, O...] or, channels last, [N, O..., C].
 Status pool(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 1);
-  const std::int32_t type = node.input_dtype(0);
-  const Shape x = input_shape(node, 0);
-  if (!x.known) return set_shape(out, 0, type, x);
-  if (x.rank() < 3) {
-    return fail("input X has rank " + std::to_string(x.rank()) +
-                ", expected a batch, channels and spatial dims");
-  }
-  if (node.attribute_type(StringRef("kernel_shape")) == AttrType::kNone) {
-    return fail("missing required attribute 'kernel_shape'");
-  }
-  const bool last = node.is_op("NhwcMaxPool") || channels_last(node);
-  Window win;
-  std::string error;
-  if (!read_window(node, x.rank() - 2, Shape::unknown(), &win, &error)) return fail(error);
-  win.ceil_mode = node.attr_int_or("ceil_mode", 0) != 0;
-  win.truncating = true;
-  std::vector<Dim> dims{x.dims[0]};
-  if (!last) dims.push_back(x.dims[1]);
-  if (!window_outputs(win, x, last ? 1 : 2, &dims, &error)) return fail(error);
-  if (last) dims.push_back(x.dims.back());
-  return set_shape(out, 0, type, Shape::of(std::move(dims)));
+  return pool_output(node, out, input_shape(node, 0),
+                     node.is_op("NhwcMaxPool") || channels_last(node), node.input_dtype(0));
 }
 
 Status conv(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 8);
-  const bool last = channels_last(node);
-  const std::int32_t type = node.input_dtype(0);
-  const Shape x = input_shape(node, 0), w = input_shape(node, 3);
-  if (!x.known) return set_shape(out, 0, type, Shape::unknown());
-  std::vector<Dim> sizes;
-  if (const Status s = conv_spatial_outputs(node, out, x, w, last, &sizes); s != Status::kOk) {
-    return s;
-  }
-  const Dim maps = w.known ? w.dims[0] : Dim();
-  std::vector<Dim> dims{x.dims[0]};
-  if (!last) dims.push_back(maps);
-  dims.insert(dims.end(), sizes.begin(), sizes.end());
-  if (last) dims.push_back(maps);
-  return set_shape(out, 0, type, fill_unknown(node, out, 0, std::move(dims)));
+  return conv_output(node, out, input_shape(node, 0), input_shape(node, 3), channels_last(node),
+                     node.input_dtype(0));
 }
 
 Status gemm(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 6);
-  const bool quantized_out = has_input(node, 7);
-  const std::int32_t type =
-      quantized_out ? dtype_or(node, 8, node.input_dtype(0)) : dtype_or(node, 1, dtype::kFloat);
-  const Shape a = input_shape(node, 0), b = input_shape(node, 3);
-  if (!a.known || !b.known) return set_shape(out, 0, type, Shape::unknown());
-  if (a.rank() != 2 || b.rank() != 2) return fail("A and B must have rank 2");
-  const bool ta = node.attr_int_or("transA", 0) != 0, tb = node.attr_int_or("transB", 0) != 0;
-  std::string error;
-  Dim inner;
-  if (!unify(out, a.dims[ta ? 0 : 1], b.dims[tb ? 1 : 0], &inner, &error)) {
-    return fail("inner dimensions differ: " + error);
-  }
-  return set_shape(out, 0, type, Shape::of({a.dims[ta ? 1 : 0], b.dims[tb ? 0 : 1]}));
+  const std::int32_t type = has_input(node, 7) ? dtype_or(node, 8, node.input_dtype(0))
+                                               : dtype_or(node, 1, dtype::kFloat);
+  return gemm_output(node, out, input_shape(node, 0), input_shape(node, 3), type);
 }
 
 Status concat(const INodeView& node, IShapeSink& out) {

@@ -13,7 +13,7 @@ namespace {
 
 /// MLAS's working buffer for the segmented im2col: MLAS_SGEMM_STRIDEN x MLAS_SGEMM_STRIDEK =
 /// 128 x 128 floats per thread, one thread.
-constexpr std::int64_t kMlasWorkingBufferBytes = 128 * 128 * 4;
+constexpr std::int64_t kMlasWorkingBufferBytes = std::int64_t{128} * 128 * 4;
 
 /// MLAS's GemmDirect cases, which need no buffer: strides 1, no padding and a 1x1 kernel (any
 /// dilation); or, in 2-D, strides 1, no padding, dilations 1, one input channel per group and a
