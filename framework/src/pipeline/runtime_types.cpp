@@ -69,7 +69,7 @@ std::int32_t RuntimeTypes::known_rank(const std::string& name) const {
 
 namespace {
 
-/// Operators whose output 0 has input 0's rank.
+/// Operators whose output 0 has input 0's rank (a Concat: every input's).
 bool keeps_rank(std::string_view op) {
   static const std::unordered_set<std::string_view> kOps = {
       "Abs",         "Cast",
@@ -87,7 +87,10 @@ bool keeps_rank(std::string_view op) {
       "Sign",        "SimplifiedLayerNormalization",
       "Softmax",     "Softplus",
       "Softsign",    "Sqrt",
-      "Tanh"};
+      "Tanh",        "Slice",
+      "Pad",         "Tile",
+      "Trilu",       "CumSum",
+      "Concat"};
   return kOps.count(op) != 0;
 }
 
@@ -104,8 +107,24 @@ bool broadcasts(std::string_view op) {
 void RuntimeTypes::carry_ranks(const onnx::GraphProto& g) {
   // In file order (a valid model lists producers first); only the main graph's ONNX operators.
   for (const onnx::NodeProto& n : g.node()) {
-    if (n.output_size() < 1 || n.output(0).empty() || rank(n.output(0)) >= 0) continue;
+    if (n.output_size() < 1 || n.output(0).empty()) continue;
     if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    if (n.op_type() == "Shape" && n.input_size() == 1 && n.attribute_size() == 0) {
+      // The shape of a value of known rank has that many elements (ONNX Runtime's inference
+      // knows it where onnx 1.12's leaves the length unknown): its Shape, in turn, folds.
+      const std::int32_t r = known_rank(n.input(0));
+      const onnx::TensorShapeProto* out = shape(n.output(0));
+      if (r >= 0 && (out == nullptr || (out->dim_size() == 1 && !out->dim(0).has_dim_value()))) {
+        onnx::TypeProto& type = types_[n.output(0)];
+        type.mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+        onnx::TensorShapeProto* dims = type.mutable_tensor_type()->mutable_shape();
+        dims->Clear();
+        dims->add_dim()->set_dim_value(r);
+        carried_ranks_.erase(n.output(0));
+      }
+      continue;
+    }
+    if (rank(n.output(0)) >= 0) continue;
     const std::string_view op = n.op_type();
     std::int32_t r = -1;
     if (op == "Reshape" && n.input_size() >= 2) {
@@ -122,6 +141,12 @@ void RuntimeTypes::carry_ranks(const onnx::GraphProto& g) {
       const std::int32_t a = known_rank(n.input(0));
       const std::int32_t b = known_rank(n.input(1));
       if (a >= 2 && b >= 2) r = std::max(a, b);
+    } else if (op == "Expand" && n.input_size() >= 2) {
+      const onnx::TensorShapeProto* target = shape(n.input(1));
+      const std::int32_t x = known_rank(n.input(0));
+      if (target != nullptr && target->dim_size() == 1 && target->dim(0).has_dim_value() && x >= 0) {
+        r = std::max(x, static_cast<std::int32_t>(target->dim(0).dim_value()));
+      }
     } else if (keeps_rank(op) && n.input_size() >= 1) {
       r = known_rank(n.input(0));
     } else if (broadcasts(op)) {

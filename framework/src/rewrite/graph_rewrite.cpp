@@ -650,10 +650,14 @@ class Rewriter {
   /// removed.
   std::size_t common_subexpressions(const RewriteRule& rule) {
     std::unordered_map<std::string, std::size_t> first_of;
+    std::unordered_map<std::size_t, bool> folds;
     std::size_t removed = 0;
     for (std::size_t id : live_in_written_order()) {
       WorkNode& n = nodes_[id];
-      if (!shareable(n)) continue;
+      // A node with a tensor attribute (ConstantOfShape's value) is compared too when the
+      // runtime folds it as it loads the graph: its output is then a constant, compared by
+      // value (a PyTorch export's ConstantOfShape per layer of one static shape is one).
+      if (!shareable(n) || (!plain_attributes(n) && !folds_at_load(id, folds, 0))) continue;
       std::string key = n.domain + '\n' + n.proto->op_type() + '\n' +
                         std::to_string(n.outputs.size()) + '\n' + attribute_text(*n.proto);
       for (const std::string& in : n.inputs) key += '\n' + value_key(in);
@@ -1173,20 +1177,60 @@ class Rewriter {
   /// (an initializer to the runtime, compared by name), no tensor attribute (ONNX Runtime
   /// compares attributes of plain types only: ConstantOfShape's value makes each one distinct).
   static bool shareable(const WorkNode& n) {
-    if (n.outputs.empty()) return false;
+    if (n.outputs.empty() || random_or_constant(n)) return false;
+    return std::none_of(n.proto->attribute().begin(), n.proto->attribute().end(),
+                        [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
+  }
+
+  static bool random_or_constant(const WorkNode& n) {
     const std::string& op = n.proto->op_type();
-    if (n.domain.empty() && (op == "Constant" || op == "RandomNormal" || op == "RandomUniform" ||
-                             op == "RandomNormalLike" || op == "RandomUniformLike" ||
-                             op == "Multinomial" || op == "Bernoulli")) {
-      return false;
-    }
-    for (const onnx::AttributeProto& a : n.proto->attribute()) {
-      if (a.has_g() || a.graphs_size() > 0 || a.has_t() || a.tensors_size() > 0 ||
-          a.has_sparse_tensor() || a.sparse_tensors_size() > 0) {
-        return false;
+    return n.domain.empty() && (op == "Constant" || op == "RandomNormal" ||
+                                op == "RandomUniform" || op == "RandomNormalLike" ||
+                                op == "RandomUniformLike" || op == "Multinomial" ||
+                                op == "Bernoulli");
+  }
+
+  /// No tensor attribute: ONNX Runtime compares attributes of plain types only.
+  static bool plain_attributes(const WorkNode& n) {
+    return std::none_of(n.proto->attribute().begin(), n.proto->attribute().end(),
+                        [](const onnx::AttributeProto& a) {
+                          return a.has_t() || a.tensors_size() > 0 || a.has_sparse_tensor() ||
+                                 a.sparse_tensors_size() > 0;
+                        });
+  }
+
+  /// The runtime folds node `id` as it loads the graph (its ConstantFolding, as the profiles'
+  /// `memory.fold_shape_constants` models it): an ai.onnx node, neither random nor a
+  /// DequantizeLinear nor one with a body, every input a constant or a value such a node makes;
+  /// a Shape of a value whose dims the runtime's inference knows. `depth` bounds the walk (a
+  /// longer chain is taken as not folded: nothing merged).
+  bool folds_at_load(std::size_t id, std::unordered_map<std::size_t, bool>& memo,
+                     int depth) const {
+    if (auto it = memo.find(id); it != memo.end()) return it->second;
+    const WorkNode& n = nodes_[id];
+    const std::string& op = n.proto->op_type();
+    bool folds = depth < 64 && n.alive && n.domain.empty() && !random_or_constant(n) &&
+                 op != "DequantizeLinear" && shareable(n);
+    if (folds && op == "Shape" && !n.inputs.empty()) {
+      const onnx::TensorShapeProto* shape = types_.shape ? types_.shape(n.inputs[0]) : nullptr;
+      folds = shape != nullptr &&
+              std::all_of(shape->dim().begin(), shape->dim().end(),
+                          [](const auto& d) { return d.has_dim_value() && d.dim_value() >= 0; });
+    } else if (folds) {
+      for (const std::string& in : n.inputs) {
+        if (in.empty() || (constants_.count(in) != 0 && !producer_is_live_nonconstant(in))) {
+          continue;
+        }
+        auto p = producer_.find(in);
+        if (p == producer_.end() || !nodes_[p->second].alive ||
+            !folds_at_load(p->second, memo, depth + 1)) {
+          folds = false;
+          break;
+        }
       }
     }
-    return true;
+    memo[id] = folds;
+    return folds;
   }
 
   /// The producer of `from` writes `to` instead, and `from`'s readers read `to`.
