@@ -112,6 +112,46 @@ TEST(GraphRewrite, CommonSubexpressionsCollapseEqualChains) {
             (std::vector<std::pair<std::string, std::size_t>>{{"CSE", 3}}));
 }
 
+// Two ConstantOfShape of one Shape merge when the runtime folds them at load (the Shape's input
+// has static dims as the runtime sees them): constants compared by value; with a symbolic dim
+// in the runtime's shape they stay two (ONNX Runtime compares tensor attributes not at all).
+TEST(GraphRewrite, CommonSubexpressionsMergeNodesTheRuntimeFolds) {
+  ModelBuilder b;
+  b.input("X", kFloat, {std::int64_t{2}, std::int64_t{4}});
+  b.node("Shape", {"X"}, {"s"});
+  for (const char* c : {"c1", "c2"}) {
+    b.node("ConstantOfShape", {"s"}, {c},
+           {test::attr("value", test::tensor_zeros("v", kFloat, {1}))});
+  }
+  b.node("Sum", {"X", "c1", "c2"}, {"Y"});
+  b.output("Y", kFloat);
+  const Model model = b.build();
+  for (const bool static_dims : {true, false}) {
+    onnx::TensorShapeProto x;
+    x.add_dim()->set_dim_value(2);
+    if (static_dims) {
+      x.add_dim()->set_dim_value(4);
+    } else {
+      x.add_dim()->set_dim_param("S");
+    }
+    const ValueTypeQuery types{[](std::string_view) { return 1; },
+                               [](std::string_view) { return 2; },
+                               [&x](std::string_view name) -> const onnx::TensorShapeProto* {
+                                 return name == "X" ? &x : nullptr;
+                               }};
+    const auto rewritten =
+        rewrite_model(model, rules({{"CSE", "builtin:common_subexpressions", ""}}), types);
+    if (!static_dims) {
+      EXPECT_EQ(rewritten, nullptr);
+      continue;
+    }
+    ASSERT_NE(rewritten, nullptr);
+    EXPECT_EQ(ops(rewritten->model()),
+              (std::vector<std::string>{"Shape", "ConstantOfShape", "Sum"}));
+    EXPECT_EQ(inputs_of(rewritten->model(), 2), (std::vector<std::string>{"X", "c1", "c1"}));
+  }
+}
+
 // Exporters write one Constant per use: two Unsqueeze nodes whose axes are distinct Constant
 // nodes of equal contents are one subexpression (ONNX Runtime holds both as initializers and
 // compares them by value), and the second axes constant, unread, goes. Unequal contents, or an

@@ -144,7 +144,8 @@ void RuntimeTypes::carry_ranks(const onnx::GraphProto& g) {
     } else if (op == "Expand" && n.input_size() >= 2) {
       const onnx::TensorShapeProto* target = shape(n.input(1));
       const std::int32_t x = known_rank(n.input(0));
-      if (target != nullptr && target->dim_size() == 1 && target->dim(0).has_dim_value() && x >= 0) {
+      if (target != nullptr && target->dim_size() == 1 && target->dim(0).has_dim_value() &&
+          x >= 0) {
         r = std::max(x, static_cast<std::int32_t>(target->dim(0).dim_value()));
       }
     } else if (keeps_rank(op) && n.input_size() >= 1) {

@@ -1178,16 +1178,16 @@ class Rewriter {
   /// compares attributes of plain types only: ConstantOfShape's value makes each one distinct).
   static bool shareable(const WorkNode& n) {
     if (n.outputs.empty() || random_or_constant(n)) return false;
-    return std::none_of(n.proto->attribute().begin(), n.proto->attribute().end(),
-                        [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
+    return std::none_of(
+        n.proto->attribute().begin(), n.proto->attribute().end(),
+        [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
   }
 
   static bool random_or_constant(const WorkNode& n) {
     const std::string& op = n.proto->op_type();
-    return n.domain.empty() && (op == "Constant" || op == "RandomNormal" ||
-                                op == "RandomUniform" || op == "RandomNormalLike" ||
-                                op == "RandomUniformLike" || op == "Multinomial" ||
-                                op == "Bernoulli");
+    return n.domain.empty() && (op == "Constant" || op == "RandomNormal" || op == "RandomUniform" ||
+                                op == "RandomNormalLike" || op == "RandomUniformLike" ||
+                                op == "Multinomial" || op == "Bernoulli");
   }
 
   /// No tensor attribute: ONNX Runtime compares attributes of plain types only.
@@ -1204,8 +1204,7 @@ class Rewriter {
   /// DequantizeLinear nor one with a body, every input a constant or a value such a node makes;
   /// a Shape of a value whose dims the runtime's inference knows. `depth` bounds the walk (a
   /// longer chain is taken as not folded: nothing merged).
-  bool folds_at_load(std::size_t id, std::unordered_map<std::size_t, bool>& memo,
-                     int depth) const {
+  bool folds_at_load(std::size_t id, std::unordered_map<std::size_t, bool>& memo, int depth) const {
     if (auto it = memo.find(id); it != memo.end()) return it->second;
     const WorkNode& n = nodes_[id];
     const std::string& op = n.proto->op_type();
