@@ -126,6 +126,23 @@ TEST_F(BadInput, GraphWithACycle) {
   expect_error(analyze(model("cycle.onnx")), 3, "cycle.onnx", "the graph has a cycle");
 }
 
+// Under a profile that rewrites the graph, the cycle is reported on the model's own nodes: a
+// cyclic graph is not rewritten first (its Conv would otherwise be named ReorderInput), and the
+// rewrites' walks cannot loop on it.
+TEST_F(BadInput, GraphWithACycleUnderTheRewritingProfile) {
+  test::ModelBuilder b(17);
+  b.input("X", test::kFloat, {"N", 16, "H", "W"});
+  b.initializer(test::tensor_zeros("w", test::kFloat, {16, 16, 3, 3}));
+  b.node("Conv", {"A", "w"}, {"C"}, {test::attr("pads", std::vector<std::int64_t>{1, 1, 1, 1})}, "",
+         "conv");
+  b.node("Relu", {"C"}, {"R"}, {}, "", "relu");
+  b.node("Add", {"R", "C"}, {"A"}, {}, "", "add");
+  b.output("A");
+  save(b, model("cycle_cnn.onnx"));
+  const test::RunResult r = analyze(model("cycle_cnn.onnx"), "--profile onnxruntime-cpu-no-arena");
+  expect_error(r, 3, "cycle_cnn.onnx", "the graph has a cycle through node 0 'conv' (Conv)");
+}
+
 TEST_F(BadInput, ValueProducedTwice) {
   test::ModelBuilder b = relu_model();
   b.node("Abs", {"X"}, {"Y"});

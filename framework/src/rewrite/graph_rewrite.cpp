@@ -9,6 +9,7 @@
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "model/borrowed_fields.hpp"
 #include "model/model_shell.hpp"
@@ -851,6 +852,7 @@ class Rewriter {
     for (std::string at = value;;) {
       const std::size_t id = layout_producer(at, layout);
       if (id == kNone) break;
+      if (chain.size() > nodes_.size()) return own(value);  // a cycle (refused later)
       chain.push_back(id);
       const WorkNode& n = nodes_[id];
       if (n.inputs.empty() || !derives_from_input(n) ||
@@ -1436,10 +1438,50 @@ const RewriteOrigin* RewrittenModel::origin(const onnx::NodeProto* node) const {
   return it == origins_.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+/// The main graph has a cycle (a node reads, directly or not, its own output). Such a model is
+/// refused when its graph is built; it is not rewritten first, so that the error names the
+/// model's own nodes.
+bool has_cycle(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, int> producer;
+  for (int k = 0; k < g.node_size(); ++k) {
+    for (const std::string& o : g.node(k).output()) {
+      if (!o.empty()) producer.emplace(o, k);
+    }
+  }
+  std::vector<int> pending(static_cast<std::size_t>(g.node_size()), 0);
+  std::vector<std::vector<int>> users(static_cast<std::size_t>(g.node_size()));
+  for (int k = 0; k < g.node_size(); ++k) {
+    for (const std::string& in : g.node(k).input()) {
+      auto p = producer.find(in);
+      if (p == producer.end()) continue;
+      ++pending[static_cast<std::size_t>(k)];
+      users[static_cast<std::size_t>(p->second)].push_back(k);
+    }
+  }
+  std::vector<int> ready;
+  for (int k = 0; k < g.node_size(); ++k) {
+    if (pending[static_cast<std::size_t>(k)] == 0) ready.push_back(k);
+  }
+  int done = 0;
+  while (!ready.empty()) {
+    const int k = ready.back();
+    ready.pop_back();
+    ++done;
+    for (const int u : users[static_cast<std::size_t>(k)]) {
+      if (--pending[static_cast<std::size_t>(u)] == 0) ready.push_back(u);
+    }
+  }
+  return done != g.node_size();
+}
+
+}  // namespace
+
 std::unique_ptr<RewrittenModel> rewrite_model(
     const Model& model, std::span<const std::shared_ptr<const RewriteRule>> rules,
     const ValueTypeQuery& types) {
-  if (rules.empty()) return nullptr;
+  if (rules.empty() || has_cycle(model.proto().graph())) return nullptr;
   const onnx::ModelProto& from = model.proto();
   const onnx::GraphProto& graph = from.graph();
   Rewriter rewriter(graph, types);
