@@ -1037,7 +1037,8 @@ class Rewriter {
       const std::string shape_name = n.inputs[1];
       const std::size_t concat = live_producer(shape_name);
       if (concat == kNone || !nodes_[concat].domain.empty() ||
-          nodes_[concat].proto->op_type() != "Concat" || live_readers(shape_name) != 1 ||
+          nodes_[concat].proto->op_type() != "Concat" || nodes_[concat].inputs.empty() ||
+          live_readers(shape_name) != 1 ||
           outside_.count(shape_name) != 0 || constants_.count(shape_name) != 0) {
         continue;
       }
