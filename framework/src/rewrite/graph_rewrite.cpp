@@ -3,7 +3,6 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -14,6 +13,8 @@
 #include "model/borrowed_fields.hpp"
 #include "model/model_shell.hpp"
 #include "model/tensor_data.hpp"
+#include "rewrite/dim_origins.hpp"
+#include "rewrite/node_attributes.hpp"
 #include "rewrite/rewrite_rule.hpp"
 
 namespace cctx {
@@ -807,8 +808,8 @@ class Rewriter {
   /// symbolic dims match through shape inference alone).
   bool derived_same(const std::string& x, const std::string& v, const RewriteOps* layout) const {
     if (x.empty() || v.empty()) return false;
-    const DimOrigins a = dim_origins(x, layout);
-    const DimOrigins c = dim_origins(v, layout);
+    const detail::DimOrigins a = dim_origins(x, layout);
+    const detail::DimOrigins c = dim_origins(v, layout);
     const onnx::TensorShapeProto* sa = types_.shape ? types_.shape(x) : nullptr;
     const onnx::TensorShapeProto* sc = types_.shape ? types_.shape(v) : nullptr;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -822,58 +823,21 @@ class Rewriter {
     return true;
   }
 
-  /// Where one dim of a value comes from: the value whose dim it is unchanged, halved `shifts`
-  /// times by stride-2 windows on the way.
-  struct DimOrigin {
-    std::string value;
-    std::size_t shifts = 0;
-    bool operator==(const DimOrigin&) const = default;
-  };
-  using DimOrigins = std::array<DimOrigin, 4>;  // N, C, H, W
-
-  /// The origins of an NCHW value's dims, derived as ONNX Runtime's NCHWc transformer does
-  /// (nchwc_transformer.cc, NchwcArgument::Shape): back through the nodes `layout` accepts
-  /// (the runtime's blocked layout), each origin the nearest value whose dim it is unchanged:
-  ///  - an activation (Relu, Sigmoid, Tanh, QuickGelu), a BatchNormalization (or a Conv of 1-D
-  ///  weights,
-  ///    what it becomes), an Add, Sum or Mul: every dim of its first input;
-  ///  - a Conv, MaxPool or AveragePool reading a value the layout makes (not a Conv of fewer
-  ///    input channels than its `nchwc_block`, which reads it reordered): the batch of its
-  ///    input; each spatial dim of its input when its window keeps the size before striding
-  ///    (pads + 1 = kernel, or SAME auto-padding; dilation 1; stride 1, or 2 counted as a
-  ///    shift); any other dim its own;
-  ///  - a global pool: the batch of its input; a Concat: its first input's but the channels;
-  ///  - any other node, a node the layout does not accept, or a window reading a value made
-  ///    outside the layout (reordered into it): its own.
-  /// Walks one chain of first inputs: linear in its length.
-  DimOrigins dim_origins(const std::string& value, const RewriteOps* layout) const {
-    // Up the chain of first inputs to the node that starts afresh, then down again.
-    std::vector<std::size_t> chain;
-    for (std::string at = value;;) {
-      const std::size_t id = layout_producer(at, layout);
-      if (id == kNone) break;
-      if (chain.size() > nodes_.size()) return own(value);  // a cycle (refused later)
-      chain.push_back(id);
+  /// The origins of a value's dims through the nodes `layout` accepts (dim_origins.hpp).
+  detail::DimOrigins dim_origins(const std::string& value, const RewriteOps* layout) const {
+    detail::DerivationGraph g;
+    g.layout_producer = [&](const std::string& name) -> detail::DerivationNode {
+      const std::size_t id = layout_producer(name, layout);
+      if (id == kNone) return {};
       const WorkNode& n = nodes_[id];
-      if (n.inputs.empty() || !derives_from_input(n) ||
-          layout_producer(n.inputs[0], layout) == kNone) {
-        break;
-      }
-      at = n.inputs[0];
-    }
-    if (chain.empty()) return own(value);
-    DimOrigins out = own(nodes_[chain.back()].outputs[0]);
-    for (auto it = chain.rbegin() + 1; it != chain.rend(); ++it) {
-      const WorkNode& n = nodes_[*it];
-      out = derived(n, out, n.outputs[0]);
-    }
-    return out;
-  }
-
-  static DimOrigins own(const std::string& value) {
-    DimOrigins out;
-    for (DimOrigin& o : out) o.value = value;
-    return out;
+      return {n.proto, &n.inputs, &n.outputs};
+    };
+    g.constant = [&](const std::string& name) -> const onnx::TensorProto* {
+      auto c = constants_.find(name);
+      return c == constants_.end() ? nullptr : c->second;
+    };
+    g.node_count = nodes_.size();
+    return detail::dim_origins(g, value);
   }
 
   /// The live producer of `name` when `layout` accepts it; kNone otherwise.
@@ -883,112 +847,6 @@ class Rewriter {
     if (p == producer_.end() || !nodes_[p->second].alive) return kNone;
     const WorkNode& n = nodes_[p->second];
     return layout->accepts(n.domain, n.proto->op_type(), n.mark) ? p->second : kNone;
-  }
-
-  /// The operators whose output's dims derive from their first input's.
-  static bool derives_from_input(const WorkNode& n) {
-    static const std::unordered_set<std::string_view> kOps = {"Relu",
-                                                              "Sigmoid",
-                                                              "Tanh",
-                                                              "QuickGelu",
-                                                              "BatchNormalization",
-                                                              "Add",
-                                                              "Sum",
-                                                              "Mul",
-                                                              "Conv",
-                                                              "MaxPool",
-                                                              "AveragePool",
-                                                              "GlobalMaxPool",
-                                                              "Concat",
-                                                              "GlobalAveragePool"};
-    return kOps.count(n.proto->op_type()) != 0;
-  }
-
-  /// The origins of `n`'s output from those of its first input (`in`: its own when the input
-  /// was made outside the layout).
-  DimOrigins derived(const WorkNode& n, const DimOrigins& in, const std::string& produced) const {
-    const std::string& op = n.proto->op_type();
-    if (!derives_from_input(n)) return own(produced);
-    if (op == "Conv" && n.inputs.size() > 1) {
-      auto w = constants_.find(n.inputs[1]);
-      if (w != constants_.end() && w->second != nullptr && w->second->dims_size() == 1) {
-        return in;  // a BatchNormalization as a 1x1 depthwise Conv
-      }
-    }
-    if (op != "Conv" && op != "MaxPool" && op != "AveragePool" && op != "GlobalMaxPool" &&
-        op != "GlobalAveragePool") {
-      if (op != "Concat") return in;
-      DimOrigins out = in;
-      out[1] = DimOrigin{produced, 0};
-      return out;
-    }
-    DimOrigins out = own(produced);
-    out[0] = in[0];
-    if (op == "GlobalMaxPool" || op == "GlobalAveragePool") return out;
-    std::vector<std::int64_t> kernel;
-    if (op == "Conv") {
-      auto w = n.inputs.size() > 1 ? constants_.find(n.inputs[1]) : constants_.end();
-      if (w == constants_.end() || w->second == nullptr || w->second->dims_size() != 4) {
-        return out;
-      }
-      kernel = {w->second->dims(2), w->second->dims(3)};
-      // A Conv that reads fewer channels than a block (`nchwc_block`) reads its input as
-      // NCHW, reordered out of the layout: it starts afresh.
-      std::int64_t group = 1;
-      for (const onnx::AttributeProto& a : n.proto->attribute()) {
-        if (a.name() == "group") group = a.i();
-      }
-      for (const onnx::AttributeProto& a : n.proto->attribute()) {
-        if (a.name() == "nchwc_block" && group == 1 && w->second->dims(1) < a.i()) {
-          return own(produced);
-        }
-      }
-    } else {
-      kernel = ints_attribute(*n.proto, "kernel_shape");
-    }
-    std::vector<std::int64_t> pads = ints_attribute(*n.proto, "pads");
-    const std::vector<std::int64_t> strides = ints_attribute(*n.proto, "strides");
-    const std::vector<std::int64_t> dilations = ints_attribute(*n.proto, "dilations");
-    if (kernel.size() != 2 || (!pads.empty() && pads.size() != 4) ||
-        (!strides.empty() && strides.size() != 2) ||
-        (!dilations.empty() && dilations.size() != 2)) {
-      return out;
-    }
-    bool same_padding = false;
-    const std::string auto_pad = string_attribute(*n.proto, "auto_pad");
-    if (!auto_pad.empty() && auto_pad != "NOTSET") {
-      if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-        same_padding = true;
-      } else if (auto_pad != "VALID") {
-        return out;
-      }
-      pads.clear();
-    }
-    for (std::size_t i = 0; i < 2; ++i) {
-      if (!dilations.empty() && dilations[i] != 1) continue;
-      const std::int64_t stride = strides.empty() ? 1 : strides[i];
-      if (stride != 1 && stride != 2) continue;
-      const std::int64_t padding = pads.empty() ? 0 : pads[i] + pads[i + 2];
-      if (padding + 1 == kernel[i] || same_padding) {
-        out[2 + i] = in[2 + i];
-        out[2 + i].shifts += static_cast<std::size_t>(stride - 1);
-      }
-    }
-    return out;
-  }
-
-  static std::vector<std::int64_t> ints_attribute(const onnx::NodeProto& n, std::string_view name) {
-    for (const onnx::AttributeProto& a : n.attribute()) {
-      if (a.name() == name) return {a.ints().begin(), a.ints().end()};
-    }
-    return {};
-  }
-
-  static std::string string_attribute(const onnx::NodeProto& n, std::string_view name) {
-    for (const onnx::AttributeProto& a : n.attribute()) {
-      if (a.name() == name) return a.s();
-    }
-    return {};
   }
 
   /// builtin:same_type_casts: a Cast to the element type its input already has goes, its
@@ -1038,8 +896,8 @@ class Rewriter {
       const std::size_t concat = live_producer(shape_name);
       if (concat == kNone || !nodes_[concat].domain.empty() ||
           nodes_[concat].proto->op_type() != "Concat" || nodes_[concat].inputs.empty() ||
-          live_readers(shape_name) != 1 ||
-          outside_.count(shape_name) != 0 || constants_.count(shape_name) != 0) {
+          live_readers(shape_name) != 1 || outside_.count(shape_name) != 0 ||
+          constants_.count(shape_name) != 0) {
         continue;
       }
       std::vector<std::int64_t> shape;
@@ -1119,7 +977,7 @@ class Rewriter {
         !nodes_[unsqueeze].domain.empty() || nodes_[unsqueeze].inputs.empty()) {
       return false;
     }
-    std::vector<std::int64_t> axes = ints_attribute(*nodes_[unsqueeze].proto, "axes");
+    std::vector<std::int64_t> axes = detail::ints_attribute(*nodes_[unsqueeze].proto, "axes");
     if (nodes_[unsqueeze].inputs.size() > 1 &&
         !integer_constant(nodes_[unsqueeze].inputs[1], &axes)) {
       return false;
@@ -1377,7 +1235,7 @@ class Rewriter {
         if (a.kind == RewriteAttr::Kind::kTensorOfAttr) {
           const onnx::NodeProto* from = source();
           if (from == nullptr) return;
-          values = ints_attribute(*from, a.text);
+          values = detail::ints_attribute(*from, a.text);
         }
         onnx::AttributeProto* attr = p.add_attribute();
         attr->set_name(a.name);
