@@ -147,6 +147,16 @@ inline Status conv_output(const INodeView& node, IShapeSink& out, const Shape& x
   return set_shape(out, 0, type, fill_unknown(node, out, 0, std::move(dims)));
 }
 
+/// A global pool's output: every spatial dim of a known X 1 (its dims from axis 2, or between
+/// the batch and the channels when channels last).
+inline Shape global_pool_output(const INodeView& node, Shape x, bool channels_last) {
+  if (!x.known) return x;
+  const std::size_t first = channels_last ? 1 : 2;
+  const std::size_t end = channels_last && x.rank() > 0 ? x.rank() - 1 : x.rank();
+  for (std::size_t a = first; a < end; ++a) x.dims[a] = node.constant(1);
+  return x;
+}
+
 /// A MaxPool's or AveragePool's output from X (kernel_shape required, ceil_mode; the size
 /// truncates as ONNX Runtime's PoolAttributes): [N, C, O...], or [N, O..., C] channels last.
 inline Status pool_output(const INodeView& node, IShapeSink& out, const Shape& x,

@@ -23,6 +23,7 @@
 #include <unordered_set>
 
 #include "cctx/dtypes.hpp"
+#include "model/onnx_runtime_view.hpp"
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/buffer_ledger.hpp"
 #include "pipeline/buffer_plan.hpp"
@@ -148,10 +149,7 @@ class FreeListPlan {
         key.push_back(dim.dim_value());
         return true;
       }
-      // ONNX's InferShapes names the dims it cannot infer `unk__N`; ONNX Runtime's per-node
-      // inference leaves them unnamed, and unnamed dims never match.
-      if (dim.has_dim_param() && !dim.dim_param().empty() &&
-          !std::string_view(dim.dim_param()).starts_with("unk__")) {
+      if (detail::runtime_named_dim(dim)) {
         key.push_back(1);
         key.push_back(name_id(dim.dim_param()));
         return true;
@@ -247,12 +245,8 @@ class FreeListPlan {
   bool folds_to_constants(NodeId n) {
     const GraphView& g = *s_.graph;
     const NodeEntry& node = g.node(n);
-    if (node.outputs.empty() || !node.bodies.empty()) return false;
-    static constexpr std::string_view kNotFolded[] = {
-        "Constant",          "RandomNormal", "RandomNormalLike", "RandomUniform",
-        "RandomUniformLike", "Multinomial",  "Bernoulli",        "DequantizeLinear"};
-    for (std::string_view op : kNotFolded) {
-      if (node.op_type == op) return false;
+    if (node.outputs.empty() || !node.bodies.empty() || detail::never_folded(node.op_type)) {
+      return false;
     }
     for (ValueId v : node.outputs) {
       if (v == kNoValue) continue;
@@ -283,8 +277,7 @@ class FreeListPlan {
   bool concrete_for_runtime(ValueId v) const {
     if (const onnx::TensorShapeProto* runtime =
             runtime_types_ != nullptr ? runtime_types_->shape(s_.graph->value(v).name) : nullptr) {
-      return std::all_of(runtime->dim().begin(), runtime->dim().end(),
-                         [](const auto& d) { return d.has_dim_value(); });
+      return detail::runtime_static_dims(*runtime);
     }
     const ValueShape& shape = shapes_.values[v];
     if (!shape.known_rank) return false;

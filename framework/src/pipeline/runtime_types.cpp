@@ -67,6 +67,13 @@ std::int32_t RuntimeTypes::known_rank(const std::string& name) const {
   return name.empty() ? -1 : rank(name);
 }
 
+std::int32_t RuntimeTypes::shape_length(const std::string& name) const {
+  const onnx::TensorShapeProto* s = shape(name);
+  return s != nullptr && s->dim_size() == 1 && s->dim(0).has_dim_value()
+             ? static_cast<std::int32_t>(s->dim(0).dim_value())
+             : -1;
+}
+
 namespace {
 
 /// Operators whose output 0 has input 0's rank (a Concat: every input's).
@@ -128,10 +135,7 @@ void RuntimeTypes::carry_ranks(const onnx::GraphProto& g) {
     const std::string_view op = n.op_type();
     std::int32_t r = -1;
     if (op == "Reshape" && n.input_size() >= 2) {
-      const onnx::TensorShapeProto* target = shape(n.input(1));
-      if (target != nullptr && target->dim_size() == 1 && target->dim(0).has_dim_value()) {
-        r = static_cast<std::int32_t>(target->dim(0).dim_value());
-      }
+      r = shape_length(n.input(1));
     } else if (op == "Transpose") {
       for (const onnx::AttributeProto& a : n.attribute()) {
         if (a.name() == "perm") r = a.ints_size();
@@ -142,12 +146,8 @@ void RuntimeTypes::carry_ranks(const onnx::GraphProto& g) {
       const std::int32_t b = known_rank(n.input(1));
       if (a >= 2 && b >= 2) r = std::max(a, b);
     } else if (op == "Expand" && n.input_size() >= 2) {
-      const onnx::TensorShapeProto* target = shape(n.input(1));
-      const std::int32_t x = known_rank(n.input(0));
-      if (target != nullptr && target->dim_size() == 1 && target->dim(0).has_dim_value() &&
-          x >= 0) {
-        r = std::max(x, static_cast<std::int32_t>(target->dim(0).dim_value()));
-      }
+      const std::int32_t x = known_rank(n.input(0)), length = shape_length(n.input(1));
+      if (x >= 0 && length >= 0) r = std::max(x, length);
     } else if (keeps_rank(op) && n.input_size() >= 1) {
       r = known_rank(n.input(0));
     } else if (broadcasts(op)) {

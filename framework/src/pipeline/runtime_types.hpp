@@ -38,6 +38,8 @@ class RuntimeTypes {
  private:
   void carry_ranks(const onnx::GraphProto& g);
   std::int32_t known_rank(const std::string& name) const;
+  /// The length of a 1-D value (a shape operand) when the inference knows it, else -1.
+  std::int32_t shape_length(const std::string& name) const;
 
   std::unordered_map<std::string, onnx::TypeProto> types_;
   std::unordered_map<std::string, std::int32_t> carried_ranks_;  ///< values without a shape

@@ -17,10 +17,20 @@ DimOrigins own(const std::string& value) {
 
 /// The operators whose output's dims derive from their first input's.
 bool derives_from_input(const onnx::NodeProto& n) {
-  static const std::unordered_set<std::string_view> kOps = {
-      "Relu", "Sigmoid",     "Tanh",          "QuickGelu", "BatchNormalization",
-      "Add",  "Sum",         "Mul",           "Conv",      "MaxPool",
-      "AveragePool", "GlobalMaxPool", "GlobalAveragePool", "Concat"};
+  static const std::unordered_set<std::string_view> kOps = {"Relu",
+                                                            "Sigmoid",
+                                                            "Tanh",
+                                                            "QuickGelu",
+                                                            "BatchNormalization",
+                                                            "Add",
+                                                            "Sum",
+                                                            "Mul",
+                                                            "Conv",
+                                                            "MaxPool",
+                                                            "AveragePool",
+                                                            "GlobalMaxPool",
+                                                            "GlobalAveragePool",
+                                                            "Concat"};
   return kOps.count(n.op_type()) != 0;
 }
 
@@ -83,12 +93,9 @@ DimOrigins derived(const DerivationGraph& g, const DerivationNode& node, const D
     kernel = {w->dims(2), w->dims(3)};
     // A Conv that reads fewer channels than a block (`nchwc_block`) reads its input as NCHW,
     // reordered out of the layout: it starts afresh.
-    std::int64_t group = 1;
-    for (const onnx::AttributeProto& a : n.attribute()) {
-      if (a.name() == "group") group = a.i();
-    }
-    for (const onnx::AttributeProto& a : n.attribute()) {
-      if (a.name() == "nchwc_block" && group == 1 && w->dims(1) < a.i()) return own(produced);
+    const std::int64_t block = int_attribute(n, "nchwc_block", 0);
+    if (block > 0 && int_attribute(n, "group", 1) == 1 && w->dims(1) < block) {
+      return own(produced);
     }
   } else {
     kernel = ints_attribute(n, "kernel_shape");

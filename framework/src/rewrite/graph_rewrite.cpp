@@ -12,6 +12,7 @@
 
 #include "model/borrowed_fields.hpp"
 #include "model/model_shell.hpp"
+#include "model/onnx_runtime_view.hpp"
 #include "model/tensor_data.hpp"
 #include "rewrite/dim_origins.hpp"
 #include "rewrite/node_attributes.hpp"
@@ -779,26 +780,13 @@ class Rewriter {
     return true;
   }
 
-  /// A dim of two values the same in the runtime's inference: the same integer or the same name.
-  static bool same_dim(const onnx::TensorShapeProto_Dimension& p,
-                       const onnx::TensorShapeProto_Dimension& q) {
-    const bool same_value = p.has_dim_value() && q.has_dim_value() && p.dim_value() > 0 &&
-                            p.dim_value() == q.dim_value();
-    // (ONNX's inference names the dims it cannot infer `unk__N`; ONNX Runtime's leaves them
-    // unnamed, and unnamed dims are never the same.)
-    const bool same_name = p.has_dim_param() && q.has_dim_param() && !p.dim_param().empty() &&
-                           !std::string_view(p.dim_param()).starts_with("unk__") &&
-                           p.dim_param() == q.dim_param();
-    return same_value || same_name;
-  }
-
   bool same_dims(const std::string& x, const std::string& v) const {
     if (!types_.shape || x.empty() || v.empty()) return false;
     const onnx::TensorShapeProto* a = types_.shape(x);
     const onnx::TensorShapeProto* c = types_.shape(v);
     if (a == nullptr || c == nullptr || a->dim_size() != c->dim_size()) return false;
     for (int i = 0; i < a->dim_size(); ++i) {
-      if (!same_dim(a->dim(i), c->dim(i))) return false;
+      if (!detail::runtime_same_dim(a->dim(i), c->dim(i))) return false;
     }
     return true;
   }
@@ -816,7 +804,7 @@ class Rewriter {
       if (a[i] == c[i]) continue;
       const int k = static_cast<int>(i);
       if (sa == nullptr || sc == nullptr || sa->dim_size() <= k || sc->dim_size() <= k ||
-          !same_dim(sa->dim(k), sc->dim(k))) {
+          !detail::runtime_same_dim(sa->dim(k), sc->dim(k))) {
         return false;
       }
     }
@@ -833,8 +821,7 @@ class Rewriter {
       return {n.proto, &n.inputs, &n.outputs};
     };
     g.constant = [&](const std::string& name) -> const onnx::TensorProto* {
-      auto c = constants_.find(name);
-      return c == constants_.end() ? nullptr : c->second;
+      return constant(name).value_or(nullptr);
     };
     g.node_count = nodes_.size();
     return detail::dim_origins(g, value);
@@ -842,11 +829,10 @@ class Rewriter {
 
   /// The live producer of `name` when `layout` accepts it; kNone otherwise.
   std::size_t layout_producer(const std::string& name, const RewriteOps* layout) const {
-    if (layout == nullptr || name.empty()) return kNone;
-    auto p = producer_.find(name);
-    if (p == producer_.end() || !nodes_[p->second].alive) return kNone;
-    const WorkNode& n = nodes_[p->second];
-    return layout->accepts(n.domain, n.proto->op_type(), n.mark) ? p->second : kNone;
+    const std::size_t id = layout == nullptr ? kNone : live_producer(name);
+    if (id == kNone) return kNone;
+    const WorkNode& n = nodes_[id];
+    return layout->accepts(n.domain, n.proto->op_type(), n.mark) ? id : kNone;
   }
 
   /// builtin:same_type_casts: a Cast to the element type its input already has goes, its
@@ -957,13 +943,10 @@ class Rewriter {
         !nodes_[cast].inputs.empty()) {
       at = nodes_[cast].inputs[0];
     }
-    auto c = constants_.find(at);
-    if (c == constants_.end() || c->second == nullptr || producer_is_live_nonconstant(at)) {
-      return false;
-    }
+    const onnx::TensorProto* t = constant(at).value_or(nullptr);
     std::vector<double> values;
-    if (!constant_values(*c->second, &values) ||
-        !std::all_of(values.begin(), values.end(), [](double v) { return v == std::trunc(v); })) {
+    if (t == nullptr || !constant_values(*t, &values) ||
+        !std::all_of(values.begin(), values.end(), whole_number)) {
       return false;
     }
     out->assign(values.begin(), values.end());
@@ -1046,9 +1029,7 @@ class Rewriter {
 
   static bool random_or_constant(const WorkNode& n) {
     const std::string& op = n.proto->op_type();
-    return n.domain.empty() && (op == "Constant" || op == "RandomNormal" || op == "RandomUniform" ||
-                                op == "RandomNormalLike" || op == "RandomUniformLike" ||
-                                op == "Multinomial" || op == "Bernoulli");
+    return n.domain.empty() && (op == "Constant" || detail::random_operator(op));
   }
 
   /// No tensor attribute: ONNX Runtime compares attributes of plain types only.
@@ -1061,29 +1042,23 @@ class Rewriter {
   }
 
   /// The runtime folds node `id` as it loads the graph (its ConstantFolding, as the profiles'
-  /// `memory.fold_shape_constants` models it): an ai.onnx node, neither random nor a
-  /// DequantizeLinear nor one with a body, every input a constant or a value such a node makes;
-  /// a Shape of a value whose dims the runtime's inference knows. `depth` bounds the walk (a
-  /// longer chain is taken as not folded: nothing merged).
+  /// `memory.fold_shape_constants` models it, free_list_planner.cpp): no body, not an operator
+  /// it never folds (onnx_runtime_view.hpp), every input a constant or a value such a node
+  /// makes; a Shape of a value whose dims the runtime's inference knows. `depth` bounds the walk
+  /// (a longer chain is taken as not folded: nothing merged).
   bool folds_at_load(std::size_t id, std::unordered_map<std::size_t, bool>& memo, int depth) const {
     if (auto it = memo.find(id); it != memo.end()) return it->second;
     const WorkNode& n = nodes_[id];
     const std::string& op = n.proto->op_type();
-    bool folds = depth < 64 && n.alive && n.domain.empty() && !random_or_constant(n) &&
-                 op != "DequantizeLinear" && shareable(n);
+    bool folds = depth < 64 && n.alive && !detail::never_folded(op) && shareable(n);
     if (folds && op == "Shape" && !n.inputs.empty()) {
       const onnx::TensorShapeProto* shape = types_.shape ? types_.shape(n.inputs[0]) : nullptr;
-      folds = shape != nullptr &&
-              std::all_of(shape->dim().begin(), shape->dim().end(),
-                          [](const auto& d) { return d.has_dim_value() && d.dim_value() >= 0; });
+      folds = shape != nullptr && detail::runtime_static_dims(*shape);
     } else if (folds) {
       for (const std::string& in : n.inputs) {
-        if (in.empty() || (constants_.count(in) != 0 && !producer_is_live_nonconstant(in))) {
-          continue;
-        }
-        auto p = producer_.find(in);
-        if (p == producer_.end() || !nodes_[p->second].alive ||
-            !folds_at_load(p->second, memo, depth + 1)) {
+        if (in.empty() || constant(in)) continue;
+        const std::size_t p = live_producer(in);
+        if (p == kNone || !folds_at_load(p, memo, depth + 1)) {
           folds = false;
           break;
         }

@@ -19,6 +19,15 @@ inline std::vector<std::int64_t> ints_attribute(const onnx::NodeProto& n, std::s
   return {};
 }
 
+/// The integer of attribute `name`, or `absent`.
+inline std::int64_t int_attribute(const onnx::NodeProto& n, std::string_view name,
+                                  std::int64_t absent) {
+  for (const onnx::AttributeProto& a : n.attribute()) {
+    if (a.name() == name) return a.i();
+  }
+  return absent;
+}
+
 /// The string of attribute `name` (empty when absent).
 inline std::string string_attribute(const onnx::NodeProto& n, std::string_view name) {
   for (const onnx::AttributeProto& a : n.attribute()) {

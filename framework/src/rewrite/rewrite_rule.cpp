@@ -301,19 +301,15 @@ class Reader {
       t.value = number();
       return t;
     }
-    if (text_.substr(pos_, 5) == "same=" || text_.substr(pos_, 6) == "!same=") {
+    if (text_.substr(pos_, 4) == "like" || text_.substr(pos_, 4) == "same" ||
+        text_.substr(pos_, 5) == "!same") {
+      // `like=v`, `same=v`, `!same=v`: a comparison with variable v.
       t.negated = accept('!');
+      t.op = text_.substr(pos_, 4) == "like" ? Op::kLike : Op::kSame;
       pos_ += 4;
       expect('=');
-      t.op = Op::kSame;
-      t.other = identifier("a variable after 'same='");
-      return t;
-    }
-    if (text_.substr(pos_, 4) == "like") {
-      pos_ += 4;
-      expect('=');
-      t.op = Op::kLike;
-      t.other = identifier("a variable after 'like='");
+      t.other =
+          identifier(t.op == Op::kLike ? "a variable after 'like='" : "a variable after 'same='");
       return t;
     }
     if (text_.substr(pos_, 5) == "value") {

@@ -126,11 +126,8 @@ Status pool(const INodeView& node, IShapeSink& out) {
 /// GlobalMaxPool, GlobalAveragePool: [N, C', 1...].
 Status global_pool(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 1);
-  Shape x = rank_at_least(node, 0, 2);
-  if (x.known) {
-    for (std::size_t a = 2; a < x.rank(); ++a) x.dims[a] = node.constant(1);
-  }
-  return set_shape(out, 0, node.input_dtype(0), x);
+  return set_shape(out, 0, node.input_dtype(0),
+                   global_pool_output(node, rank_at_least(node, 0, 2), false));
 }
 
 /// Upsample: every dim times its integer scale (`scales` has one per axis; the kernel scales H

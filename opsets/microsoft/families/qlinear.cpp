@@ -40,16 +40,11 @@ Status unary(const INodeView& node, IShapeSink& out) {
 
 Status global_average_pool(const INodeView& node, IShapeSink& out) {
   require_inputs(node, 5);
-  Shape x = input_shape(node, 0);
-  if (x.known) {
-    if (x.rank() < 3)
-      return fail("input X has rank " + std::to_string(x.rank()) + ", expected >= 3");
-    const bool last = channels_last(node);
-    for (std::size_t a = last ? 1 : 2; a < x.rank() - (last ? 1 : 0); ++a) {
-      x.dims[a] = node.constant(1);
-    }
+  const Shape x = input_shape(node, 0);
+  if (x.known && x.rank() < 3) {
+    return fail("input X has rank " + std::to_string(x.rank()) + ", expected >= 3");
   }
-  return set_shape(out, 0, node.input_dtype(0), x);
+  return set_shape(out, 0, node.input_dtype(0), global_pool_output(node, x, channels_last(node)));
 }
 
 /// QLinearAveragePool and NhwcMaxPool: [N, C, O...] or, channels last, [N, O..., C].
