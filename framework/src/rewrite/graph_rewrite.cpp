@@ -121,6 +121,7 @@ class Rewriter {
       if (rule->builtin == kCommonSubexpressions) made += common_subexpressions(*rule);
       if (rule->builtin == kSameTypeCasts) made += same_type_casts(*rule);
       if (rule->builtin == kConstantReshapeShapes) made += constant_reshape_shapes(*rule);
+      if (rule->builtin == kUniqueDequantizePerReader) made += unique_dequantize_per_reader(*rule);
     }
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       for (const RewriteRule* rule : rules) {
@@ -345,6 +346,7 @@ class Rewriter {
       case Op::kLike:
       case Op::kSame:
       case Op::kType:
+      case Op::kReaders:
       case Op::kZeros:
       case Op::kWhole:
       case Op::kElement:
@@ -592,7 +594,7 @@ class Rewriter {
           }
           continue;
         }
-        w.inputs.push_back(value_of(a.var));
+        w.inputs.push_back(a.var == "_" ? std::string() : value_of(a.var));
       }
       while (!w.inputs.empty() && w.inputs.back().empty()) w.inputs.pop_back();
       bool all_fresh = true;
@@ -743,6 +745,10 @@ class Rewriter {
     using Op = RewriteArg::DimTest::Op;
     if (test.op == Op::kRank) return rank_of(name) == test.value;
     if (test.op == Op::kType) return elem_type_of(name) == test.value;
+    if (test.op == Op::kReaders) {
+      const std::size_t reads = live_readers(name) + (outside_.count(name) != 0 ? 1 : 0);
+      return reads == static_cast<std::size_t>(test.value);
+    }
     const onnx::TensorShapeProto* shape = types_.shape ? types_.shape(name) : nullptr;
     if (shape == nullptr || test.dim >= shape->dim_size() ||
         !shape->dim(test.dim).has_dim_value()) {
@@ -866,6 +872,78 @@ class Rewriter {
       ++removed;
     }
     return removed;
+  }
+
+  /// builtin:unique_dequantize_per_reader (rewrite_rule.hpp). Returns the copies made.
+  std::size_t unique_dequantize_per_reader(const RewriteRule& rule) {
+    std::size_t made = 0;
+    const std::size_t count = nodes_.size();
+    for (std::size_t id = 0; id < count; ++id) {
+      if (!nodes_[id].alive || !nodes_[id].domain.empty() ||
+          nodes_[id].proto->op_type() != "DequantizeLinear" || nodes_[id].outputs.size() != 1 ||
+          nodes_[id].outputs[0].empty()) {
+        continue;
+      }
+      const std::string value = nodes_[id].outputs[0];
+      // Every read, one per input slot, readers in the order the graph lists them.
+      std::vector<std::pair<std::size_t, std::size_t>> reads;
+      auto it = readers_.find(value);
+      if (it != readers_.end()) {
+        std::vector<std::size_t> readers;
+        for (std::size_t r : it->second) {
+          if (nodes_[r].alive && std::find(readers.begin(), readers.end(), r) == readers.end())
+            readers.push_back(r);
+        }
+        std::stable_sort(readers.begin(), readers.end(), [&](std::size_t a, std::size_t b) {
+          if (nodes_[a].slot != nodes_[b].slot) return nodes_[a].slot < nodes_[b].slot;
+          return nodes_[a].sequence < nodes_[b].sequence;
+        });
+        for (std::size_t r : readers) {
+          for (std::size_t k = 0; k < nodes_[r].inputs.size(); ++k) {
+            if (nodes_[r].inputs[k] == value) reads.emplace_back(r, k);
+          }
+        }
+      }
+      // The original keeps its first reader unless a graph output or a body reads it too.
+      const bool outside = outside_.count(value) != 0;
+      if (reads.empty() || (reads.size() == 1 && !outside)) continue;
+      for (std::size_t k = outside ? 0 : 1; k < reads.size(); ++k) {
+        const auto [reader, slot_index] = reads[k];
+        const WorkNode& original = nodes_[id];
+        WorkNode w;
+        w.made = std::make_unique<onnx::NodeProto>(*original.proto);
+        onnx::NodeProto& p = *w.made;
+        std::string name = value + "/duplicated";
+        for (int n = 1; producer_.count(name) != 0 || constants_.count(name) != 0; ++n)
+          name = value + "/duplicated_" + std::to_string(n);
+        if (!original.proto->name().empty()) p.set_name(original.proto->name() + "/duplicated");
+        p.clear_input();
+        for (const std::string& in : original.inputs) p.add_input(in);
+        p.clear_output();
+        p.add_output(name);
+        w.proto = w.made.get();
+        w.domain = original.domain;
+        w.inputs = original.inputs;
+        w.outputs = {name};
+        w.slot = original.slot;
+        w.sequence = ++sequence_;
+        RewriteOrigin origin;
+        add_origin(origin, original);
+        origin.rules.push_back(rule.name);
+        w.origin = std::move(origin);
+        add(std::move(w));
+        // This reader's slot alone reads the copy.
+        WorkNode& r = nodes_[reader];
+        r.inputs[slot_index] = name;
+        r.inputs_changed = true;
+        readers_[name].push_back(reader);
+        if (std::find(r.inputs.begin(), r.inputs.end(), value) == r.inputs.end())
+          std::erase(readers_[value], reader);
+        note_applied(rule.name);
+        ++made;
+      }
+    }
+    return made;
   }
 
   /// builtin:constant_reshape_shapes (rewrite_rule.hpp). Returns the Reshapes changed.
@@ -1136,6 +1214,13 @@ class Rewriter {
       if (k == rule.produced_by.end()) return nullptr;
       return nodes_[b.matched[k->second]].proto;
     };
+    if (a.kind != RewriteAttr::Kind::kCopyFrom) {
+      // A named attribute replaces one copied before it (`[y, channels_last=1]`).
+      auto* attrs = p.mutable_attribute();
+      for (int k = attrs->size() - 1; k >= 0; --k) {
+        if (attrs->Get(k).name() == a.name) attrs->DeleteSubrange(k, 1);
+      }
+    }
     switch (a.kind) {
       case RewriteAttr::Kind::kCopyFrom: {
         const onnx::NodeProto* from = source();

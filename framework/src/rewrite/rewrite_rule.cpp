@@ -36,7 +36,9 @@ class Reader {
       skip_blanks();
       if (!at_end() && peek() != ';' && peek() != '\n') fail("expected ';' or a new line");
     }
-    if (out.empty()) fail("no node");
+    // An empty replacement removes what the pattern matched (parse_rewrite_rule checks that
+    // nothing of it is read).
+    if (out.empty() && !replacement) fail("no node");
     return out;
   }
 
@@ -249,8 +251,8 @@ class Reader {
                 "'scalar', 'value=V', 'zeros', 'whole' and 'eK=V' check a constant: write 'const " +
                 a.var + "{...}'");
           }
-          if (a.constant && (t.op == Op::kLike || t.op == Op::kSame))
-            fail("'like=v' and 'same=v' check a value that is not a constant");
+          if (a.constant && (t.op == Op::kLike || t.op == Op::kSame || t.op == Op::kReaders))
+            fail("'like=v', 'same=v' and 'readers=N' check a value that is not a constant");
         }
       }
     }
@@ -291,6 +293,13 @@ class Reader {
       pos_ += 4;
       expect('=');
       t.op = Op::kType;
+      t.value = number();
+      return t;
+    }
+    if (text_.substr(pos_, 8) == "readers=") {
+      pos_ += 7;
+      expect('=');
+      t.op = Op::kReaders;
       t.value = number();
       return t;
     }
@@ -612,6 +621,7 @@ void check_rule(const RewriteRule& r) {
   std::set<std::string> made;
   for (const RewriteNode& n : r.replacement) {
     for (const RewriteArg& a : n.inputs) {
+      if (a.var == "_") continue;  // an absent input
       if (bound.count(a.var) == 0 && made.count(a.var) == 0) {
         fail("the replacement reads '" + a.var + "', which the pattern does not bind");
       }
@@ -671,11 +681,12 @@ RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
   if (pattern.starts_with("builtin:")) {
     r.builtin = std::string(pattern.substr(8));
     if (r.builtin != kCommonSubexpressions && r.builtin != kSameTypeCasts &&
-        r.builtin != kConstantReshapeShapes) {
+        r.builtin != kConstantReshapeShapes && r.builtin != kUniqueDequantizePerReader) {
       throw PluginError("rewrite '" + r.name + "': no built-in rewrite '" + r.builtin +
                         "' (there are builtin:" + std::string(kCommonSubexpressions) +
                         ", builtin:" + std::string(kSameTypeCasts) +
-                        " and builtin:" + std::string(kConstantReshapeShapes) + ")");
+                        ", builtin:" + std::string(kConstantReshapeShapes) +
+                        " and builtin:" + std::string(kUniqueDequantizePerReader) + ")");
     }
     if (!replacement.empty()) {
       throw PluginError("rewrite '" + r.name + "': a built-in rewrite takes no replacement");
@@ -687,6 +698,19 @@ RewriteRule parse_rewrite_rule(std::string name, std::string_view pattern,
   for (std::size_t k = 0; k < r.pattern.size(); ++k) {
     for (const std::string& o : r.pattern[k].outputs) {
       if (o != "_") r.produced_by.emplace(o, k);
+    }
+  }
+  if (r.replacement.empty()) {
+    for (const RewriteNode& n : r.pattern) {
+      if (n.keep || n.absent) continue;
+      for (const std::string& o : n.outputs) {
+        if (o != "_") {
+          throw PluginError("rewrite '" + r.name +
+                            "': an empty replacement removes unread nodes only: write the "
+                            "output '" +
+                            o + "' as '_'");
+        }
+      }
     }
   }
   check_rule(r);

@@ -30,7 +30,9 @@ struct RewriteArg {
   /// float, 3 int8, ...), of a constant or as the inference gives it; `same=v` (values only;
   /// `!same=v`: not so): the
   /// same dims by `like`'s test or by derivation, dim by dim (ONNX Runtime's NCHWc transformer's
-  /// test: graph_rewrite.cpp, `DimOrigins`).
+  /// test: graph_rewrite.cpp, `DimOrigins`); `readers=N` (values only): N reads of the value by
+  /// live nodes (one per input slot), a graph output or a read inside a body counting as one
+  /// more (ONNX Runtime's tests of a node's output edges before a QDQ fusion).
   struct DimTest {
     enum class Op : std::uint8_t {
       kMultipleOf,
@@ -45,7 +47,8 @@ struct RewriteArg {
       kWhole,
       kElement,
       kSame,
-      kType
+      kType,
+      kReaders
     };
     Op op = Op::kMultipleOf;
     std::int32_t dim = 0;
@@ -181,6 +184,13 @@ inline constexpr std::string_view kSameTypeCasts = "same_type_casts";
 /// instead; the Concat, and the nodes that fed it alone, go (ONNX Runtime's ReshapeFusion,
 /// level basic).
 inline constexpr std::string_view kConstantReshapeShapes = "constant_reshape_shapes";
+
+/// `builtin:unique_dequantize_per_reader`: a DequantizeLinear read more than once (by two
+/// nodes, twice by one node, or also as a graph output or inside a body) gets a copy per read
+/// but the first (per read when the graph or a body reads it), each written next to it: every
+/// quantized operator then has a DequantizeLinear of its own to fuse (ONNX Runtime's
+/// EnsureUniqueDQForNodeUnit, level basic). Each copy is a buffer of its own.
+inline constexpr std::string_view kUniqueDequantizePerReader = "unique_dequantize_per_reader";
 
 /// Parses a rule; throws Error (exit code 4, a plugin's fault) naming the rule and what is
 /// wrong: a syntax error, a pattern node its last node does not reach, a replacement that reads

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "families.hpp"
+#include "rewrite_passes.hpp"
 
 namespace cctx::opsets::onnxruntime {
 
@@ -18,23 +19,13 @@ namespace {
 // constant bounds as inputs (opset >= 11) or attributes.
 constexpr const char* kActivations = "Relu|Sigmoid|Tanh|LeakyRelu|HardSigmoid|HardSwish|Clip";
 
-/// The passes: each runs to a fixpoint before the next (ONNX Runtime's levels, then the NCHWc
-/// transformer's stages).
-enum Pass : std::int32_t {
-  kBasic = 0,
-  kExtended = 1,
-  kNchwcConvert = 2,
-  kNchwcFuse = 3,
-  kReorder = 4
-};
-
 // Function inlining: an operator with no CPU kernel runs as its ONNX function body, inlined when
 // the session resolves its graph, whatever the optimisation level. HardSwish (14) is one: saved
 // graphs of MobileNetV3 show 28 HardSigmoid and 28 Mul for its 28 HardSwish at levels disabled
 // and basic. Its temporary is then a planned value, inside the memory pattern's block, not
 // kernel scratch. (At level all the NCHWc Conv takes the pair as its activation: that level's
 // rules fuse a HardSwish after a Conv first, and inline the others in a later pass.)
-void register_function_inlining(Registration& reg, Pass pass = kBasic) {
+void register_function_inlining(Registration& reg, RewritePass pass = kBasic) {
   reg.rewrite("FunctionInlining(HardSwish)", "y = HardSwish(x)",
               "t = HardSigmoid(x) [alpha=0.1666666716337204, beta=0.5]; y = Mul(x, t)", pass);
 }
@@ -541,6 +532,7 @@ sdk::Status register_rewrites(sdk::IRegistrar& r) {
   if (rank <= 2) register_function_inlining(onnx);
   if (rank == 0) return onnx.status();
   register_basic(onnx);
+  register_qdq_rewrites(onnx, rank);
   if (rank >= 2) register_extended(onnx);
   if (rank >= 3) {
     register_all_level(onnx, block_text);
