@@ -65,8 +65,8 @@ TEST(RewriteRule, RefusesTextItCannotMatchWithOneLineNamingTheRule) {
 TEST(RewriteRule, BuiltinRewritesAreNamedAndTakeNoReplacement) {
   EXPECT_EQ(error_of("builtin:constant_folding", ""),
             "rewrite 'R': no built-in rewrite 'constant_folding' (there are "
-            "builtin:common_subexpressions, builtin:same_type_casts and "
-            "builtin:constant_reshape_shapes)");
+            "builtin:common_subexpressions, builtin:same_type_casts, "
+            "builtin:constant_reshape_shapes and builtin:unique_dequantize_per_reader)");
   EXPECT_EQ(error_of("builtin:common_subexpressions", "y = x"),
             "rewrite 'R': a built-in rewrite takes no replacement");
   EXPECT_EQ(parse_rewrite_rule("CSE", "builtin:common_subexpressions", "").builtin,
@@ -424,6 +424,67 @@ TEST(GraphRewrite, ElementTypeTests) {
       rewrite_model(model, rules({{"Float", "y = Relu(x{type=1})", "y = Sigmoid(x)"}}), types);
   ASSERT_NE(rewritten, nullptr);
   EXPECT_EQ(ops(rewritten->model()), (std::vector<std::string>{"Sigmoid", "Relu", "Relu"}));
+}
+
+// builtin:unique_dequantize_per_reader (ONNX Runtime's EnsureUniqueDQForNodeUnit): a
+// DequantizeLinear read by two nodes gets a copy for the second, written next to it; one that is
+// also a graph output gets a copy for each reader. `readers=N` counts a value's reads then.
+TEST(GraphRewrite, OneDequantizeLinearPerReaderAndReaderCounts) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.initializer_floats("s", {0.5F}, {});
+  b.initializer(test::tensor_zeros("z", test::kInt8, {}));
+  b.node("QuantizeLinear", {"X", "s", "z"}, {"q"});
+  b.node("DequantizeLinear", {"q", "s", "z"}, {"d"});
+  b.node("Relu", {"d"}, {"a"});
+  b.node("Sigmoid", {"d"}, {"e"});
+  b.node("DequantizeLinear", {"q", "s", "z"}, {"D"});
+  b.node("Tanh", {"D"}, {"t"});
+  for (const char* y : {"a", "e", "t", "D"}) b.output(y, kFloat);
+  const Model model = b.build();
+  const auto rewritten = rewrite_model(
+      model, rules({{"Unique", "builtin:unique_dequantize_per_reader", ""},
+                    {"OneReader", "y = Relu(x{readers=1})", "y = Neg(x)"},
+                    {"TwoReaders", "y = QuantizeLinear(x{readers=1}, *r)", "y = Abs(x)"}},
+                   {0, 1, 1}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()),
+            (std::vector<std::string>{"QuantizeLinear", "DequantizeLinear", "DequantizeLinear",
+                                      "Neg", "Sigmoid", "DequantizeLinear", "DequantizeLinear",
+                                      "Tanh"}));
+  EXPECT_EQ(inputs_of(rewritten->model(), 4), (std::vector<std::string>{"d/duplicated"}));
+  EXPECT_EQ(inputs_of(rewritten->model(), 7), (std::vector<std::string>{"D/duplicated"}));
+  EXPECT_EQ(rewritten->summary().applied,
+            (std::vector<std::pair<std::string, std::size_t>>{{"Unique", 2}, {"OneReader", 1}}));
+  EXPECT_EQ(error_of("y = Relu(const x{readers=1})", "y = x"),
+            "rewrite 'R': pattern at character 27: 'like=v', 'same=v' and 'readers=N' check a "
+            "value that is not a constant");
+}
+
+// A replacement may leave an input absent (`_`), set an attribute a copied one had (the named
+// one wins) and be empty: the matched nodes go, which only unread ones may.
+TEST(GraphRewrite, AbsentInputsNamedAttributesAndEmptyReplacements) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("LeakyRelu", {"X"}, {"l"}, {attr("alpha", 0.25F)});
+  b.node("Add", {"l", "X"}, {"y"});
+  b.node("Tanh", {"X"}, {"unread"});
+  b.output("y", kFloat);
+  const Model model = b.build();
+  const auto rewritten = rewrite_model(
+      model, rules({{"Alpha", "y = LeakyRelu(x)", "y = LeakyRelu(x) [y, alpha=0.5]"},
+                    {"Sum", "y = Add(a, b)", "y = Sum(a, _, b)"},
+                    {"Unread", "_ = Tanh(x)", ""}},
+                   {0, 1, 1}));
+  ASSERT_NE(rewritten, nullptr);
+  const onnx::GraphProto& g = rewritten->model().proto().graph();
+  ASSERT_EQ(g.node_size(), 2);
+  ASSERT_EQ(g.node(0).attribute_size(), 1);
+  EXPECT_FLOAT_EQ(g.node(0).attribute(0).f(), 0.5F);
+  EXPECT_EQ(inputs_of(rewritten->model(), 1), (std::vector<std::string>{"l", "", "X"}));
+  EXPECT_EQ(error_of("y = Tanh(x)", ""),
+            "rewrite 'R': an empty replacement removes unread nodes only: write the output 'y' "
+            "as '_'");
 }
 
 // builtin:constant_reshape_shapes (ReshapeFusion): Reshape(X, Concat(X's own dim 0, Cast of a

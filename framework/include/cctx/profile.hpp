@@ -122,6 +122,20 @@ struct Profile {
       /// The initializers are allocated from the arena when the session loads (older ONNX
       /// Runtime releases; 1.30 holds them outside it, measured).
       bool initializers = false;
+      /// Constant inputs the kernels pack at session load into buffers of this arena (ONNX
+      /// Runtime's PrePack, where the kernel allocates rather than reserves: QLinearConv's
+      /// symmetric path for uint8 activations): `[domain:]Op:input [K=type ...]`, the packing
+      /// only where input K has that element type. Each packed copy is the initializer's size
+      /// (the layouts pad it by at most a block of channels); the original, outside the arena,
+      /// is freed once packed. Allocated in node order after the initializers, held for the
+      /// session's life: the session counts the regions they take, and the runs start from them.
+      struct Prepacked {
+        std::string domain;  ///< normalised: "" for ai.onnx
+        std::string op_type;
+        std::int32_t input = 0;
+        std::vector<std::pair<std::int32_t, std::int32_t>> types;  ///< (input, ONNX type code)
+      };
+      std::vector<Prepacked> prepacked;
     } arena;
   } memory;
   struct Scratch {

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "cctx/dtypes.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
 #include "cctx/profile.hpp"
@@ -62,7 +63,7 @@ constexpr std::string_view kMemoryKeys[] = {"enabled",
 constexpr std::string_view kArenaKeys[] = {
     "enabled",        "initial_region_bytes",     "max_doubling_bytes",
     "rounding_bytes", "max_dead_bytes_per_chunk", "memory_pattern",
-    "initializers"};
+    "initializers",   "prepacked"};
 constexpr std::string_view kBufferPlans[] = {"seed",
                                              "free_list"};  // pipeline/buffer_plan.cpp makes them
 constexpr std::string_view kExecutionOrders[] = {"file", "reverse_dfs"};
@@ -434,6 +435,52 @@ void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& aren
       arena.max_dead_bytes_per_chunk = check_.integer(e.value, 0, kMaxRegion);
     } else if (e.key == "memory_pattern") {
       arena.memory_pattern = check_.boolean(e.value);
+    } else if (e.key == "prepacked") {
+      arena.prepacked.clear();
+      for (const Field& item :
+           check_.items(e.value, "a list of '[domain:]Op:input [K=type ...]'")) {
+        const std::string text = check_.non_empty(item, "'[domain:]Op:input [K=type ...]'");
+        std::vector<std::string> words;
+        for (std::size_t at = 0; at < text.size();) {
+          const std::size_t end = std::min(text.find(' ', at), text.size());
+          if (end > at) words.push_back(text.substr(at, end - at));
+          at = end + 1;
+        }
+        auto refuse = [&](const std::string& why) {
+          check_.fail(item.mark(), "'memory.arena.prepacked' items are '[domain:]Op:input "
+                                   "[K=type ...]' (input indices from 0, ONNX element types "
+                                   "such as uint8): " + why + " in '" + text + "'");
+        };
+        auto index = [&](const std::string& digits) {
+          std::int64_t k = -1;
+          bool overflow = false;
+          if (!detail::parse_integer(digits, k, overflow) || k < 0 || k > 1024)
+            refuse("'" + digits + "' is no input index");
+          return static_cast<std::int32_t>(k);
+        };
+        const std::string& head = words.front();
+        const std::size_t colon = head.rfind(':');
+        if (colon == std::string::npos || colon == 0) refuse("no ':input'");
+        Profile::Memory::Arena::Prepacked packed;
+        const std::string op = head.substr(0, colon);
+        const std::size_t domain_end = op.rfind(':');
+        packed.op_type = domain_end == std::string::npos ? op : op.substr(domain_end + 1);
+        if (domain_end != std::string::npos && op.substr(0, domain_end) != "ai.onnx")
+          packed.domain = op.substr(0, domain_end);
+        packed.input = index(head.substr(colon + 1));
+        for (std::size_t w = 1; w < words.size(); ++w) {
+          const std::size_t eq = words[w].find('=');
+          if (eq == std::string::npos) refuse("'" + words[w] + "' is not 'K=type'");
+          const std::string type = words[w].substr(eq + 1);
+          std::int32_t code = 0;
+          for (std::int32_t c = 1; c <= 32 && code == 0; ++c) {
+            if (dtype_name(c) == type) code = c;
+          }
+          if (code == 0) refuse("'" + type + "' is no element type");
+          packed.types.emplace_back(index(words[w].substr(0, eq)), code);
+        }
+        arena.prepacked.push_back(std::move(packed));
+      }
     } else {
       arena.initializers = check_.boolean(e.value);
     }

@@ -33,6 +33,7 @@ class Replay {
   ArenaReplay run() {
     ArenaReplay out;
     if (s_.options.memory.arena.initializers) load_session();
+    out.packed_originals = pack_weights();
     out.session_reserved = arena_.reserved();
     const bool pattern = s_.options.memory.arena.memory_pattern;
     run_once(pattern ? &tracer_ : nullptr, false);
@@ -54,6 +55,45 @@ class Replay {
     };
     for (ValueId v : s_.graph->main().initializers) load(v);
     for (ValueId v : plan_.preloaded) load(v);
+  }
+
+  // The kernels' packed copies of their constant inputs, node by node, held for the session's
+  // life. Returns the bytes of the initializers packed (each once).
+  std::int64_t pack_weights() {
+    const auto& packed = s_.options.memory.arena.prepacked;
+    if (packed.empty()) return 0;
+    std::vector<bool> seen(plan_.buffers.size(), false);
+    std::int64_t originals = 0;
+    for (NodeId n : s_.graph->main().nodes) {
+      const NodeEntry& node = s_.graph->node(n);
+      for (const auto& p : packed) {
+        if (p.op_type != node.op_type || p.domain != node.domain ||
+            static_cast<std::size_t>(p.input) >= node.inputs.size()) {
+          continue;
+        }
+        const ValueId v = node.inputs[static_cast<std::size_t>(p.input)];
+        if (v == kNoValue || !s_.graph->value(v).is_initializer() || !types_hold(node, p.types))
+          continue;
+        const std::uint32_t b = v < plan_.buffer_of.size() ? plan_.buffer_of[v] : kInvalidId;
+        if (b == kInvalidId) continue;
+        arena_.alloc(bytes(b));  // held for the session's life
+        if (!seen[b]) originals += bytes(b);
+        seen[b] = true;
+      }
+    }
+    return originals;
+  }
+
+  // Every (input, type) holds: the input is there, of that element type.
+  bool types_hold(const NodeEntry& node,
+                  const std::vector<std::pair<std::int32_t, std::int32_t>>& types) const {
+    for (const auto& [k, code] : types) {
+      if (static_cast<std::size_t>(k) >= node.inputs.size()) return false;
+      const ValueId v = node.inputs[static_cast<std::size_t>(k)];
+      if (v == kNoValue || v >= s_.shapes.values.size() || s_.shapes.values[v].dtype != code)
+        return false;
+    }
+    return true;
   }
 
   // One run in plan order. `tracer`: the run lays out the memory pattern. `from_block`: the

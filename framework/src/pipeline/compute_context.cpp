@@ -462,6 +462,9 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
     result.run_bytes = replay.run_reserved + (count > 0 ? overhead.at(count - 1) : 0);
     if (arena.initializers) {
       result.session_bytes = session_overhead + replay.session_reserved;
+    } else {
+      // The packed copies live in the arena's regions; their originals were freed.
+      result.session_bytes += replay.session_reserved - replay.packed_originals;
     }
   }
   if (__builtin_add_overflow(result.session_bytes, result.input_bytes, &result.reserve_bytes) ||

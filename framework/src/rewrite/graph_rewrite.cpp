@@ -621,6 +621,12 @@ class Rewriter {
       w.sequence = ++sequence_;
       w.origin = origin;
       ++made;
+      // A replacement's Constant is a constant to later rules (`const z`), as the model's are.
+      if (p.op_type() == "Constant" && r.ops.domain.empty() && p.output_size() == 1) {
+        for (const onnx::AttributeProto& attr : p.attribute()) {
+          if (attr.name() == "value" && attr.has_t()) constants_.emplace(p.output(0), &attr.t());
+        }
+      }
       add(std::move(w));
     }
     std::size_t k = 0;
@@ -1265,6 +1271,26 @@ class Rewriter {
         attr->set_name(a.name);
         attr->set_type(onnx::AttributeProto::INT);
         attr->set_i(*dim);
+        return;
+      }
+      case RewriteAttr::Kind::kUint8Of: {
+        auto v = b.values.find(a.from);
+        auto c = v == b.values.end() ? constants_.end() : constants_.find(v->second);
+        std::vector<double> values;
+        if (c == constants_.end() || c->second == nullptr ||
+            c->second->data_type() != onnx::TensorProto::INT8 ||
+            !constant_values(*c->second, &values)) {
+          return;  // not a small int8 constant: no attribute
+        }
+        onnx::AttributeProto* attr = p.add_attribute();
+        attr->set_name(a.name);
+        attr->set_type(onnx::AttributeProto::TENSOR);
+        onnx::TensorProto* t = attr->mutable_t();
+        t->set_data_type(onnx::TensorProto::UINT8);
+        for (const std::int64_t d : c->second->dims()) t->add_dims(d);
+        std::string bytes;
+        for (const double x : values) bytes.push_back(static_cast<char>(static_cast<int>(x) + 128));
+        t->set_raw_data(bytes);
         return;
       }
       case RewriteAttr::Kind::kIntsOf: {

@@ -437,6 +437,11 @@ class Reader {
       a.kind = RewriteAttr::Kind::kIntsOf;
       a.from = identifier("a constant's variable");
       expect(')');
+    } else if (text_.substr(pos_, 9) == "uint8_of(") {
+      pos_ += 9;
+      a.kind = RewriteAttr::Kind::kUint8Of;
+      a.from = identifier("a constant's variable");
+      expect(')');
     } else if (text_.substr(pos_, 4) == "dim(") {
       pos_ += 4;
       a.kind = RewriteAttr::Kind::kDimOf;
@@ -627,7 +632,8 @@ void check_rule(const RewriteRule& r) {
       }
     }
     for (const RewriteAttr& a : n.attributes) {
-      if (a.kind == RewriteAttr::Kind::kDimOf || a.kind == RewriteAttr::Kind::kIntsOf) {
+      if (a.kind == RewriteAttr::Kind::kDimOf || a.kind == RewriteAttr::Kind::kIntsOf ||
+          a.kind == RewriteAttr::Kind::kUint8Of) {
         if (bound.count(a.from) == 0) {
           fail("the replacement's attribute reads the dims of '" + a.from +
                "', which the pattern does not bind");

@@ -89,6 +89,9 @@ struct RewriteAttr {
     /// `[value=tensor(t.perm)]`: a 1-D int64 tensor of the integer list attribute `text` of the
     /// node that produced variable `from`
     kTensorOfAttr,
+    /// `[value=uint8_of(z)]`: a uint8 tensor of the int8 constant bound to `from`, each element
+    /// plus 128, of its dims (ONNX Runtime's QDQS8ToU8 zero point)
+    kUint8Of,
   };
   Kind kind = Kind::kCopyFrom;
   std::string name;

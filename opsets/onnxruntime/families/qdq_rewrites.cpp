@@ -58,11 +58,13 @@ void register_prepare(Registration& reg) {
               kQdqPrepare);
   // QDQS8ToU8Transformer: an int8 QuantizeLinear read by one DequantizeLinear alone, both with
   // the same one-element zero point, run as uint8 (the zero point plus 128): the x86 kernels'
-  // activations are uint8. (Same bytes: only the groups the next pass accepts change.)
+  // activations are uint8. (Same bytes; the groups the next pass accepts and the kernels'
+  // paths change.)
   reg.rewrite("QDQS8ToU8",
               "q = QuantizeLinear(a, const s, const z{type=3, scalar})\n"
               "d = DequantizeLinear(q{readers=1}, const s2, ?const z2)",
-              "q = QuantizeLinear(a, s, z) @u8q; d = DequantizeLinear(q, s2, ?z2) @u8dq",
+              "u = Constant() [value=uint8_of(z)]\n"
+              "q = QuantizeLinear(a, s, u) @u8q; d = DequantizeLinear(q, s2, u) @u8dq",
               kQdqPrepare);
   // ... and the pairs written uint8.
   reg.rewrite("QDQS8ToU8(uint8 QuantizeLinear)", "y = QuantizeLinear(c, const s, const z{type=2})",
