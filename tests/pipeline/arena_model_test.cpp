@@ -132,5 +132,33 @@ TEST(ArenaProfile, TinyChainByHand) {
   }
 }
 
+// memory.arena.prepacked: a QLinearConv of uint8 activations packs its int8 weights into the
+// arena as the session loads (a first region of 1 MiB for 36,864 bytes) and the original goes;
+// with int8 activations (another kernel path) nothing is packed there.
+TEST(ArenaProfile, PackedWeightsTakeRegionsAtLoad) {
+  auto model = [](int activations) {
+    ModelBuilder b;
+    b.input("X", activations, {1, 64, 8, 8});
+    for (const char* s : {"xs", "ws", "ys"}) b.initializer_floats(s, {0.5F}, {});
+    b.initializer(test::tensor_zeros("xz", activations, {}));
+    b.initializer(test::tensor_zeros("yz", activations, {}));
+    b.initializer(test::tensor_zeros("wz", test::kInt8, {}));
+    b.initializer(test::tensor_zeros("W", test::kInt8, {64, 64, 3, 3}));
+    b.node("QLinearConv", {"X", "xs", "xz", "W", "ws", "wz", "ys", "yz"}, {"Y"},
+           {attr("kernel_shape", std::vector<std::int64_t>{3, 3}),
+            attr("pads", std::vector<std::int64_t>{1, 1, 1, 1})});
+    b.output("Y", activations);
+    return b.build();
+  };
+  const Profile packing = load_profile(Host::profile_path("onnxruntime-cpu-unoptimized"));
+  Profile plain = packing;
+  plain.memory.arena.prepacked.clear();
+  auto session = [&](int activations, const Profile& profile) {
+    return test::analyze(model(activations), profile).ctx->evaluate_peak({}).session_bytes;
+  };
+  EXPECT_EQ(session(test::kUint8, packing) - session(test::kUint8, plain), kMiB - 36864);
+  EXPECT_EQ(session(test::kInt8, packing), session(test::kInt8, plain));
+}
+
 }  // namespace
 }  // namespace cctx

@@ -445,7 +445,7 @@ TEST(GraphRewrite, OneDequantizeLinearPerReaderAndReaderCounts) {
   const auto rewritten = rewrite_model(
       model, rules({{"Unique", "builtin:unique_dequantize_per_reader", ""},
                     {"OneReader", "y = Relu(x{readers=1})", "y = Neg(x)"},
-                    {"TwoReaders", "y = QuantizeLinear(x{readers=1}, *r)", "y = Abs(x)"}},
+                    {"TwoReaders", "y = QuantizeLinear(x{readers=2}, *r)", "y = Abs(x)"}},
                    {0, 1, 1}));
   ASSERT_NE(rewritten, nullptr);
   EXPECT_EQ(ops(rewritten->model()),
@@ -457,12 +457,45 @@ TEST(GraphRewrite, OneDequantizeLinearPerReaderAndReaderCounts) {
   EXPECT_EQ(rewritten->summary().applied,
             (std::vector<std::pair<std::string, std::size_t>>{{"Unique", 2}, {"OneReader", 1}}));
   EXPECT_EQ(error_of("y = Relu(const x{readers=1})", "y = x"),
-            "rewrite 'R': pattern at character 27: 'like=v', 'same=v' and 'readers=N' check a "
+            "rewrite 'R': pattern at character 28: 'like=v', 'same=v' and 'readers=N' check a "
             "value that is not a constant");
 }
 
+// `uint8_of(z)` (ONNX Runtime's QDQS8ToU8): an int8 zero point as uint8, 128 more, in a
+// replacement Constant that later rules see as a constant.
+TEST(GraphRewrite, Uint8ZeroPointsAreConstantsToLaterRules) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.initializer_floats("s", {0.5F}, {});
+  onnx::TensorProto z;
+  z.set_name("z");
+  z.set_data_type(onnx::TensorProto::INT8);
+  z.set_raw_data(std::string(1, static_cast<char>(-3)));
+  b.initializer(z);
+  b.node("QuantizeLinear", {"X", "s", "z"}, {"q"});
+  b.node("DequantizeLinear", {"q", "s", "z"}, {"Y"});
+  b.output("Y", kFloat);
+  const Model model = b.build();
+  const auto rewritten = rewrite_model(
+      model, rules({{"ToU8",
+                     "q = QuantizeLinear(a, const s, const z{type=3})\n"
+                     "d = DequantizeLinear(q, const s2, ?const z2)",
+                     "u = Constant() [value=uint8_of(z)]\n"
+                     "q = QuantizeLinear(a, s, u) @u8; d = DequantizeLinear(q, s2, u) @u8"},
+                    {"SeesIt", "y = @u8(q, const s, const u{type=2, scalar})", "y = Neg(q)"}},
+                   {0, 1}));
+  ASSERT_NE(rewritten, nullptr);
+  // (Both marked nodes read it.)
+  EXPECT_EQ(ops(rewritten->model()), (std::vector<std::string>{"Constant", "Neg", "Neg"}));
+  const onnx::TensorProto& u = rewritten->model().proto().graph().node(0).attribute(0).t();
+  EXPECT_EQ(u.data_type(), onnx::TensorProto::UINT8);
+  EXPECT_EQ(u.dims_size(), 0);
+  EXPECT_EQ(u.raw_data(), std::string(1, static_cast<char>(125)));
+}
+
 // A replacement may leave an input absent (`_`), set an attribute a copied one had (the named
-// one wins) and be empty: the matched nodes go, which only unread ones may.
+// one wins) and be empty: the matched nodes go, which only unread ones may. A rule that
+// matches its own replacement stops at the rewrite budget.
 TEST(GraphRewrite, AbsentInputsNamedAttributesAndEmptyReplacements) {
   ModelBuilder b;
   b.input("X", kFloat, {"N"});
@@ -472,7 +505,7 @@ TEST(GraphRewrite, AbsentInputsNamedAttributesAndEmptyReplacements) {
   b.output("y", kFloat);
   const Model model = b.build();
   const auto rewritten = rewrite_model(
-      model, rules({{"Alpha", "y = LeakyRelu(x)", "y = LeakyRelu(x) [y, alpha=0.5]"},
+      model, rules({{"Alpha", "y = LeakyRelu(x)", "y = Elu(x) [y, alpha=0.5]"},
                     {"Sum", "y = Add(a, b)", "y = Sum(a, _, b)"},
                     {"Unread", "_ = Tanh(x)", ""}},
                    {0, 1, 1}));
@@ -482,6 +515,10 @@ TEST(GraphRewrite, AbsentInputsNamedAttributesAndEmptyReplacements) {
   ASSERT_EQ(g.node(0).attribute_size(), 1);
   EXPECT_FLOAT_EQ(g.node(0).attribute(0).f(), 0.5F);
   EXPECT_EQ(inputs_of(rewritten->model(), 1), (std::vector<std::string>{"l", "", "X"}));
+  const auto looping =
+      rewrite_model(model, rules({{"Again", "y = LeakyRelu(x)", "y = LeakyRelu(x) [y]"}}));
+  ASSERT_NE(looping, nullptr);
+  EXPECT_EQ(looping->model().proto().graph().node_size(), 3);
   EXPECT_EQ(error_of("y = Tanh(x)", ""),
             "rewrite 'R': an empty replacement removes unread nodes only: write the output 'y' "
             "as '_'");

@@ -318,6 +318,33 @@ TEST_F(ProfileTest, ArenaKeys) {
   EXPECT_EQ(ort.memory.buffer_plan, "free_list");  // from onnxruntime-cpu-unoptimized-no-arena
 }
 
+// memory.arena.prepacked: `[domain:]Op:input [K=type ...]`, the shipped profiles' QLinearConv.
+TEST_F(ProfileTest, PrepackedInputs) {
+  const Profile p = load_profile(write(
+      "p.yaml", "memory: {arena: {prepacked: [\"com.microsoft:QGemm:3\", \"ai.onnx:MatMul:1 1=float32\"]}}\n"));
+  const auto& packed = p.memory.arena.prepacked;
+  ASSERT_EQ(packed.size(), 2U);
+  EXPECT_EQ(packed[0].domain, "com.microsoft");
+  EXPECT_EQ(packed[0].op_type, "QGemm");
+  EXPECT_EQ(packed[0].input, 3);
+  EXPECT_TRUE(packed[0].types.empty());
+  EXPECT_EQ(packed[1].domain, "");
+  EXPECT_EQ(packed[1].op_type, "MatMul");
+  EXPECT_EQ(packed[1].types, (std::vector<std::pair<std::int32_t, std::int32_t>>{{1, 1}}));
+  EXPECT_NE(error_in("memory: {arena: {prepacked: [QGemm]}}\n").find("no ':input'"),
+            std::string::npos);
+  EXPECT_NE(error_in("memory: {arena: {prepacked: [\"QGemm:3 0=uint9\"]}}\n")
+                .find("'uint9' is no element type"),
+            std::string::npos);
+  EXPECT_NE(error_in("memory: {arena: {prepacked: [\"QGemm:x\"]}}\n").find("'x' is no input index"),
+            std::string::npos);
+  const Profile ort = load_profile(Host::profile_path("onnxruntime-cpu"));
+  ASSERT_EQ(ort.memory.arena.prepacked.size(), 2U);
+  EXPECT_EQ(ort.memory.arena.prepacked[1].domain, "com.microsoft");
+  EXPECT_EQ(ort.memory.arena.prepacked[1].types,
+            (std::vector<std::pair<std::int32_t, std::int32_t>>{{0, 2}, {3, 3}}));
+}
+
 TEST_F(ProfileTest, FloatIsNotAnInteger) {
   EXPECT_EQ(error_in("expressions:\n  max_weight: 1.5\n"),
             "2:15: 'expressions.max_weight' must be an integer between 1 and 4294967295, got "

@@ -58,7 +58,8 @@ def generated_models(work):
     downsample, GlobalAveragePool, Gemm), a MobileNet-v2 block (Clip 0..6, depthwise Conv,
     a channel count that is no whole block), an inception block with a dense layer (NCHWc
     Concat, pools and BatchNormalization of blocked values, a zero Pad) and an EfficientNet
-    block (SiLU, squeeze-and-excitation, the reshaped residual Add, ReshapeFusion)."""
+    block (SiLU, squeeze-and-excitation, the reshaped residual Add, ReshapeFusion), and a
+    MobileNet-v2 block in QDQ form (the quantized kernels, NHWC)."""
     def w(name, shape):
         return numpy_helper.from_array(np.random.default_rng(0).standard_normal(shape)
                                        .astype(np.float32) * 0.1, name)
@@ -182,6 +183,76 @@ def generated_models(work):
               numpy_helper.from_array(np.array([0], np.int64), "axis0"),
               numpy_helper.from_array(np.array([32], np.int32), "width32")]
     models.append(("generated_efficientnet_block", nodes, inits))
+
+    # A MobileNet-v2 block in QDQ form, as onnxruntime.quantization writes it: int8 activations
+    # (one-element zero points), int8 weights with zero 0, int32 biases. The stem's output has
+    # two readers (its DequantizeLinear is copied per reader and stays int8), so the stem and
+    # the expansion stay float Convs; the depthwise and projection Convs become channels-last
+    # QLinearConvs (their Transposes cancel between them), and the projection's output reaches
+    # the float residual Add through a Transpose moved past its DequantizeLinear; then
+    # QLinearGlobalAveragePool, a Flatten on quantized data and QGemm.
+    nodes, inits = [], []
+    rng = np.random.default_rng(1)
+
+    def scalar(name, value, dtype):
+        inits.append(numpy_helper.from_array(np.array(value, dtype), name))
+
+    def q(x, y):
+        scalar(y + "_s", 0.05, np.float32)
+        scalar(y + "_z", int(rng.integers(-20, 20)), np.int8)
+        nodes.append(helper.make_node("QuantizeLinear", [x, y + "_s", y + "_z"], [y]))
+
+    def dq(x, y):
+        nodes.append(helper.make_node("DequantizeLinear", [x, x + "_s", x + "_z"], [y]))
+
+    def qconv(x, y, cin, cout, k, group=1):
+        inits.append(numpy_helper.from_array(
+            rng.integers(-100, 100, [cout, cin // group, k, k]).astype(np.int8), y + "_wq"))
+        inits.append(numpy_helper.from_array(rng.integers(-500, 500, [cout]).astype(np.int32),
+                                             y + "_bq"))
+        scalar(y + "_wq_s", 0.01, np.float32)
+        scalar(y + "_wq_z", 0, np.int8)
+        scalar(y + "_bq_s", 0.0005, np.float32)
+        scalar(y + "_bq_z", 0, np.int32)
+        dq(y + "_wq", y + "_w")
+        dq(y + "_bq", y + "_b")
+        nodes.append(helper.make_node("Conv", [x, y + "_w", y + "_b"], [y + "_f"],
+                                      kernel_shape=[k, k], pads=[k // 2] * 4, group=group))
+        q(y + "_f", y + "_q")
+
+    q("image", "in_q")
+    dq("in_q", "in")
+    qconv("in", "stem", 3, 16, 3)
+    dq("stem_q", "block")
+    qconv("block", "exp", 16, 32, 1)
+    dq("exp_q", "exp_d")
+    qconv("exp_d", "dw", 32, 32, 3, group=32)
+    dq("dw_q", "dw_d")
+    qconv("dw_d", "proj", 32, 16, 1)
+    dq("proj_q", "proj_d")
+    nodes.append(helper.make_node("Add", ["block", "proj_d"], ["res"]))
+    q("res", "res_q")
+    dq("res_q", "res_d")
+    nodes.append(helper.make_node("GlobalAveragePool", ["res_d"], ["gap"]))
+    q("gap", "gap_q")
+    dq("gap_q", "gap_d")
+    nodes.append(helper.make_node("Flatten", ["gap_d"], ["flat"]))
+    q("flat", "flat_q")
+    dq("flat_q", "flat_d")
+    inits.append(numpy_helper.from_array(rng.integers(-100, 100, [10, 16]).astype(np.int8),
+                                         "fc_wq"))
+    inits.append(numpy_helper.from_array(rng.integers(-500, 500, [10]).astype(np.int32),
+                                         "fc_bq"))
+    scalar("fc_wq_s", 0.01, np.float32)
+    scalar("fc_wq_z", 0, np.int8)
+    scalar("fc_bq_s", 0.0005, np.float32)
+    scalar("fc_bq_z", 0, np.int32)
+    dq("fc_wq", "fc_w")
+    dq("fc_bq", "fc_b")
+    nodes.append(helper.make_node("Gemm", ["flat_d", "fc_w", "fc_b"], ["fc"], transB=1))
+    q("fc", "fc_q")
+    dq("fc_q", "logits")
+    models.append(("generated_qdq_mobilenet_block", nodes, inits))
 
     out = []
     for name, nodes, inits in models:

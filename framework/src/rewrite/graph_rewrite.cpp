@@ -115,7 +115,9 @@ class Rewriter {
 
   /// One sweep of a pass: at each node in graph order (nodes made on the way included), every
   /// rule of the pass whose last pattern node it matches, in order. Returns the rewrites made.
-  std::size_t sweep(std::span<const RewriteRule* const> rules) {
+  /// At most `budget` rewrites: a rule whose replacement it matches again would otherwise
+  /// follow its own new nodes for ever within one sweep.
+  std::size_t sweep(std::span<const RewriteRule* const> rules, std::size_t budget) {
     std::size_t made = 0;
     for (const RewriteRule* rule : rules) {
       if (rule->builtin == kCommonSubexpressions) made += common_subexpressions(*rule);
@@ -123,9 +125,9 @@ class Rewriter {
       if (rule->builtin == kConstantReshapeShapes) made += constant_reshape_shapes(*rule);
       if (rule->builtin == kUniqueDequantizePerReader) made += unique_dequantize_per_reader(*rule);
     }
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    for (std::size_t i = 0; i < nodes_.size() && made < budget; ++i) {
       for (const RewriteRule* rule : rules) {
-        if (!nodes_[i].alive) break;
+        if (!nodes_[i].alive || made >= budget) break;
         if (!rule->builtin.empty() || !op_matches(rule->pattern.back(), nodes_[i])) continue;
         // Each commutative node met while matching may take its inputs in either order: the
         // orders are tried in turn (the first 2^4 of them) until one match can be applied.
@@ -1442,7 +1444,7 @@ std::unique_ptr<RewrittenModel> rewrite_model(
     while (last < ordered.size() && ordered[last]->pass == ordered[first]->pass) ++last;
     const std::span<const RewriteRule* const> pass(ordered.data() + first, last - first);
     for (int sweep = 0; sweep < kMaxSweeps && total < budget; ++sweep) {
-      const std::size_t made = rewriter.sweep(pass);
+      const std::size_t made = rewriter.sweep(pass, budget - total);
       total += made;
       if (made == 0) break;
     }
