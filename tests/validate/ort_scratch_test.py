@@ -100,23 +100,25 @@ def group_query_attention(packed, rotary, b=2, s=33, h=32, past=0, **attrs):
     return [node], ins, outs, inits, feeds, 4
 
 
-def qlinear_conv(c, m, spatial, kernel, channels_last=False, **attrs):
+def qlinear_conv(c, m, spatial, kernel, channels_last=False, u8=False, batch=1, **attrs):
     """An int8 QLinearConv (zero-point-0 weights, as ONNX Runtime's quantizer writes them): ai.onnx's
-    (NCHW) or com.microsoft's channels-last one (NHWC, what ONNX Runtime's optimiser makes)."""
+    (NCHW) or com.microsoft's channels-last one (NHWC, what ONNX Runtime's optimiser makes);
+    `u8`: uint8 activations (as its QDQ transformers make them: MLAS's symmetric kernels)."""
     group = attrs.get("group", 1)
-    x = [1] + list(spatial) + [c] if channels_last else [1, c] + list(spatial)
+    x = [batch] + list(spatial) + [c] if channels_last else [batch, c] + list(spatial)
     rng = np.random.default_rng(0)
     inits = [numpy_helper.from_array(rng.integers(-50, 50, (m, c // group) + tuple(kernel))
                                      .astype(np.int8), "W")]
-    for name, value, dtype in (("xs", 0.01, np.float32), ("xz", -128, np.int8),
+    act, zero = (np.uint8, 0) if u8 else (np.int8, -128)
+    for name, value, dtype in (("xs", 0.01, np.float32), ("xz", zero, act),
                                ("ws", 0.02, np.float32), ("wz", 0, np.int8),
-                               ("ys", 0.03, np.float32), ("yz", -128, np.int8)):
+                               ("ys", 0.03, np.float32), ("yz", zero, act)):
         inits.append(numpy_helper.from_array(np.array(value, dtype), name))
     extra = {"channels_last": 1, "domain": "com.microsoft"} if channels_last else {}
     node = helper.make_node("QLinearConv", ["X", "xs", "xz", "W", "ws", "wz", "ys", "yz"], ["Y"],
                             kernel_shape=list(kernel), **attrs, **extra)
-    i8 = TensorProto.INT8
-    return [node], [vi("X", i8, x)], [vi("Y", i8, ["n", "a", "b", "c"])], inits, {"X": x}, 5
+    t = TensorProto.UINT8 if u8 else TensorProto.INT8
+    return [node], [vi("X", t, x)], [vi("Y", t, ["n", "a", "b", "c"])], inits, {"X": x}, 5
 
 
 CASES = [
@@ -160,6 +162,19 @@ CASES = [
     ("com.microsoft QLinearConv NHWC 3x3 32->64", qlinear_conv(32, 64, (30, 31), (3, 3),
                                                              channels_last=True,
                                                              pads=[1, 1, 1, 1])),
+    # uint8 activations: MLAS's symmetric kernels (no GEMM output; an indirection buffer, for
+    # the whole batch channels-last), or the asymmetric path where their channels do not fit.
+    ("QLinearConv uint8 3x3 pad 1 64->64 over 56x56", qlinear_conv(64, 64, (56, 56), (3, 3),
+                                                                 u8=True, pads=[1, 1, 1, 1])),
+    ("QLinearConv uint8 1x1 64->128 over 56x56", qlinear_conv(64, 128, (56, 56), (1, 1),
+                                                            u8=True)),
+    ("QLinearConv uint8 3x3 depthwise 64 over 56x56",
+     qlinear_conv(64, 64, (56, 56), (3, 3), u8=True, pads=[1, 1, 1, 1], group=64)),
+    ("QLinearConv uint8 7x7 stride 2 3->64 over 97x95",
+     qlinear_conv(3, 64, (97, 95), (7, 7), u8=True, strides=[2, 2], pads=[3, 3, 3, 3])),
+    ("com.microsoft QLinearConv uint8 NHWC 3x3 32->64 batch 3",
+     qlinear_conv(32, 64, (30, 31), (3, 3), channels_last=True, u8=True, batch=3,
+                  pads=[1, 1, 1, 1])),
 ]
 
 

@@ -88,19 +88,43 @@ Status conv_transpose_scratch(const INodeView& node, IScratchSink& out) {
   return out.set_bytes(bytes);
 }
 
+/// Whether QLinearConv runs MLAS's symmetric kernels (MlasConvSymPackWSize, x86): uint8 data
+/// (the u8s8 kernels; int8 data has none on this machine class, measured), int8 weights whose
+/// zero points are all 0, and one group of input channels a multiple of 4 and at least 16
+/// output channels, a multiple of 8, or depthwise over a multiple of 16 channels.
+bool symmetric_qlinear_conv(const INodeView& node, const Dim& in_channels, const Dim& maps,
+                            bool depthwise, std::int64_t group) {
+  constexpr std::int32_t kUint8 = 2, kInt8 = 3;
+  if (node.input_dtype(0) != kUint8 || node.input_dtype(3) != kInt8) return false;
+  std::vector<Dim> zero_points;
+  if (!node.has_input(5) || !node.input_is_constant(5) || !input_values(node, 5, &zero_points) ||
+      zero_points.empty()) {
+    return false;
+  }
+  for (const Dim& z : zero_points) {
+    if (!z.is(0)) return false;
+  }
+  if (depthwise) return group % 16 == 0;
+  std::int64_t c = 0;
+  std::int64_t m = 0;
+  return group == 1 && in_channels.get_int(&c) && maps.get_int(&m) && c % 4 == 0 && m >= 16 &&
+         m % 8 == 0;
+}
+
 /// QLinearConv (cpu/quantization/qlinearconv.cc), ai.onnx's (NCHW) and com.microsoft's
-/// (`channels_last`), the kernel's asymmetric path, per image (the loop over the batch reuses
-/// them), e = 1 (8-bit data), OutputSize = prod(output spatial dims), M output channels:
-///   the int32 GEMM output, 4 * M * OutputSize;
+/// (`channels_last`), per image (the loop over the batch reuses them) unless noted, e = 1
+/// (8-bit data), OutputSize = prod(output spatial dims), M output channels:
+///   the int32 GEMM output, 4 * M * OutputSize, except on the symmetric kernels (requantized
+///     as they go);
 ///   NCHW only: the input and output transposed to NHWC, C * InputSize + M * OutputSize;
-///   depthwise (one input and one output channel per group): the im2col indirection buffer,
-///     8 * prod(kernel) * OutputSize (pointers);
-///   otherwise, unless pointwise (1x1, strides 1, no padding): the im2col column buffer,
-///     (C/group) * prod(kernel) * OutputSize.
-/// Measured alone under ONNX Runtime 1.30 (3x3, 1x1, 7x7 stride 2, depthwise; int8 weights
-/// and activations): every byte but MLAS's few bytes of overrun. MLAS's symmetric kernels (a
-/// machine with them, weights of zero point 0) need less: no GEMM output, an indirection buffer
-/// for the column buffer; this is then an upper bound.
+///   depthwise (one input and one output channel per group), and on the symmetric kernels
+///     unless pointwise (1x1, strides 1, no padding): the indirection buffer,
+///     8 * prod(kernel) * OutputSize (pointers), for the whole batch at once on the symmetric
+///     kernels channels-last;
+///   otherwise, unless pointwise: the im2col column buffer, (C/group) * prod(kernel) *
+///     OutputSize.
+/// Measured alone under ONNX Runtime 1.30 (3x3, 1x1, 7x7 stride 2, depthwise; int8 and uint8
+/// activations): every byte but MLAS's few bytes of overrun.
 Status qlinear_conv_scratch(const INodeView& node, IScratchSink& out) {
   Shape x, w;
   Window win;
@@ -121,17 +145,21 @@ Status qlinear_conv_scratch(const INodeView& node, IScratchSink& out) {
     pointwise = pointwise && win.kernel[i].is(1) && win.strides[i] == 1 && no_padding(win, i);
   }
   const Dim maps = w.dims[0];
-  std::vector<Dim> blocks{maps * output_size * 4};
+  const bool depthwise = w.dims[1].is(1) && maps.provably_eq(node.constant(group));
+  const bool symmetric = symmetric_qlinear_conv(node, w.dims[1], maps, depthwise, group);
+  std::vector<Dim> blocks;
+  if (!symmetric) blocks.push_back(maps * output_size * 4);
   if (!last) {
     blocks.push_back(channels * input_size);
     blocks.push_back(maps * output_size);
   }
-  const bool depthwise = w.dims[1].is(1) && maps.provably_eq(node.constant(group));
-  if (depthwise) {
-    blocks.push_back(kernel_size * output_size * 8);
+  if (depthwise || (symmetric && !pointwise)) {
+    const Dim indirection = kernel_size * output_size * 8;
+    blocks.push_back(symmetric && last ? indirection * x.dims[0] : indirection);
   } else if (!pointwise) {
     blocks.push_back(w.dims[1] * kernel_size * output_size);
   }
+  if (blocks.empty()) return out.set_constant_bytes(0);
   return add_blocks(out, blocks);
 }
 
