@@ -121,6 +121,24 @@ def qlinear_conv(c, m, spatial, kernel, channels_last=False, u8=False, batch=1, 
     return [node], [vi("X", t, x)], [vi("Y", t, ["n", "a", "b", "c"])], inits, {"X": x}, 5
 
 
+def qgemm(m, k, n, u8):
+    """com.microsoft QGemm as ONNX Runtime's quantizer and QDQ rewrites write it: A [m, k] int8
+    or uint8, constant int8 B [n, k] read transposed (transB), an int32 bias, a requantized
+    output. B is packed at load for uint8 A only."""
+    rng = np.random.default_rng(0)
+    act, zero = (np.uint8, 128) if u8 else (np.int8, 0)
+    inits = [numpy_helper.from_array(rng.integers(-50, 50, (n, k)).astype(np.int8), "B"),
+             numpy_helper.from_array(rng.integers(-500, 500, (n,)).astype(np.int32), "C")]
+    for name, value, dtype in (("as", 0.01, np.float32), ("az", zero, act),
+                               ("bs", 0.02, np.float32), ("bz", 0, np.int8),
+                               ("ys", 0.03, np.float32), ("yz", zero, act)):
+        inits.append(numpy_helper.from_array(np.array(value, dtype), name))
+    node = helper.make_node("QGemm", ["A", "as", "az", "B", "bs", "bz", "C", "ys", "yz"], ["Y"],
+                            domain="com.microsoft", transB=1)
+    t = TensorProto.UINT8 if u8 else TensorProto.INT8
+    return [node], [vi("A", t, [m, k])], [vi("Y", t, [m, n])], inits, {"A": [m, k]}, 3
+
+
 CASES = [
     ("Conv 1x1 64->32 over 57x61 (baseline)", conv(64, 32, (57, 61), (1, 1))),
     ("Conv 3x3 pad 1 16->32 over 57x61", conv(16, 32, (57, 61), (3, 3), pads=[1, 1, 1, 1])),
@@ -175,6 +193,9 @@ CASES = [
     ("com.microsoft QLinearConv uint8 NHWC 3x3 32->64 batch 3",
      qlinear_conv(32, 64, (30, 31), (3, 3), channels_last=True, u8=True, batch=3,
                   pads=[1, 1, 1, 1])),
+    # B transposed at every run where it is not packed (int8 A), and the int32 product.
+    ("com.microsoft QGemm int8 A 7x1280 by 1000", qgemm(7, 1280, 1000, False)),
+    ("com.microsoft QGemm uint8 A 7x1280 by 1000", qgemm(7, 1280, 1000, True)),
 ]
 
 

@@ -6,8 +6,16 @@
 //   Gelu, QuickGelu, LayerNormalization, FusedMatMul: nothing measured
 //   FusedConv           Conv's im2col buffer (it is ConvFloat with an activation)
 //   QLinearConv         conv.cpp's (channels last: no transposes)
+//   QGemm               (contrib_ops/cpu/quantization/quant_gemm.cc) A transposed, K * M
+//                       bytes, with transA; B transposed, N * K bytes, with transB where B is not
+//                       packed at load (packed: constant, and uint8 A: MLAS packs no int8 x int8
+//                       B on this machine class, measured); the int32 product, 4 * M * N, when
+//                       the output is requantized (y_scale given)
 //   GroupQueryAttention in group_query_attention.cpp
 // FusedConv and the NCHWc Conv may write their output into the Sum input (MayInplace(3, 0)).
+
+#include <cstdint>
+#include <vector>
 
 #include "families.hpp"
 #include "ort_kit.hpp"
@@ -18,6 +26,27 @@ namespace {
 constexpr sdk::kit::FnInplacePolicy kSumInPlace{
     [](const INodeView&, sdk::IInplaceSink& out) { return out.may_reuse(0, 3); }};
 
+Status qgemm_scratch(const INodeView& node, IScratchSink& out) {
+  if (node.input_rank(0) != 2 || node.input_rank(3) != 2) {
+    return unsupported("QGemm's A and B must be 2-D");
+  }
+  const bool trans_a = node.attr_int_or("transA", 0) != 0;
+  const bool trans_b = node.attr_int_or("transB", 0) != 0;
+  const Dim m = node.input_dim(0, trans_a ? 1 : 0);
+  const Dim k = node.input_dim(0, trans_a ? 0 : 1);
+  const Dim n = node.input_dim(3, trans_b ? 0 : 1);
+  constexpr std::int32_t kUint8 = 2;
+  const bool packed = node.input_is_constant(3) && node.input_dtype(0) == kUint8;
+  std::vector<Dim> blocks;
+  if (trans_a) blocks.push_back(m * k);
+  if (trans_b && !packed) blocks.push_back(n * k);
+  if (node.has_input(7)) blocks.push_back(m * n * 4);
+  if (blocks.empty()) return out.set_constant_bytes(0);
+  return add_blocks(out, blocks);
+}
+
+constinit const FnScratchEstimator kQGemmScratch{&qgemm_scratch};
+
 }  // namespace
 
 Status register_contrib(sdk::IRegistrar& r) {
@@ -26,6 +55,7 @@ Status register_contrib(sdk::IRegistrar& r) {
   ms.scratch("FastGelu", 1, input_sized_scratch_estimator());
   ms.scratch("FusedConv", 1, conv_scratch_estimator());
   ms.scratch("QLinearConv", 1, qlinear_conv_scratch_estimator());
+  ms.scratch("QGemm", 1, kQGemmScratch);
   ms.inplace("FusedConv", 1, kSumInPlace);
   if (!ms.ok()) return ms.status();
   Registration nchwc = sdk::kit::register_domain(r, "com.microsoft.nchwc", 1, 1);
