@@ -448,10 +448,10 @@ TEST(GraphRewrite, OneDequantizeLinearPerReaderAndReaderCounts) {
                     {"TwoReaders", "y = QuantizeLinear(x{readers=2}, *r)", "y = Abs(x)"}},
                    {0, 1, 1}));
   ASSERT_NE(rewritten, nullptr);
-  EXPECT_EQ(ops(rewritten->model()),
-            (std::vector<std::string>{"QuantizeLinear", "DequantizeLinear", "DequantizeLinear",
-                                      "Neg", "Sigmoid", "DequantizeLinear", "DequantizeLinear",
-                                      "Tanh"}));
+  EXPECT_EQ(
+      ops(rewritten->model()),
+      (std::vector<std::string>{"QuantizeLinear", "DequantizeLinear", "DequantizeLinear", "Neg",
+                                "Sigmoid", "DequantizeLinear", "DequantizeLinear", "Tanh"}));
   EXPECT_EQ(inputs_of(rewritten->model(), 4), (std::vector<std::string>{"d/duplicated"}));
   EXPECT_EQ(inputs_of(rewritten->model(), 7), (std::vector<std::string>{"D/duplicated"}));
   EXPECT_EQ(rewritten->summary().applied,
@@ -504,11 +504,11 @@ TEST(GraphRewrite, AbsentInputsNamedAttributesAndEmptyReplacements) {
   b.node("Tanh", {"X"}, {"unread"});
   b.output("y", kFloat);
   const Model model = b.build();
-  const auto rewritten = rewrite_model(
-      model, rules({{"Alpha", "y = LeakyRelu(x)", "y = Elu(x) [y, alpha=0.5]"},
-                    {"Sum", "y = Add(a, b)", "y = Sum(a, _, b)"},
-                    {"Unread", "_ = Tanh(x)", ""}},
-                   {0, 1, 1}));
+  const auto rewritten =
+      rewrite_model(model, rules({{"Alpha", "y = LeakyRelu(x)", "y = Elu(x) [y, alpha=0.5]"},
+                                  {"Sum", "y = Add(a, b)", "y = Sum(a, _, b)"},
+                                  {"Unread", "_ = Tanh(x)", ""}},
+                                 {0, 1, 1}));
   ASSERT_NE(rewritten, nullptr);
   const onnx::GraphProto& g = rewritten->model().proto().graph();
   ASSERT_EQ(g.node_size(), 2);

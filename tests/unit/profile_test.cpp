@@ -320,8 +320,9 @@ TEST_F(ProfileTest, ArenaKeys) {
 
 // memory.arena.prepacked: `[domain:]Op:input [K=type ...]`, the shipped profiles' QLinearConv.
 TEST_F(ProfileTest, PrepackedInputs) {
-  const Profile p = load_profile(write(
-      "p.yaml", "memory: {arena: {prepacked: [\"com.microsoft:QGemm:3\", \"ai.onnx:MatMul:1 1=float32\"]}}\n"));
+  const Profile p = load_profile(write("p.yaml",
+                                       "memory: {arena: {prepacked: [\"com.microsoft:QGemm:3\", "
+                                       "\"ai.onnx:MatMul:1 1=float32\"]}}\n"));
   const auto& packed = p.memory.arena.prepacked;
   ASSERT_EQ(packed.size(), 2U);
   EXPECT_EQ(packed[0].domain, "com.microsoft");

@@ -60,10 +60,14 @@ constexpr std::string_view kMemoryKeys[] = {"enabled",
                                             "headroom_bytes",
                                             "headroom_percent",
                                             "arena"};
-constexpr std::string_view kArenaKeys[] = {
-    "enabled",        "initial_region_bytes",     "max_doubling_bytes",
-    "rounding_bytes", "max_dead_bytes_per_chunk", "memory_pattern",
-    "initializers",   "prepacked"};
+constexpr std::string_view kArenaKeys[] = {"enabled",
+                                           "initial_region_bytes",
+                                           "max_doubling_bytes",
+                                           "rounding_bytes",
+                                           "max_dead_bytes_per_chunk",
+                                           "memory_pattern",
+                                           "initializers",
+                                           "prepacked"};
 constexpr std::string_view kBufferPlans[] = {"seed",
                                              "free_list"};  // pipeline/buffer_plan.cpp makes them
 constexpr std::string_view kExecutionOrders[] = {"file", "reverse_dfs"};
@@ -447,9 +451,11 @@ void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& aren
           at = end + 1;
         }
         auto refuse = [&](const std::string& why) {
-          check_.fail(item.mark(), "'memory.arena.prepacked' items are '[domain:]Op:input "
-                                   "[K=type ...]' (input indices from 0, ONNX element types "
-                                   "such as uint8): " + why + " in '" + text + "'");
+          check_.fail(item.mark(),
+                      "'memory.arena.prepacked' items are '[domain:]Op:input "
+                      "[K=type ...]' (input indices from 0, ONNX element types "
+                      "such as uint8): " +
+                          why + " in '" + text + "'");
         };
         auto index = [&](const std::string& digits) {
           std::int64_t k = -1;

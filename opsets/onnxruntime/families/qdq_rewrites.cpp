@@ -54,8 +54,7 @@ std::string reads(const std::string& var) { return "q" + var + ", s" + var + ", 
 
 void register_prepare(Registration& reg) {
   // EnsureUniqueDQForNodeUnit: a DequantizeLinear read twice is copied, one per reader.
-  reg.rewrite("EnsureUniqueDQForNodeUnit", "builtin:unique_dequantize_per_reader", "",
-              kQdqPrepare);
+  reg.rewrite("EnsureUniqueDQForNodeUnit", "builtin:unique_dequantize_per_reader", "", kQdqPrepare);
   // QDQS8ToU8Transformer: an int8 QuantizeLinear read by one DequantizeLinear alone, both with
   // the same one-element zero point, run as uint8 (the zero point plus 128): the x86 kernels'
   // activations are uint8. (Same bytes; the groups the next pass accepts and the kernels'
@@ -78,9 +77,9 @@ void register_select(Registration& reg) {
   // Conv -> QLinearConv: uint8 in and out (int8 activations are not allowed on x86,
   // QDQIsInt8Allowed), 8-bit weights, an int32 bias or none.
   for (const bool with_bias : {true, false}) {
-    const std::string pattern = dequantized("x", true) + weights("w") +
-                                (with_bias ? bias("b") + "c = Conv(x, w, b)\n" : "c = Conv(x, w)\n") +
-                                quantized(true);
+    const std::string pattern =
+        dequantized("x", true) + weights("w") +
+        (with_bias ? bias("b") + "c = Conv(x, w, b)\n" : "c = Conv(x, w)\n") + quantized(true);
     reg.rewrite(with_bias ? "QDQSelectorAction(Conv)" : "QDQSelectorAction(Conv, no bias)",
                 pattern.c_str(),
                 ("y = QLinearConv(" + reads("x") + ", qw, sw, ?zw, ys, yz" +
@@ -117,8 +116,8 @@ void register_select(Registration& reg) {
     for (const bool u8 : {true, false}) {
       reg.rewrite((std::string("QDQSelectorAction(") + u.op + (u8 ? ")" : ", int8)")).c_str(),
                   (dequantized("x", u8) + "c = " + u.op + "(x)\n" + quantized(u8)).c_str(),
-                  (std::string("y = com.microsoft:") + u.becomes + "(" + reads("x") +
-                   ", ys, yz) " + u.attributes)
+                  (std::string("y = com.microsoft:") + u.becomes + "(" + reads("x") + ", ys, yz) " +
+                   u.attributes)
                       .c_str(),
                   kQdqSelect);
     }
@@ -126,14 +125,14 @@ void register_select(Registration& reg) {
   // Add, Mul -> QLinearAdd, QLinearMul: both inputs and the output of one type.
   for (const char* op : {"Add", "Mul"}) {
     for (const bool u8 : {true, false}) {
-      reg.rewrite((std::string("QDQSelectorAction(") + op + (u8 ? ")" : ", int8)")).c_str(),
-                  (dequantized("a", u8) + dequantized("b", u8) + "c = " + op + "(a, b)\n" +
-                   quantized(u8))
-                      .c_str(),
-                  (std::string("y = com.microsoft:QLinear") + op + "(" + reads("a") + ", " +
-                   reads("b") + ", ys, yz)")
-                      .c_str(),
-                  kQdqSelect);
+      reg.rewrite(
+          (std::string("QDQSelectorAction(") + op + (u8 ? ")" : ", int8)")).c_str(),
+          (dequantized("a", u8) + dequantized("b", u8) + "c = " + op + "(a, b)\n" + quantized(u8))
+              .c_str(),
+          (std::string("y = com.microsoft:QLinear") + op + "(" + reads("a") + ", " + reads("b") +
+           ", ys, yz)")
+              .c_str(),
+          kQdqSelect);
     }
   }
   // Concat -> QLinearConcat (output scale and zero point first, then each input's three;
@@ -173,8 +172,7 @@ void register_nhwc(Registration& reg) {
   // NhwcTransformer: a 2-D QLinearConv runs channels-last (com.microsoft's QLinearConv), between
   // Transposes to NHWC and back; the transpose optimizer then cancels a pair that meets
   // between two such operators. A pool whose input comes back from NHWC runs channels-last too.
-  reg.rewrite("NhwcTransformer(QLinearConv)",
-              "y = QLinearConv(x, sx, ?zx, const w{rank=4}, *r)",
+  reg.rewrite("NhwcTransformer(QLinearConv)", "y = QLinearConv(x, sx, ?zx, const w{rank=4}, *r)",
               "t = Transpose(x) [perm=(0, 2, 3, 1)]\n"
               "u = com.microsoft:QLinearConv(t, sx, ?zx, w, *r) [y, channels_last=1] @nhwc\n"
               "y = Transpose(u) [perm=(0, 3, 1, 2)]",
@@ -213,14 +211,13 @@ void register_nhwc(Registration& reg) {
   // ... cancels a Transpose back to NHWC against the one it reads (the first stays while
   // another node reads it) ...
   reg.rewrite("TransposeOptimizer(cancel NHWC pair)",
-              "a = Transpose{perm=[0,3,1,2]}(x); b = Transpose{perm=[0,2,3,1]}(a)", "b = x",
-              kNhwc);
+              "a = Transpose{perm=[0,3,1,2]}(x); b = Transpose{perm=[0,2,3,1]}(a)", "b = x", kNhwc);
   reg.rewrite("TransposeOptimizer(cancel NHWC pair, shared)",
               "keep a = Transpose{perm=[0,3,1,2]}(x); b = Transpose{perm=[0,2,3,1]}(a)", "b = x",
               kNhwc);
   // ... and removes the Transposes nobody reads any more.
-  reg.rewrite("TransposeOptimizer(unread)",
-              "keep u = @nhwc(*i); _ = Transpose{perm=[0,3,1,2]}(u)", "", kNhwc);
+  reg.rewrite("TransposeOptimizer(unread)", "keep u = @nhwc(*i); _ = Transpose{perm=[0,3,1,2]}(u)",
+              "", kNhwc);
   // A uint8 NHWC value dequantized for a float Add or Mul: the Transpose moves past the
   // DequantizeLinear (to float), and a QuantizeLinear and DequantizeLinear pair after it keeps
   // the Add's group whole. ONNX Runtime 1.30's saved graphs do so at the end of a chain of

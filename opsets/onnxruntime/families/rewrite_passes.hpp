@@ -11,8 +11,9 @@ namespace cctx::opsets::onnxruntime {
 
 enum RewritePass : std::int32_t {
   kBasic = 0,
-  kQdqPrepare = 1,  ///< level basic's QDQ transformers: one DequantizeLinear per reader, int8 to uint8
-  kQdqSelect = 2,   ///< level extended's QDQSelectorActionTransformer: QLinear operators
+  kQdqPrepare =
+      1,  ///< level basic's QDQ transformers: one DequantizeLinear per reader, int8 to uint8
+  kQdqSelect = 2,  ///< level extended's QDQSelectorActionTransformer: QLinear operators
   kExtended = 3,
   kNchwcConvert = 4,
   kNchwcFuse = 5,
