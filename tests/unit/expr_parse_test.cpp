@@ -132,6 +132,29 @@ TEST(ExprParse, DimParamPolicy) {
   EXPECT_EQ(pool.as_int(six), 6);
 }
 
+// sympy's floor and ceiling of rational sums (ONNX Runtime's symbolic shape inference writes
+// them for a window's output: quant_pre_process leaves them in a quantized model) are exact
+// integer divisions, with no note; an argument of another form stays opaque, with one.
+TEST(ExprParse, SympyFloorsOfRationalSums) {
+  ExprPool pool;
+  pool.take_warnings();
+  const Expr pooled = pool.parse_dim("floor(floor(height/2 - 1/2)/2) + 1");
+  EXPECT_FALSE(pool.is_symbol(pooled));
+  for (const std::int64_t h : {160, 161, 162, 163, 7}) {
+    const std::int64_t first = (h - 1) / 2;  // floor(h/2 - 1/2), h >= 1
+    EXPECT_EQ(pool.eval(pooled, {{"height", h}}), first / 2 + 1) << h;
+  }
+  const Expr up = pool.parse_dim("ceiling(-n/3 + 2*m)");
+  for (const auto& [n, m] : {std::pair{7, 1}, std::pair{9, 2}, std::pair{1, 1}, std::pair{20, 1}}) {
+    const std::int64_t numerator = 6 * m - n;  // ceil(numerator / 3)
+    const std::int64_t want = numerator >= 0 ? (numerator + 2) / 3 : -((-numerator) / 3);
+    EXPECT_EQ(pool.eval(up, {{"n", n}, {"m", m}}), want) << n << " " << m;
+  }
+  EXPECT_TRUE(pool.take_warnings().empty());
+  EXPECT_TRUE(pool.is_symbol(pool.parse_dim("floor(height/w)")));
+  EXPECT_EQ(pool.take_warnings().size(), 1U);
+}
+
 // Nesting deeper than 200 is a syntax error (strict) / an opaque symbol (dim_param).
 TEST(ExprParse, NestingLimitIs200) {
   ExprPool pool;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "expr/pool_impl.hpp"
+#include "expr/sympy_floor.hpp"
 
 namespace cctx {
 
@@ -118,6 +119,15 @@ Expr ExprPool::parse_dim(std::string_view text) {
   try {
     return impl_->parse(text);
   } catch (const ExprError& e) {
+    // sympy's floor(...) and ceiling(...) of rational sums (ONNX Runtime's symbolic shape
+    // inference, which onnxruntime.quantization's quant_pre_process runs) are exact integer
+    // divisions.
+    if (const std::optional<std::string> exact = detail::sympy_floors(text)) {
+      try {
+        return impl_->parse(*exact);
+      } catch (const ExprError&) {
+      }
+    }
     // Exporters write integer halves as `n / 2` (Hugging Face Optimum's Whisper encoder output,
     // `encoder_sequence_length / 2`): a dim is an integer, so a lone '/' is read as '//'. Only
     // for a name: the literal `7/2` stays the opaque text it is.
