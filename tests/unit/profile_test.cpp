@@ -340,7 +340,8 @@ TEST_F(ProfileTest, PrepackedInputs) {
   EXPECT_NE(error_in("memory: {arena: {prepacked: [\"QGemm:x\"]}}\n").find("'x' is no input index"),
             std::string::npos);
   const Profile ort = load_profile(Host::profile_path("onnxruntime-cpu"));
-  ASSERT_EQ(ort.memory.arena.prepacked.size(), 2U);
+  ASSERT_EQ(ort.memory.arena.prepacked.size(), 3U);
+  EXPECT_TRUE(ort.memory.arena.prepacked[2].temporary);
   EXPECT_EQ(ort.memory.arena.prepacked[1].domain, "com.microsoft");
   EXPECT_EQ(ort.memory.arena.prepacked[1].types,
             (std::vector<std::pair<std::int32_t, std::int32_t>>{{0, 2}, {3, 3}}));

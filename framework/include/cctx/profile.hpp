@@ -134,6 +134,9 @@ struct Profile {
         std::string op_type;
         std::int32_t input = 0;
         std::vector<std::pair<std::int32_t, std::int32_t>> types;  ///< (input, ONNX type code)
+        /// `temporary`: a copy the kernel makes and frees while the session loads (QGemm's B
+        /// for int8 A, which MLAS does not pack): the region it took stays, the original too.
+        bool temporary = false;
       };
       std::vector<Prepacked> prepacked;
     } arena;

@@ -442,8 +442,8 @@ void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& aren
     } else if (e.key == "prepacked") {
       arena.prepacked.clear();
       for (const Field& item :
-           check_.items(e.value, "a list of '[domain:]Op:input [K=type ...]'")) {
-        const std::string text = check_.non_empty(item, "'[domain:]Op:input [K=type ...]'");
+           check_.items(e.value, "a list of '[domain:]Op:input [K=type ...] [temporary]'")) {
+        const std::string text = check_.non_empty(item, "'[domain:]Op:input [K=type ...] [temporary]'");
         std::vector<std::string> words;
         for (std::size_t at = 0; at < text.size();) {
           const std::size_t end = std::min(text.find(' ', at), text.size());
@@ -453,7 +453,7 @@ void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& aren
         auto refuse = [&](const std::string& why) {
           check_.fail(item.mark(),
                       "'memory.arena.prepacked' items are '[domain:]Op:input "
-                      "[K=type ...]' (input indices from 0, ONNX element types "
+                      "[K=type ...] [temporary]' (input indices from 0, ONNX element types "
                       "such as uint8): " +
                           why + " in '" + text + "'");
         };
@@ -475,6 +475,10 @@ void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& aren
           packed.domain = op.substr(0, domain_end);
         packed.input = index(head.substr(colon + 1));
         for (std::size_t w = 1; w < words.size(); ++w) {
+          if (words[w] == "temporary") {
+            packed.temporary = true;
+            continue;
+          }
           const std::size_t eq = words[w].find('=');
           if (eq == std::string::npos) refuse("'" + words[w] + "' is not 'K=type'");
           const std::string type = words[w].substr(eq + 1);

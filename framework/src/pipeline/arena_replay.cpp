@@ -76,8 +76,12 @@ class Replay {
           continue;
         const std::uint32_t b = v < plan_.buffer_of.size() ? plan_.buffer_of[v] : kInvalidId;
         if (b == kInvalidId) continue;
-        arena_.alloc(bytes(b));  // held for the session's life
-        if (!seen[b]) originals += bytes(b);
+        const RegionArena::Handle copy = arena_.alloc(bytes(b));
+        if (p.temporary) {
+          arena_.free(copy);  // gone, its region stays; the original is kept
+          continue;
+        }
+        if (!seen[b]) originals += bytes(b);  // the copy is held for the session's life
         seen[b] = true;
       }
     }
