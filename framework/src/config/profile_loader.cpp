@@ -443,7 +443,8 @@ void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& aren
       arena.prepacked.clear();
       for (const Field& item :
            check_.items(e.value, "a list of '[domain:]Op:input [K=type ...] [temporary]'")) {
-        const std::string text = check_.non_empty(item, "'[domain:]Op:input [K=type ...] [temporary]'");
+        const std::string text =
+            check_.non_empty(item, "'[domain:]Op:input [K=type ...] [temporary]'");
         std::vector<std::string> words;
         for (std::size_t at = 0; at < text.size();) {
           const std::size_t end = std::min(text.find(' ', at), text.size());

@@ -34,8 +34,8 @@ std::optional<std::int64_t> positive_integer(std::string_view s) {
 
 struct Term {
   bool negative = false;
-  std::string_view body;      ///< the expression divided
-  std::int64_t divisor = 1;   ///< 1: not divided
+  std::string_view body;     ///< the expression divided
+  std::int64_t divisor = 1;  ///< 1: not divided
 };
 
 /// The argument's top-level terms; nullopt when a '/' is not a term's last division by an
