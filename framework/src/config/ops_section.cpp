@@ -11,6 +11,7 @@
 #include "cctx/dtypes.hpp"
 #include "cctx/tags.hpp"
 #include "declarative/dim_program.hpp"
+#include "dtype_names.hpp"
 
 namespace cctx::detail {
 
@@ -45,21 +46,6 @@ std::string key_text(const DeclaredOp& op) {
 
 bool same_key(const DeclaredOp& a, const DeclaredOp& b) {
   return a.domain == b.domain && a.op_type == b.op_type && a.since_version == b.since_version;
-}
-
-/// The element type names accepted by `dtype:` (cctx's own names, as reports print them, plus
-/// ONNX's `float` and `double`), with their codes.
-const std::vector<std::pair<std::string, std::int32_t>>& dtype_names() {
-  static const std::vector<std::pair<std::string, std::int32_t>> names = [] {
-    std::vector<std::pair<std::string, std::int32_t>> out;
-    for (std::int32_t code = 1; code <= sdk::dtype::kInt2; ++code) {
-      out.emplace_back(dtype_name(code), code);
-    }
-    out.emplace_back("float", sdk::dtype::kFloat);
-    out.emplace_back("double", sdk::dtype::kDouble);
-    return out;
-  }();
-  return names;
 }
 
 /// `in<K>` as a whole word: K; -1 otherwise.

@@ -14,14 +14,15 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <system_error>
 
-#include "cctx/dtypes.hpp"
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
 #include "cctx/profile.hpp"
+#include "dtype_names.hpp"
 #include "ops_section.hpp"
 #include "yaml_checks.hpp"
 
@@ -204,6 +205,7 @@ class ProfileReader {
   void apply_shapes(const Field& field, Profile::Shapes& shapes) const;
   void apply_inplace(const Field& field, Profile::Inplace& inplace) const;
   void apply_arena(const Field& field, Profile::Memory::Arena& arena) const;
+  Profile::Memory::Arena::Prepacked read_prepacked(const Field& item) const;
   bool read_enabled(const Field& field, std::string_view section, bool current) const;
   void apply_expressions(const Field& field, ExprLimits& limits) const;
   void apply_limits(const Field& field, Limits& limits) const;
@@ -422,6 +424,53 @@ void ProfileReader::apply_inplace(const Field& field, Profile::Inplace& inplace)
   }
 }
 
+// One item of memory.arena.prepacked: `[domain:]Op:input [K=type ...] [temporary]`.
+Profile::Memory::Arena::Prepacked ProfileReader::read_prepacked(const Field& item) const {
+  const std::string text = check_.non_empty(item, "'[domain:]Op:input [K=type ...] [temporary]'");
+  auto refuse = [&](const std::string& why) {
+    check_.fail(item.mark(),
+                "'memory.arena.prepacked' items are '[domain:]Op:input [K=type ...] "
+                "[temporary]' (input indices from 0, ONNX element types such as uint8): " +
+                    why + " in '" + text + "'");
+  };
+  auto index = [&](const std::string& digits) {
+    std::int64_t k = -1;
+    bool overflow = false;
+    if (!detail::parse_integer(digits, k, overflow) || k < 0 || k > 1024)
+      refuse("'" + digits + "' is no input index");
+    return static_cast<std::int32_t>(k);
+  };
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    if (end > at) words.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  const std::string& head = words.front();
+  const std::size_t colon = head.rfind(':');
+  if (colon == std::string::npos || colon == 0) refuse("no ':input'");
+  Profile::Memory::Arena::Prepacked packed;
+  const std::string op = head.substr(0, colon);
+  const std::size_t domain_end = op.rfind(':');
+  packed.op_type = domain_end == std::string::npos ? op : op.substr(domain_end + 1);
+  if (domain_end != std::string::npos && op.substr(0, domain_end) != "ai.onnx")
+    packed.domain = op.substr(0, domain_end);
+  packed.input = index(head.substr(colon + 1));
+  for (std::size_t w = 1; w < words.size(); ++w) {
+    if (words[w] == "temporary") {
+      packed.temporary = true;
+      continue;
+    }
+    const std::size_t eq = words[w].find('=');
+    if (eq == std::string::npos) refuse("'" + words[w] + "' is not 'K=type'");
+    const std::string type = words[w].substr(eq + 1);
+    const std::optional<std::int32_t> code = detail::dtype_by_name(type);
+    if (!code) refuse("'" + type + "' is no element type");
+    packed.types.emplace_back(index(words[w].substr(0, eq)), *code);
+  }
+  return packed;
+}
+
 // `arena:` turns the arena on; `enabled: false` turns off one an extended profile set.
 void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& arena) const {
   constexpr std::int64_t kMaxRegion = std::int64_t{1} << 50;
@@ -443,54 +492,7 @@ void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& aren
       arena.prepacked.clear();
       for (const Field& item :
            check_.items(e.value, "a list of '[domain:]Op:input [K=type ...] [temporary]'")) {
-        const std::string text =
-            check_.non_empty(item, "'[domain:]Op:input [K=type ...] [temporary]'");
-        std::vector<std::string> words;
-        for (std::size_t at = 0; at < text.size();) {
-          const std::size_t end = std::min(text.find(' ', at), text.size());
-          if (end > at) words.push_back(text.substr(at, end - at));
-          at = end + 1;
-        }
-        auto refuse = [&](const std::string& why) {
-          check_.fail(item.mark(),
-                      "'memory.arena.prepacked' items are '[domain:]Op:input "
-                      "[K=type ...] [temporary]' (input indices from 0, ONNX element types "
-                      "such as uint8): " +
-                          why + " in '" + text + "'");
-        };
-        auto index = [&](const std::string& digits) {
-          std::int64_t k = -1;
-          bool overflow = false;
-          if (!detail::parse_integer(digits, k, overflow) || k < 0 || k > 1024)
-            refuse("'" + digits + "' is no input index");
-          return static_cast<std::int32_t>(k);
-        };
-        const std::string& head = words.front();
-        const std::size_t colon = head.rfind(':');
-        if (colon == std::string::npos || colon == 0) refuse("no ':input'");
-        Profile::Memory::Arena::Prepacked packed;
-        const std::string op = head.substr(0, colon);
-        const std::size_t domain_end = op.rfind(':');
-        packed.op_type = domain_end == std::string::npos ? op : op.substr(domain_end + 1);
-        if (domain_end != std::string::npos && op.substr(0, domain_end) != "ai.onnx")
-          packed.domain = op.substr(0, domain_end);
-        packed.input = index(head.substr(colon + 1));
-        for (std::size_t w = 1; w < words.size(); ++w) {
-          if (words[w] == "temporary") {
-            packed.temporary = true;
-            continue;
-          }
-          const std::size_t eq = words[w].find('=');
-          if (eq == std::string::npos) refuse("'" + words[w] + "' is not 'K=type'");
-          const std::string type = words[w].substr(eq + 1);
-          std::int32_t code = 0;
-          for (std::int32_t c = 1; c <= 32 && code == 0; ++c) {
-            if (dtype_name(c) == type) code = c;
-          }
-          if (code == 0) refuse("'" + type + "' is no element type");
-          packed.types.emplace_back(index(words[w].substr(0, eq)), code);
-        }
-        arena.prepacked.push_back(std::move(packed));
+        arena.prepacked.push_back(read_prepacked(item));
       }
     } else {
       arena.initializers = check_.boolean(e.value);

@@ -99,13 +99,7 @@ class Rewriter {
       w.outputs.assign(p.output().begin(), p.output().end());
       w.slot = static_cast<std::size_t>(k);
       add(std::move(w));
-      if (p.op_type() == "Constant" && normalize_domain(p.domain()).empty() &&
-          p.output_size() > 0) {
-        for (const onnx::AttributeProto& a : p.attribute()) {
-          if (a.name() == "value" && a.has_t()) constants_.emplace(p.output(0), &a.t());
-        }
-        constants_.emplace(p.output(0), nullptr);  // kept when the attribute gave a tensor
-      }
+      note_constant(p);
     }
     // The constants somebody reads now: those a rewrite leaves unread are dropped.
     for (const auto& [name, readers] : readers_) {
@@ -157,10 +151,8 @@ class Rewriter {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       if (nodes_[i].alive) order.push_back(i);
     }
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      if (nodes_[a].slot != nodes_[b].slot) return nodes_[a].slot < nodes_[b].slot;
-      return nodes_[a].sequence < nodes_[b].sequence;
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return written_before(a, b); });
     return order;
   }
   const std::vector<std::pair<std::string, std::size_t>>& applied() const { return applied_; }
@@ -170,6 +162,25 @@ class Rewriter {
   }
 
  private:
+  /// Node a is written before node b: by slot, then by sequence within a slot.
+  bool written_before(std::size_t a, std::size_t b) const {
+    if (nodes_[a].slot != nodes_[b].slot) return nodes_[a].slot < nodes_[b].slot;
+    return nodes_[a].sequence < nodes_[b].sequence;
+  }
+
+  /// A Constant node's output is a constant to the rules (`const z`), the model's and a
+  /// replacement's alike; its tensor when its attribute gives one.
+  void note_constant(const onnx::NodeProto& p) {
+    if (p.op_type() != "Constant" || !normalize_domain(p.domain()).empty() ||
+        p.output_size() == 0) {
+      return;
+    }
+    for (const onnx::AttributeProto& a : p.attribute()) {
+      if (a.name() == "value" && a.has_t()) constants_.emplace(p.output(0), &a.t());
+    }
+    constants_.emplace(p.output(0), nullptr);  // kept when the attribute gave a tensor
+  }
+
   void add(WorkNode w) {
     const std::size_t id = nodes_.size();
     for (const std::string& in : w.inputs) {
@@ -623,12 +634,7 @@ class Rewriter {
       w.sequence = ++sequence_;
       w.origin = origin;
       ++made;
-      // A replacement's Constant is a constant to later rules (`const z`), as the model's are.
-      if (p.op_type() == "Constant" && r.ops.domain.empty() && p.output_size() == 1) {
-        for (const onnx::AttributeProto& attr : p.attribute()) {
-          if (attr.name() == "value" && attr.has_t()) constants_.emplace(p.output(0), &attr.t());
-        }
-      }
+      note_constant(p);
       add(std::move(w));
     }
     std::size_t k = 0;
@@ -902,10 +908,8 @@ class Rewriter {
           if (nodes_[r].alive && std::find(readers.begin(), readers.end(), r) == readers.end())
             readers.push_back(r);
         }
-        std::stable_sort(readers.begin(), readers.end(), [&](std::size_t a, std::size_t b) {
-          if (nodes_[a].slot != nodes_[b].slot) return nodes_[a].slot < nodes_[b].slot;
-          return nodes_[a].sequence < nodes_[b].sequence;
-        });
+        std::stable_sort(readers.begin(), readers.end(),
+                         [&](std::size_t a, std::size_t b) { return written_before(a, b); });
         for (std::size_t r : readers) {
           for (std::size_t k = 0; k < nodes_[r].inputs.size(); ++k) {
             if (nodes_[r].inputs[k] == value) reads.emplace_back(r, k);
@@ -921,9 +925,7 @@ class Rewriter {
         WorkNode w;
         w.made = std::make_unique<onnx::NodeProto>(*original.proto);
         onnx::NodeProto& p = *w.made;
-        std::string name = value + "/duplicated";
-        for (int n = 1; producer_.count(name) != 0 || constants_.count(name) != 0; ++n)
-          name = value + "/duplicated_" + std::to_string(n);
+        const std::string name = fresh_name(value, "duplicated");
         if (!original.proto->name().empty()) p.set_name(original.proto->name() + "/duplicated");
         p.clear_input();
         for (const std::string& in : original.inputs) p.add_input(in);
@@ -1215,6 +1217,12 @@ class Rewriter {
     return name;
   }
 
+  /// The tensor of the constant variable `var` is bound to; nullptr when it has none.
+  const onnx::TensorProto* bound_constant(const Binding& b, const std::string& var) const {
+    auto v = b.values.find(var);
+    return v == b.values.end() ? nullptr : constant(v->second).value_or(nullptr);
+  }
+
   void add_attribute(const RewriteRule& rule, const RewriteAttr& a, const Binding& b,
                      onnx::NodeProto& p) const {
     auto source = [&]() -> const onnx::NodeProto* {
@@ -1276,12 +1284,10 @@ class Rewriter {
         return;
       }
       case RewriteAttr::Kind::kUint8Of: {
-        auto v = b.values.find(a.from);
-        auto c = v == b.values.end() ? constants_.end() : constants_.find(v->second);
+        const onnx::TensorProto* c = bound_constant(b, a.from);
         std::vector<double> values;
-        if (c == constants_.end() || c->second == nullptr ||
-            c->second->data_type() != onnx::TensorProto::INT8 ||
-            !constant_values(*c->second, &values)) {
+        if (c == nullptr || c->data_type() != onnx::TensorProto::INT8 ||
+            !constant_values(*c, &values)) {
           return;  // not a small int8 constant: no attribute
         }
         onnx::AttributeProto* attr = p.add_attribute();
@@ -1289,18 +1295,16 @@ class Rewriter {
         attr->set_type(onnx::AttributeProto::TENSOR);
         onnx::TensorProto* t = attr->mutable_t();
         t->set_data_type(onnx::TensorProto::UINT8);
-        for (const std::int64_t d : c->second->dims()) t->add_dims(d);
+        for (const std::int64_t d : c->dims()) t->add_dims(d);
         std::string bytes;
         for (const double x : values) bytes.push_back(static_cast<char>(static_cast<int>(x) + 128));
         t->set_raw_data(bytes);
         return;
       }
       case RewriteAttr::Kind::kIntsOf: {
-        auto v = b.values.find(a.from);
-        auto c = v == b.values.end() ? constants_.end() : constants_.find(v->second);
+        const onnx::TensorProto* c = bound_constant(b, a.from);
         std::vector<double> values;
-        if (c == constants_.end() || c->second == nullptr ||
-            !constant_values(*c->second, &values) ||
+        if (c == nullptr || !constant_values(*c, &values) ||
             !std::all_of(values.begin(), values.end(), whole_number)) {
           return;  // not a small constant of whole numbers: no attribute
         }

@@ -14,7 +14,6 @@
 //   GroupQueryAttention in group_query_attention.cpp
 // FusedConv and the NCHWc Conv may write their output into the Sum input (MayInplace(3, 0)).
 
-#include <cstdint>
 #include <vector>
 
 #include "families.hpp"
@@ -35,8 +34,7 @@ Status qgemm_scratch(const INodeView& node, IScratchSink& out) {
   const Dim m = node.input_dim(0, trans_a ? 1 : 0);
   const Dim k = node.input_dim(0, trans_a ? 0 : 1);
   const Dim n = node.input_dim(3, trans_b ? 0 : 1);
-  constexpr std::int32_t kUint8 = 2;
-  const bool packed = node.input_is_constant(3) && node.input_dtype(0) == kUint8;
+  const bool packed = node.input_is_constant(3) && node.input_dtype(0) == dtype::kUint8;
   std::vector<Dim> blocks;
   if (trans_a) blocks.push_back(m * k);
   if (trans_b && !packed) blocks.push_back(n * k);

@@ -94,8 +94,7 @@ Status conv_transpose_scratch(const INodeView& node, IScratchSink& out) {
 /// output channels, a multiple of 8, or depthwise over a multiple of 16 channels.
 bool symmetric_qlinear_conv(const INodeView& node, const Dim& in_channels, const Dim& maps,
                             bool depthwise, std::int64_t group) {
-  constexpr std::int32_t kUint8 = 2, kInt8 = 3;
-  if (node.input_dtype(0) != kUint8 || node.input_dtype(3) != kInt8) return false;
+  if (node.input_dtype(0) != dtype::kUint8 || node.input_dtype(3) != dtype::kInt8) return false;
   std::vector<Dim> zero_points;
   if (!node.has_input(5) || !node.input_is_constant(5) || !input_values(node, 5, &zero_points) ||
       zero_points.empty()) {

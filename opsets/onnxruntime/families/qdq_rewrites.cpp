@@ -74,31 +74,28 @@ void register_prepare(Registration& reg) {
 }
 
 void register_select(Registration& reg) {
-  // Conv -> QLinearConv: uint8 in and out (int8 activations are not allowed on x86,
-  // QDQIsInt8Allowed), 8-bit weights, an int32 bias or none.
-  for (const bool with_bias : {true, false}) {
-    const std::string pattern =
-        dequantized("x", true) + weights("w") +
-        (with_bias ? bias("b") + "c = Conv(x, w, b)\n" : "c = Conv(x, w)\n") + quantized(true);
-    reg.rewrite(with_bias ? "QDQSelectorAction(Conv)" : "QDQSelectorAction(Conv, no bias)",
-                pattern.c_str(),
-                ("y = QLinearConv(" + reads("x") + ", qw, sw, ?zw, ys, yz" +
-                 (with_bias ? ", qb" : "") + ") [c]")
-                    .c_str(),
-                kQdqSelect);
-  }
-  // Gemm -> QGemm: as Conv; its output quantized (QGemm's float output, without a
-  // QuantizeLinear, is not modelled).
-  for (const bool with_bias : {true, false}) {
-    const std::string pattern =
-        dequantized("a", true) + weights("b") +
-        (with_bias ? bias("c") + "g = Gemm(a, b, c)\n" : "g = Gemm(a, b)\n") + quantized(true, "g");
-    reg.rewrite(with_bias ? "QDQSelectorAction(Gemm)" : "QDQSelectorAction(Gemm, no bias)",
-                pattern.c_str(),
-                ("y = com.microsoft:QGemm(" + reads("a") + ", qb, sb, ?zb, " +
-                 (with_bias ? "qc" : "_") + ", ys, yz) [g]")
-                    .c_str(),
-                kQdqSelect);
+  // Conv -> QLinearConv, Gemm -> QGemm: uint8 in and out (int8 activations are not allowed on
+  // x86, QDQIsInt8Allowed), 8-bit weights, an int32 bias or none. (QGemm's float output,
+  // without a QuantizeLinear, is not modelled.) BIAS stands for the bias, or nothing.
+  struct Weighted {
+    const char* op;
+    const char* becomes;  ///< the replacement's text from its operator on
+    const char* absent;   ///< where the bias goes without one: "" (dropped) or ", _" (kept)
+  };
+  static constexpr Weighted kWeighted[] = {
+      {"Conv", "QLinearConv(qx, sx, ?zx, qw, sw, ?zw, ys, yz BIAS) [c]", ""},
+      {"Gemm", "com.microsoft:QGemm(qx, sx, ?zx, qw, sw, ?zw BIAS, ys, yz) [c]", ", _"}};
+  for (const Weighted& op : kWeighted) {
+    for (const bool with_bias : {true, false}) {
+      const std::string pattern = dequantized("x", true) + weights("w") +
+                                  (with_bias ? bias("b") : "") + "c = " + op.op +
+                                  (with_bias ? "(x, w, b)\n" : "(x, w)\n") + quantized(true);
+      std::string becomes = std::string("y = ") + op.becomes;
+      becomes.replace(becomes.find(" BIAS"), 5, with_bias ? ", qb" : op.absent);
+      reg.rewrite(
+          (std::string("QDQSelectorAction(") + op.op + (with_bias ? ")" : ", no bias)")).c_str(),
+          pattern.c_str(), becomes.c_str(), kQdqSelect);
+    }
   }
   // Unary operators -> com.microsoft QLinear*: input and output of one type, uint8 or int8.
   struct Unary {
