@@ -168,25 +168,32 @@ TEST(ArenaProfile, PackedWeightsTakeRegionsAtLoad) {
   EXPECT_EQ(packed(test::kInt8), 0);
 }
 
-// `temporary`: QGemm of int8 A copies its B into the arena as the session loads and frees it:
-// the region stays (1 MiB for 10 x 1000 bytes), the original too.
+// `temporary`: QGemm with transB transposes its B into the arena as the session loads and frees
+// the copy, whatever its A: the region stays (1 MiB for 10 x 1000 bytes), the original too.
+// Without transB nothing is copied there.
 TEST(ArenaProfile, TemporaryCopiesLeaveTheirRegion) {
-  auto model = [](int activations) {
+  auto model = [](int activations, std::int64_t trans_b) {
     ModelBuilder b;
     b.input("A", activations, {2, 1000});
     for (const char* s : {"as", "bs", "ys"}) b.initializer_floats(s, {0.5F}, {});
     b.initializer(test::tensor_zeros("az", activations, {}));
     b.initializer(test::tensor_zeros("yz", activations, {}));
     b.initializer(test::tensor_zeros("bz", test::kInt8, {}));
-    b.initializer(test::tensor_zeros("B", test::kInt8, {10, 1000}));
+    b.initializer(test::tensor_zeros(
+        "B", test::kInt8,
+        trans_b != 0 ? std::vector<std::int64_t>{10, 1000} : std::vector<std::int64_t>{1000, 10}));
     b.node("QGemm", {"A", "as", "az", "B", "bs", "bz", "", "ys", "yz"}, {"Y"},
-           {attr("transB", std::int64_t{1})}, "com.microsoft");
+           {attr("transB", trans_b)}, "com.microsoft");
     b.output("Y", activations);
     return b.build();
   };
-  auto packed = [&](int activations) { return packed_bytes([&] { return model(activations); }); };
-  EXPECT_EQ(packed(test::kInt8), kMiB);
-  EXPECT_EQ(packed(test::kUint8), 0);
+  auto packed = [&](int activations, std::int64_t trans_b) {
+    return packed_bytes([&] { return model(activations, trans_b); });
+  };
+  EXPECT_EQ(packed(test::kInt8, 1), kMiB);
+  EXPECT_EQ(packed(test::kUint8, 1), kMiB);
+  EXPECT_EQ(packed(test::kInt8, 0), 0);
+  EXPECT_EQ(packed(test::kUint8, 0), 0);
 }
 
 }  // namespace

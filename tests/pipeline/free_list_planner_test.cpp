@@ -82,5 +82,34 @@ TEST(FreeListPlanner, ValuesAfterAnOperatorTheLinkedOnnxLacksAreStillReused) {
   EXPECT_EQ(names(a, a.ctx->release_after(4)), (std::vector<std::string>{"A", "C"}));
 }
 
+// After the runtime's rewrites (onnxruntime-cpu-no-arena, level all), a value a rewrite made has
+// the shape its operator's schema gives it: the DequantizeLinear copied for the second reader
+// (ONNX Runtime's EnsureUniqueDQForNodeUnit) keeps its input's dims, [N, 64], so once its reader
+// has run, the next value of that size takes its buffer, as ONNX Runtime's planner does. It runs
+// first: it is numbered after the model's nodes, and Add takes its higher-numbered producer first.
+TEST(FreeListPlanner, ValuesTheRewritesMadeHaveTheirSchemasShapes) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N", 64});
+  b.initializer_floats("s", {0.5F}, {});
+  b.initializer(test::tensor_zeros("z", test::kUint8, {}));
+  b.node("QuantizeLinear", {"X", "s", "z"}, {"q"});
+  b.node("DequantizeLinear", {"q", "s", "z"}, {"d"});
+  b.node("Neg", {"d"}, {"a"});
+  b.node("Abs", {"d"}, {"e"});
+  b.node("Neg", {"e"}, {"c"});
+  b.node("Add", {"a", "c"}, {"Y"});
+  b.output("Y", kFloat);
+  const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu-no-arena"));
+  const test::Analysis a = test::analyze(b.build(), profile);
+  std::vector<std::string> order;
+  for (NodeId n = 0; n < a.ctx->graph().main_node_count(); ++n)
+    order.push_back(a.ctx->graph().node(n).proto->output(0));
+  EXPECT_EQ(order, (std::vector<std::string>{"q", "d/duplicated", "e", "c", "d", "a", "Y"}));
+  // c takes the copy's buffer (freed after e), d takes e's: no new buffer for either.
+  EXPECT_EQ(a.print(a.ctx->memory(3).output_allocation), "0");
+  EXPECT_EQ(a.print(a.ctx->memory(4).output_allocation), "0");
+  EXPECT_EQ(a.print(a.ctx->memory(1).output_allocation), "256*N");
+}
+
 }  // namespace
 }  // namespace cctx

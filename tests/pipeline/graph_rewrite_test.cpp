@@ -635,6 +635,46 @@ TEST(GraphRewrite, FoldsAndFusesAChainAndRecordsWhereTheNodeCameFrom) {
   EXPECT_EQ(ops(model), (std::vector<std::string>{"Conv", "BatchNormalization", "Relu"}));
 }
 
+// ONNX Runtime's node numbers, which order its execution: a replacement of a removed node's
+// operator is that node edited (the folded Conv keeps the Conv's 0); a new operator is numbered
+// after every node made before it (the Neg: the fourth made, after the 3 originals).
+TEST(GraphRewrite, ReplacementsOfTheSameOperatorKeepTheirNodesNumber) {
+  const Model model = conv_bn_relu().build();
+  const auto rewritten = rewrite_model(
+      model, rules({{"ConvBN",
+                     "c = Conv(x, const w, ?const b); y = BatchNormalization(c, const "
+                     "s, const t, const m, const v)",
+                     "y = Conv(x, w, ?b) [c]"},
+                    {"ReluToNeg", "y = Relu(x)", "y = Neg(x)"}}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()), (std::vector<std::string>{"Conv", "Neg"}));
+  const std::vector<std::uint32_t> numbers(rewritten->runtime_numbers().begin(),
+                                           rewritten->runtime_numbers().end());
+  EXPECT_EQ(numbers, (std::vector<std::uint32_t>{0, 4}));
+}
+
+// The nodes one pass makes are numbered in the order the graph lists them, as ONNX Runtime's
+// transformers add theirs while walking the graph: the Exp the second pass makes from the first
+// pass's Abs (listed first) is numbered before the Tanh it made from the model's Sigmoid, though
+// the sweep met the Sigmoid first.
+TEST(GraphRewrite, EachPassNumbersItsNodesInGraphOrder) {
+  ModelBuilder b;
+  b.input("X", kFloat, {"N"});
+  b.node("Neg", {"X"}, {"a"}).node("Sigmoid", {"X"}, {"s"}).node("Add", {"a", "s"}, {"Y"});
+  b.output("Y", kFloat);
+  const Model model = b.build();  // the rewritten model borrows from it
+  const auto rewritten =
+      rewrite_model(model, rules({{"NegToAbs", "y = Neg(x)", "y = Abs(x)"},
+                                  {"SigmoidToTanh", "y = Sigmoid(x)", "y = Tanh(x)"},
+                                  {"AbsToExp", "y = Abs(x)", "y = Exp(x)"}},
+                                 {0, 1, 1}));
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_EQ(ops(rewritten->model()), (std::vector<std::string>{"Exp", "Tanh", "Add"}));
+  const std::vector<std::uint32_t> numbers(rewritten->runtime_numbers().begin(),
+                                           rewritten->runtime_numbers().end());
+  EXPECT_EQ(numbers, (std::vector<std::uint32_t>{4, 5, 2}));
+}
+
 TEST(GraphRewrite, LeavesAValueSomebodyElseNeeds) {
   // The BatchNormalization's output is a graph output: it must exist, so the Relu is not fused.
   const Model model = conv_bn_relu(true).build();

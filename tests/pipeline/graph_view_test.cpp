@@ -64,6 +64,21 @@ TEST(Graph, ReverseDfsRunsTheNodesInOnnxRuntimesOrder) {
             (std::vector<std::string>{"n", "u", "g", "s", "silu", "gu", "d", "Y"}));
 }
 
+TEST(Graph, ReverseDfsFollowsTheRuntimesNodeNumbers) {
+  // After its optimiser, ONNX Runtime numbers the nodes it made after all others: the walk takes
+  // the producer numbered last first. Numbered so that the up projection (written fifth) comes
+  // first, the gate runs first.
+  const Model model = swiglu_mlp().build();
+  const std::vector<std::uint32_t> numbers{1, 2, 3, 4, 0, 5, 6, 7};
+  const GraphView g(model, NodeOrder::kReverseDfs, numbers);
+  std::vector<std::string> names;
+  for (NodeId n = 0; n < g.main_node_count(); ++n) names.push_back(g.node(n).proto->output(0));
+  EXPECT_EQ(names, (std::vector<std::string>{"n", "g", "s", "silu", "u", "gu", "d", "Y"}));
+  EXPECT_EQ(g.runtime_number(4), 0u);  // u: the node the execution order puts fifth
+  const GraphView file_numbers(model, NodeOrder::kReverseDfs);
+  EXPECT_EQ(file_numbers.runtime_number(1), 4u);  // u again, second: its file position
+}
+
 TEST(Graph, ReverseDfsStartsFromTheLastWrittenNodeNothingReads) {
   // Two independent outputs: ONNX Runtime pushes the unread nodes in file order on a stack, so
   // the one written last runs first.

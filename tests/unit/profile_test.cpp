@@ -318,17 +318,21 @@ TEST_F(ProfileTest, ArenaKeys) {
   EXPECT_EQ(ort.memory.buffer_plan, "free_list");  // from onnxruntime-cpu-unoptimized-no-arena
 }
 
-// memory.arena.prepacked: `[domain:]Op:input [K=type ...]`, the shipped profiles' QLinearConv.
+// memory.arena.prepacked: `[domain:]Op:input [K=type ...] [attr=N ...] [temporary]`, the
+// shipped profiles' QLinearConv and QGemm.
 TEST_F(ProfileTest, PrepackedInputs) {
   const Profile p = load_profile(write("p.yaml",
                                        "memory: {arena: {prepacked: [\"com.microsoft:QGemm:3\", "
-                                       "\"ai.onnx:MatMul:1 1=float32\"]}}\n"));
+                                       "\"ai.onnx:MatMul:1 1=float32 transB=-1\"]}}\n"));
   const auto& packed = p.memory.arena.prepacked;
   ASSERT_EQ(packed.size(), 2U);
   EXPECT_EQ(packed[0].domain, "com.microsoft");
   EXPECT_EQ(packed[0].op_type, "QGemm");
   EXPECT_EQ(packed[0].input, 3);
   EXPECT_TRUE(packed[0].types.empty());
+  EXPECT_TRUE(packed[0].attributes.empty());
+  EXPECT_EQ(packed[1].attributes,
+            (std::vector<std::pair<std::string, std::int64_t>>{{"transB", -1}}));
   EXPECT_EQ(packed[1].domain, "");
   EXPECT_EQ(packed[1].op_type, "MatMul");
   EXPECT_EQ(packed[1].types, (std::vector<std::pair<std::int32_t, std::int32_t>>{{1, 1}}));
@@ -339,9 +343,17 @@ TEST_F(ProfileTest, PrepackedInputs) {
             std::string::npos);
   EXPECT_NE(error_in("memory: {arena: {prepacked: [\"QGemm:x\"]}}\n").find("'x' is no input index"),
             std::string::npos);
+  EXPECT_NE(error_in("memory: {arena: {prepacked: [\"QGemm:3 transB=yes\"]}}\n")
+                .find("'yes' is no integer"),
+            std::string::npos);
+  EXPECT_NE(error_in("memory: {arena: {prepacked: [\"QGemm:3 =1\"]}}\n").find("is not 'K=type'"),
+            std::string::npos);
   const Profile ort = load_profile(Host::profile_path("onnxruntime-cpu"));
   ASSERT_EQ(ort.memory.arena.prepacked.size(), 3U);
   EXPECT_TRUE(ort.memory.arena.prepacked[2].temporary);
+  EXPECT_EQ(ort.memory.arena.prepacked[2].attributes,
+            (std::vector<std::pair<std::string, std::int64_t>>{{"transB", 1}}));
+  EXPECT_TRUE(ort.memory.arena.prepacked[2].types.empty());
   EXPECT_EQ(ort.memory.arena.prepacked[1].domain, "com.microsoft");
   EXPECT_EQ(ort.memory.arena.prepacked[1].types,
             (std::vector<std::pair<std::int32_t, std::int32_t>>{{0, 2}, {3, 3}}));

@@ -26,9 +26,9 @@
  * Bootstrap: dlsym() itself may call calloc (for dlerror's buffer) before the real functions are
  * known; those requests are served from a static arena, never counted and never freed.
  *
- * Optional: CCTX_ALLOC_TRACE=N writes "+ bytes" (malloc family), "A bytes" (aligned) and
- * "- bytes" lines to stderr for every block of N
- * bytes or more (to find which kernels allocate what).
+ * Optional: CCTX_ALLOC_TRACE=N writes "+ bytes address" (malloc family), "A bytes address"
+ * (aligned) and "- bytes address" lines to stderr for every block of N bytes or more (to find
+ * which kernels allocate what, and to pair each free with its allocation).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -157,12 +157,14 @@ static size_t put_i64(char* out, int64_t v) {
   return len;
 }
 
-static void trace(char sign, size_t bytes) {
-  char line[32];
+static void trace(char sign, size_t bytes, const void* p) {
+  char line[64];
   size_t len = 0;
   line[len++] = sign;
   line[len++] = ' ';
   len += put_i64(line + len, (int64_t)bytes);
+  line[len++] = ' ';
+  len += put_i64(line + len, (int64_t)(uintptr_t)p);
   line[len++] = '\n';
   ssize_t ignored = write(2, line, len);
   (void)ignored;
@@ -254,7 +256,7 @@ static void count_alloc(void* p, int aligned) {
   atomic_fetch_add(&alloc_count, 1);
   if (aligned && table_insert(p))
     raise_peak(&aligned_peak, atomic_fetch_add(&aligned_live, bytes) + bytes);
-  if (trace_min && (size_t)bytes >= trace_min) trace(aligned ? 'A' : '+', (size_t)bytes);
+  if (trace_min && (size_t)bytes >= trace_min) trace(aligned ? 'A' : '+', (size_t)bytes, p);
 }
 
 /* Before the block goes back to the allocator (after, another thread may get the same address). */
@@ -262,7 +264,7 @@ static void count_free(void* p) {
   int64_t bytes = (int64_t)real_usable(p);
   atomic_fetch_sub(&live_bytes, bytes);
   if (table_remove(p)) atomic_fetch_sub(&aligned_live, bytes);
-  if (trace_min && (size_t)bytes >= trace_min) trace('-', (size_t)bytes);
+  if (trace_min && (size_t)bytes >= trace_min) trace('-', (size_t)bytes, p);
 }
 
 void* malloc(size_t n) {

@@ -12,7 +12,9 @@
 // output names to input names: each such output is pre-allocated as that input's own tensor, so
 // ONNX Runtime writes it there (as onnxruntime-genai binds each present KV cache to its past's
 // buffer with past_present_share_buffer); the other outputs are allocated by ONNX Runtime.
-// "no_pattern": true keeps the arena but turns the memory pattern off; "config" passes session
+// "no_pattern": true keeps the arena but turns the memory pattern off; "pattern": true with
+// "no-arena" turns the pattern on without the arena (its block is then one malloc: what
+// ort_memory_pattern.py reads); "config" passes session
 // configuration entries, e.g. {"session.disable_prepacking": "1"}.
 //
 // Every reading is a line of alloc_counter's report file: the live bytes now and the peak since
@@ -57,6 +59,8 @@ const ort = createRequire(path.join(path.resolve(ortDir), 'x.js'))('onnxruntime-
 fs.rmSync(reportFile, {force: true});
 let readings = 0;
 function read() {
+  // With the counter's trace on, a mark between the readings' allocations.
+  if (process.env.CCTX_ALLOC_TRACE) process.stderr.write('# read\n');
   process.kill(process.pid, 'SIGUSR2');
   readings += 1;
   const lines = fs.readFileSync(reportFile, 'utf8').trim().split('\n');
@@ -86,7 +90,7 @@ const options = {
   interOpNumThreads: 1,
   executionMode: 'sequential',
   enableCpuMemArena: spec.mode === 'arena',
-  enableMemPattern: spec.mode === 'arena' && !spec.no_pattern,
+  enableMemPattern: spec.mode === 'arena' ? !spec.no_pattern : Boolean(spec.pattern),
 };
 // SessionOptions' `extra` section passes its dotted keys to AddSessionConfigEntry.
 if (spec.config) {
@@ -114,6 +118,7 @@ const fetches = spec.bind_outputs ? Object.fromEntries(session.outputNames.map(
                                         (name) => [name, feeds[spec.bind_outputs[name]] ?? null]))
                                   : undefined;
 async function run() {
+  if (process.env.CCTX_ALLOC_TRACE) process.stderr.write('# run\n');
   const outputs = fetches ? await session.run(feeds, fetches) : await session.run(feeds);
   const reading = read();
   let outputBytes = 0;

@@ -95,7 +95,11 @@ class GraphView {
  public:
   /// Throws ModelError on a cycle (naming a node on it), a read of an undefined name, or a node
   /// without op_type.
-  explicit GraphView(const Model& model, NodeOrder order = NodeOrder::kFile);
+  /// `runtime_numbers`: per node of the main graph as written, the runtime's number for it
+  /// (ONNX Runtime's NodeIndex), which kReverseDfs follows in place of the file position; empty
+  /// when they are the file positions.
+  explicit GraphView(const Model& model, NodeOrder order = NodeOrder::kFile,
+                     std::span<const std::uint32_t> runtime_numbers = {});
   ~GraphView();
   GraphView(const GraphView&) = delete;
   GraphView& operator=(const GraphView&) = delete;
@@ -114,6 +118,13 @@ class GraphView {
   /// the framework (model/graph_index.hpp).
   struct Index;
   const Index& index() const { return *index_; }
+  /// The runtime's number for node n of the main graph (ONNX Runtime's NodeIndex): its file
+  /// position, or the number the constructor was given. The runtime visits its nodes in this
+  /// order outside a run (it pre-packs their weights so).
+  std::uint32_t runtime_number(NodeId n) const {
+    const std::uint32_t k = nodes_[n].proto_index;
+    return k < runtime_numbers_.size() ? runtime_numbers_[k] : k;
+  }
   /// Looks a name up in the main graph's scope.
   ValueId find(std::string_view name) const;
   /// Warnings found while building (a name produced twice, ...).
@@ -132,6 +143,7 @@ class GraphView {
 
   const Model* model_;
   NodeOrder order_;
+  std::vector<std::uint32_t> runtime_numbers_;
   std::vector<GraphEntry> graphs_;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;

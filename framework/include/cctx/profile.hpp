@@ -134,8 +134,11 @@ struct Profile {
         std::string op_type;
         std::int32_t input = 0;
         std::vector<std::pair<std::int32_t, std::int32_t>> types;  ///< (input, ONNX type code)
-        /// `temporary`: a copy the kernel makes and frees while the session loads (QGemm's B
-        /// for int8 A, which MLAS does not pack): the region it took stays, the original too.
+        /// (attribute, value): integer attributes the node must have (an absent one is 0).
+        std::vector<std::pair<std::string, std::int64_t>> attributes;
+        /// `temporary`: a copy the kernel makes and frees while the session loads (QGemm's
+        /// transposed B, which it packs outside the arena or not at all): the region it took
+        /// stays, the original too.
         bool temporary = false;
       };
       std::vector<Prepacked> prepacked;

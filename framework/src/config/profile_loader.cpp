@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -426,11 +427,13 @@ void ProfileReader::apply_inplace(const Field& field, Profile::Inplace& inplace)
 
 // One item of memory.arena.prepacked: `[domain:]Op:input [K=type ...] [temporary]`.
 Profile::Memory::Arena::Prepacked ProfileReader::read_prepacked(const Field& item) const {
-  const std::string text = check_.non_empty(item, "'[domain:]Op:input [K=type ...] [temporary]'");
+  const std::string text =
+      check_.non_empty(item, "'[domain:]Op:input [K=type ...] [attr=N ...] [temporary]'");
   auto refuse = [&](const std::string& why) {
     check_.fail(item.mark(),
-                "'memory.arena.prepacked' items are '[domain:]Op:input [K=type ...] "
-                "[temporary]' (input indices from 0, ONNX element types such as uint8): " +
+                "'memory.arena.prepacked' items are '[domain:]Op:input [K=type ...] [attr=N "
+                "...] [temporary]' (input indices from 0, ONNX element types such as uint8, "
+                "integer attributes): " +
                     why + " in '" + text + "'");
   };
   auto index = [&](const std::string& digits) {
@@ -462,7 +465,17 @@ Profile::Memory::Arena::Prepacked ProfileReader::read_prepacked(const Field& ite
       continue;
     }
     const std::size_t eq = words[w].find('=');
-    if (eq == std::string::npos) refuse("'" + words[w] + "' is not 'K=type'");
+    if (eq == std::string::npos || eq == 0) refuse("'" + words[w] + "' is not 'K=type'");
+    if (std::isalpha(static_cast<unsigned char>(words[w][0])) != 0 || words[w][0] == '_') {
+      // attr=N: an integer attribute of the node.
+      std::int64_t value = 0;
+      bool overflow = false;
+      const std::string digits = words[w].substr(eq + 1);
+      if (!detail::parse_integer(digits, value, overflow) || overflow)
+        refuse("'" + digits + "' is no integer");
+      packed.attributes.emplace_back(words[w].substr(0, eq), value);
+      continue;
+    }
     const std::string type = words[w].substr(eq + 1);
     const std::optional<std::int32_t> code = detail::dtype_by_name(type);
     if (!code) refuse("'" + type + "' is no element type");

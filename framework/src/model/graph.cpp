@@ -131,8 +131,12 @@ static_assert(kNoValue == NameTable::kAbsent);
 /// An input the first pass of build_graph left for the second (never in a finished view).
 constexpr ValueId kUnbound = kNoValue - 1;
 
-GraphView::GraphView(const Model& model, NodeOrder order)
-    : model_(&model), order_(order), index_(std::make_unique<Index>()) {
+GraphView::GraphView(const Model& model, NodeOrder order,
+                     std::span<const std::uint32_t> runtime_numbers)
+    : model_(&model),
+      order_(order),
+      runtime_numbers_(runtime_numbers.begin(), runtime_numbers.end()),
+      index_(std::make_unique<Index>()) {
   const onnx::GraphProto& g = model.proto().graph();
   // The value arrays and the main scope's table are sized by build_graph's first look at the
   // nodes; these only need the node count.
@@ -516,6 +520,17 @@ void GraphView::sort_graph(GraphId gid, std::vector<std::uint32_t>& position) {
     ge.nodes = std::move(order);
   }
   if (order_ == NodeOrder::kReverseDfs) {
+    if (gid == 0 && runtime_numbers_.size() == count) {
+      // The walk follows the runtime's numbers: file positions ranked by them.
+      std::vector<std::uint32_t> by_number(count);
+      for (std::uint32_t k = 0; k < count; ++k) by_number[k] = k;
+      std::sort(by_number.begin(), by_number.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return runtime_numbers_[a] < runtime_numbers_[b];
+      });
+      std::vector<std::uint32_t> rank(count);
+      for (std::uint32_t r = 0; r < count; ++r) rank[by_number[r]] = r;
+      for (NodeId n : ge.nodes) position[n] = rank[position[n]];
+    }
     std::vector<NodeId> order = reverse_dfs_order(ge.nodes, position, deps);
     if (order != ge.nodes) {
       ge.nodes = std::move(order);

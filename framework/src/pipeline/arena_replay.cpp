@@ -1,5 +1,8 @@
 #include "pipeline/arena_replay.hpp"
 
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -64,7 +67,13 @@ class Replay {
     if (packed.empty()) return 0;
     std::vector<bool> seen(plan_.buffers.size(), false);
     std::int64_t originals = 0;
-    for (NodeId n : s_.graph->main().nodes) {
+    // In the runtime's node numbering, not in execution order (ONNX Runtime's session visits
+    // its graph's nodes by index): a node its optimiser made packs after the model's own.
+    std::vector<NodeId> by_number = s_.graph->main().nodes;
+    std::sort(by_number.begin(), by_number.end(), [&](NodeId a, NodeId b) {
+      return s_.graph->runtime_number(a) < s_.graph->runtime_number(b);
+    });
+    for (NodeId n : by_number) {
       const NodeEntry& node = s_.graph->node(n);
       for (const auto& p : packed) {
         if (p.op_type != node.op_type || p.domain != node.domain ||
@@ -72,8 +81,10 @@ class Replay {
           continue;
         }
         const ValueId v = node.inputs[static_cast<std::size_t>(p.input)];
-        if (v == kNoValue || !s_.graph->value(v).is_initializer() || !types_hold(node, p.types))
+        if (v == kNoValue || !s_.graph->value(v).is_initializer() || !types_hold(node, p.types) ||
+            !attributes_hold(node, p.attributes)) {
           continue;
+        }
         const std::uint32_t b = v < plan_.buffer_of.size() ? plan_.buffer_of[v] : kInvalidId;
         if (b == kInvalidId) continue;
         const RegionArena::Handle copy = arena_.alloc(bytes(b));
@@ -96,6 +107,19 @@ class Replay {
       const ValueId v = node.inputs[static_cast<std::size_t>(k)];
       if (v == kNoValue || v >= s_.shapes.values.size() || s_.shapes.values[v].dtype != code)
         return false;
+    }
+    return true;
+  }
+
+  // Every (attribute, value) holds: the node's integer attribute, 0 when absent.
+  static bool attributes_hold(const NodeEntry& node,
+                              const std::vector<std::pair<std::string, std::int64_t>>& wanted) {
+    for (const auto& [name, value] : wanted) {
+      std::int64_t has = 0;
+      for (const onnx::AttributeProto& a : node.proto->attribute()) {
+        if (a.name() == name) has = a.i();
+      }
+      if (has != value) return false;
     }
     return true;
   }

@@ -146,8 +146,10 @@ void run_stages(ComputeContext::State& s, const Model& model) {
       s.model = &s.rewritten->model();
     }
     s.graph = std::make_unique<GraphView>(
-        *s.model, s.options.memory.execution_order == "reverse_dfs" ? NodeOrder::kReverseDfs
-                                                                    : NodeOrder::kFile);
+        *s.model,
+        s.options.memory.execution_order == "reverse_dfs" ? NodeOrder::kReverseDfs
+                                                          : NodeOrder::kFile,
+        s.rewritten ? s.rewritten->runtime_numbers() : std::span<const std::uint32_t>{});
     if (s.options.record_attribute_reads) s.attributes_read.assign(s.graph->nodes().size(), 0);
     s.rules.bind(*s.graph, *s.registry);
   });

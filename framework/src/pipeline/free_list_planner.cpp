@@ -30,6 +30,7 @@
 #include "pipeline/inplace_declarations.hpp"
 #include "pipeline/node_flags.hpp"
 #include "pipeline/onnx_library.hpp"
+#include "pipeline/rewritten_runtime_shapes.hpp"
 #include "util/hash_mix.hpp"
 
 namespace cctx {
@@ -77,7 +78,17 @@ class FreeListPlan {
     // Runtime's own inference gives a fused node's output the shape the value had, under the
     // same name). Null when the inference fails as a whole.
     runtime_types_ = s_.runtime_types();
-    if (runtime_types_ != nullptr) mark_schema_gaps();
+    if (runtime_types_ != nullptr) {
+      mark_schema_gaps();
+      if (s_.rewritten) {
+        // The values the runtime's optimiser made: the shapes its schemas give them.
+        std::vector<bool> made(g.main_node_count(), false);
+        for (NodeId n = 0; n < made.size(); ++n) {
+          made[n] = s_.rewritten->origin(g.node(n).proto) != nullptr;
+        }
+        runtime_shapes_.emplace(g, *runtime_types_, shapes_, *s_.pool, made, named_);
+      }
+    }
     ByteSizes byte_size(s_, shapes_);
     for (ValueId v = 0; v < values; ++v) {
       if (g.value(v).graph != 0) continue;
@@ -133,7 +144,7 @@ class FreeListPlan {
   bool key_dim(ValueId v, std::size_t axis, Expr d, SizeKey& key) {
     const onnx::TensorShapeProto* shape = nullptr;
     if (runtime_types_ != nullptr) {
-      shape = runtime_types_->shape(s_.graph->value(v).name);
+      shape = runtime_shape(v);
       if (shape != nullptr) {
         if (static_cast<std::size_t>(shape->dim_size()) != shapes_.values[v].dims.size()) {
           return false;
@@ -272,11 +283,16 @@ class FreeListPlan {
     return v < folded_value_.size() && folded_value_[v];
   }
 
+  /// v's shape as the runtime sees it (nullptr: none, or its inference did not run).
+  const onnx::TensorShapeProto* runtime_shape(ValueId v) const {
+    if (runtime_shapes_) return runtime_shapes_->shape(v);
+    return runtime_types_ != nullptr ? runtime_types_->shape(s_.graph->value(v).name) : nullptr;
+  }
+
   /// Every dim of v an integer as the runtime sees it: its inference's shape, or cctx's where
   /// the inference gave none.
   bool concrete_for_runtime(ValueId v) const {
-    if (const onnx::TensorShapeProto* runtime =
-            runtime_types_ != nullptr ? runtime_types_->shape(s_.graph->value(v).name) : nullptr) {
+    if (const onnx::TensorShapeProto* runtime = runtime_shape(v)) {
       return detail::runtime_static_dims(*runtime);
     }
     const ValueShape& shape = shapes_.values[v];
@@ -452,7 +468,9 @@ class FreeListPlan {
   std::unordered_set<std::uint32_t> named_;  ///< handles of the graph's named (declared) dims
   std::unordered_map<std::string, std::int64_t> names_;  ///< dim names met, numbered
   const RuntimeTypes* runtime_types_ = nullptr;          ///< when ONNX's inference ran
-  std::vector<bool> schema_gap_;                         ///< by value: mark_schema_gaps
+  /// With it, after the runtime's rewrites: the shapes of the values they made.
+  std::optional<RewrittenRuntimeShapes> runtime_shapes_;
+  std::vector<bool> schema_gap_;    ///< by value: mark_schema_gaps
   std::vector<bool> folded_value_;  ///< by value: made by a node folded at load
   std::vector<SizeKey> key_;        ///< per value
   BufferLedger buffers_;

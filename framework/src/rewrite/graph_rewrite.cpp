@@ -33,6 +33,8 @@ constexpr std::size_t kMaxRewritesPerNode = 16;
 /// shape and axes constants exporters repeat); larger ones by name, their payload unread.
 constexpr std::size_t kCompareByValueElements = 64;
 
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
 /// One node of the main graph while it is rewritten.
 struct WorkNode {
   const onnx::NodeProto* proto = nullptr;  ///< the original, or `made`
@@ -45,6 +47,10 @@ struct WorkNode {
   std::string mark;              ///< a replacement's mark (`@blocked`): see RewriteOps
   std::size_t slot = 0;          ///< position: the original's index, a replacement its anchor's
   std::size_t sequence = 0;      ///< order among nodes of one slot
+  /// The runtime's number for the node (ONNX Runtime's NodeIndex), which orders its execution
+  /// (NodeOrder::kReverseDfs): an original's file position; a new node the next number, as
+  /// the runtime appends the nodes its optimiser adds; kNone until add() numbers it.
+  std::size_t number = kNone;
   std::optional<RewriteOrigin> origin;
 };
 
@@ -54,8 +60,6 @@ struct Binding {
   std::map<std::string, std::vector<std::string>, std::less<>> lists;
   std::vector<std::size_t> matched;  ///< per pattern node, the work node
 };
-
-constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
 bool commutative(const WorkNode& n) {
   return n.domain.empty() && (n.proto->op_type() == "Add" || n.proto->op_type() == "Mul");
@@ -143,6 +147,25 @@ class Rewriter {
     return made;
   }
 
+  /// The nodes a pass made (ids from `first`, live, with a new number) take their numbers in
+  /// the order the graph lists them: ONNX Runtime's transformers add their nodes as they walk
+  /// the graph, and the NCHWc transformer its ReorderOutputs at the end, by the original
+  /// values (cctx's rules make those after the nodes they read, pass by pass).
+  void number_in_graph_order(std::size_t first) {
+    std::vector<std::size_t> made;
+    std::vector<std::size_t> numbers;
+    for (std::size_t id = first; id < nodes_.size(); ++id) {
+      if (!nodes_[id].alive || nodes_[id].number < first) continue;
+      made.push_back(id);
+      numbers.push_back(nodes_[id].number);
+    }
+    std::stable_sort(made.begin(), made.end(),
+                     [&](std::size_t a, std::size_t b) { return written_before(a, b); });
+    std::sort(numbers.begin(), numbers.end());
+    for (std::size_t k = 0; k < made.size(); ++k) nodes_[made[k]].number = numbers[k];
+  }
+  std::size_t node_count() const { return nodes_.size(); }
+
   std::vector<WorkNode>& nodes() { return nodes_; }
   /// The live nodes in the order the rewritten graph lists them: by slot (the original's
   /// position, a replacement its anchor's), then by sequence within a slot.
@@ -183,6 +206,7 @@ class Rewriter {
 
   void add(WorkNode w) {
     const std::size_t id = nodes_.size();
+    if (w.number == kNone) w.number = id;
     for (const std::string& in : w.inputs) {
       if (!in.empty()) readers_[in].push_back(id);
     }
@@ -588,6 +612,9 @@ class Rewriter {
       if (f != fresh.end()) return f->second;
       return fresh.emplace(var, fresh_name(head_name, var)).first->second;
     };
+    // A replacement of the operator of a node it removes is that node edited in place (ONNX
+    // Runtime's fusions that keep a node change its inputs and attributes): it keeps its number.
+    std::vector<std::size_t> unclaimed = gone;
     std::size_t made = 0;
     for (const RewriteNode& r : rule.replacement) {
       if (!r.is_node()) continue;
@@ -633,6 +660,7 @@ class Rewriter {
       w.slot = slot;
       w.sequence = ++sequence_;
       w.origin = origin;
+      w.number = claim_number(unclaimed, w.domain, r.op_type());
       ++made;
       note_constant(p);
       add(std::move(w));
@@ -651,6 +679,19 @@ class Rewriter {
       }
     }
     note_applied(rule.name);
+  }
+
+  /// The number of the first node of `unclaimed` running `domain`:`op_type`, taken from the
+  /// list; kNone (a new number) when there is none.
+  std::size_t claim_number(std::vector<std::size_t>& unclaimed, const std::string& domain,
+                           const std::string& op_type) const {
+    auto it = std::find_if(unclaimed.begin(), unclaimed.end(), [&](std::size_t id) {
+      return nodes_[id].domain == domain && nodes_[id].proto->op_type() == op_type;
+    });
+    if (it == unclaimed.end()) return kNone;
+    const std::size_t number = nodes_[*it].number;
+    unclaimed.erase(it);
+    return number;
   }
 
   void note_applied(const std::string& rule) {
@@ -1447,11 +1488,13 @@ std::unique_ptr<RewrittenModel> rewrite_model(
     std::size_t last = first;
     while (last < ordered.size() && ordered[last]->pass == ordered[first]->pass) ++last;
     const std::span<const RewriteRule* const> pass(ordered.data() + first, last - first);
+    const std::size_t first_made = rewriter.node_count();
     for (int sweep = 0; sweep < kMaxSweeps && total < budget; ++sweep) {
       const std::size_t made = rewriter.sweep(pass, budget - total);
       total += made;
       if (made == 0) break;
     }
+    rewriter.number_in_graph_order(first_made);
     first = last;
   }
   const bool any = total > 0;
@@ -1510,6 +1553,7 @@ std::unique_ptr<RewrittenModel> rewrite_model(
       p = copy;
     }
     borrow_one(*p, g->mutable_node());
+    out->numbers_.push_back(static_cast<std::uint32_t>(n.number));
     if (n.origin) out->origins_.emplace(p, std::move(*n.origin));
   }
   out->summary_.nodes_before = static_cast<std::size_t>(graph.node_size());

@@ -52,6 +52,10 @@ class RewrittenModel {
   /// Where a node of model() came from, or nullptr for a node of the original model.
   const RewriteOrigin* origin(const onnx::NodeProto* node) const;
   const RewriteSummary& summary() const { return summary_; }
+  /// Per node of the main graph, in the order written: the runtime's number for it (ONNX
+  /// Runtime's NodeIndex: the original's file position, the nodes its optimiser adds numbered
+  /// after all others in the order made), which its default execution order follows.
+  std::span<const std::uint32_t> runtime_numbers() const { return numbers_; }
 
  private:
   friend std::unique_ptr<RewrittenModel> rewrite_model(
@@ -61,6 +65,7 @@ class RewrittenModel {
   Model model_;
   std::unordered_map<const onnx::NodeProto*, RewriteOrigin> origins_;
   RewriteSummary summary_;
+  std::vector<std::uint32_t> numbers_;
 };
 
 /// `model` with `rules` applied to its main graph, in order, each over every node, the list
