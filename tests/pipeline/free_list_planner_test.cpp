@@ -84,31 +84,47 @@ TEST(FreeListPlanner, ValuesAfterAnOperatorTheLinkedOnnxLacksAreStillReused) {
 
 // After the runtime's rewrites (onnxruntime-cpu-no-arena, level all), a value a rewrite made has
 // the shape its operator's schema gives it: the DequantizeLinear copied for the second reader
-// (ONNX Runtime's EnsureUniqueDQForNodeUnit) keeps its input's dims, [N, 64], so once its reader
+// (ONNX Runtime's EnsureUniqueDQForNodeUnit) keeps its input's dims, [N, S, 64], so once its reader
 // has run, the next value of that size takes its buffer, as ONNX Runtime's planner does. It runs
 // first: it is numbered after the model's nodes, and Add takes its higher-numbered producer first.
-TEST(FreeListPlanner, ValuesTheRewritesMadeHaveTheirSchemasShapes) {
-  ModelBuilder b;
-  b.input("X", kFloat, {"N", 64});
+// The same after an operator the linked onnx library lacks (RMSNormalization-23): the copy
+// carries its input's dims, which ONNX Runtime's newer schemas infer (S too, which a schema that
+// computes its dims would leave unknown), and is reused the same way.
+ModelBuilder dequantized_twice(bool after_rms_norm) {
+  ModelBuilder b(after_rms_norm ? 23 : 17);
+  b.input("X", kFloat, {"N", "S", 64});
   b.initializer_floats("s", {0.5F}, {});
   b.initializer(test::tensor_zeros("z", test::kUint8, {}));
-  b.node("QuantizeLinear", {"X", "s", "z"}, {"q"});
+  if (after_rms_norm) {
+    b.initializer(test::tensor_zeros("W", kFloat, {64}));
+    b.node("RMSNormalization", {"X", "W"}, {"R"});
+  }
+  b.node("QuantizeLinear", {after_rms_norm ? "R" : "X", "s", "z"}, {"q"});
   b.node("DequantizeLinear", {"q", "s", "z"}, {"d"});
   b.node("Neg", {"d"}, {"a"});
   b.node("Abs", {"d"}, {"e"});
   b.node("Neg", {"e"}, {"c"});
   b.node("Add", {"a", "c"}, {"Y"});
   b.output("Y", kFloat);
+  return b;
+}
+
+TEST(FreeListPlanner, ValuesTheRewritesMadeHaveTheirSchemasShapes) {
   const Profile profile = load_profile(Host::profile_path("onnxruntime-cpu-no-arena"));
-  const test::Analysis a = test::analyze(b.build(), profile);
-  std::vector<std::string> order;
-  for (NodeId n = 0; n < a.ctx->graph().main_node_count(); ++n)
-    order.push_back(a.ctx->graph().node(n).proto->output(0));
-  EXPECT_EQ(order, (std::vector<std::string>{"q", "d/duplicated", "e", "c", "d", "a", "Y"}));
-  // c takes the copy's buffer (freed after e), d takes e's: no new buffer for either.
-  EXPECT_EQ(a.print(a.ctx->memory(3).output_allocation), "0");
-  EXPECT_EQ(a.print(a.ctx->memory(4).output_allocation), "0");
-  EXPECT_EQ(a.print(a.ctx->memory(1).output_allocation), "256*N");
+  for (const bool after_rms_norm : {false, true}) {
+    const test::Analysis a = test::analyze(dequantized_twice(after_rms_norm).build(), profile);
+    const NodeId first = after_rms_norm ? 1 : 0;
+    std::vector<std::string> order;
+    for (NodeId n = first; n < a.ctx->graph().main_node_count(); ++n)
+      order.push_back(a.ctx->graph().node(n).proto->output(0));
+    EXPECT_EQ(order, (std::vector<std::string>{"q", "d/duplicated", "e", "c", "d", "a", "Y"}));
+    // c takes the copy's buffer (freed after e), d takes e's: no new buffer for either.
+    EXPECT_EQ(a.print(a.ctx->memory(first + 3).output_allocation), "0") << after_rms_norm;
+    EXPECT_EQ(a.print(a.ctx->memory(first + 4).output_allocation), "0") << after_rms_norm;
+    // The copy is new, or after RMSNormalization takes R's buffer (freed by the QuantizeLinear).
+    EXPECT_EQ(a.print(a.ctx->memory(first + 1).output_allocation),
+              after_rms_norm ? "0" : "256*N*S");
+  }
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ class FreeListPlan {
         for (NodeId n = 0; n < made.size(); ++n) {
           made[n] = s_.rewritten->origin(g.node(n).proto) != nullptr;
         }
-        runtime_shapes_.emplace(g, *runtime_types_, shapes_, *s_.pool, made, named_);
+        runtime_shapes_.emplace(g, *runtime_types_, shapes_, *s_.pool, made, named_, schema_gap_);
       }
     }
     ByteSizes byte_size(s_, shapes_);

@@ -51,8 +51,9 @@ bool same_dims(const onnx::TensorShapeProto& p, const onnx::TensorShapeProto& q)
 RewrittenRuntimeShapes::RewrittenRuntimeShapes(const GraphView& g, const RuntimeTypes& types,
                                                const ShapeResult& shapes, ExprPool& pool,
                                                const std::vector<bool>& made,
-                                               const std::unordered_set<std::uint32_t>& named)
-    : g_(g), types_(types), shapes_(shapes), pool_(pool), named_(named) {
+                                               const std::unordered_set<std::uint32_t>& named,
+                                               std::vector<bool>& gaps)
+    : g_(g), types_(types), shapes_(shapes), pool_(pool), named_(named), gaps_(gaps) {
   derived_.resize(g.values().size());
   for (NodeId n : g.main().nodes) derive(n, n < made.size() && made[n]);
 }
@@ -71,7 +72,8 @@ void RewrittenRuntimeShapes::derive(NodeId n, bool made) {
     if (v == kNoValue || v >= shapes_.values.size()) continue;
     // A value the model had keeps the shape the runtime inferred for it (a fused node writes
     // the value of the node it replaces), but for the blocked ones: new values to the runtime.
-    if (!blocked && types_.find(g_.value(v).name) != nullptr) continue;
+    if (!blocked && (types_.find(g_.value(v).name) != nullptr || (v < gaps_.size() && gaps_[v])))
+      continue;
     const ValueShape& own = shapes_.values[v];
     if (own.kind != ValueKind::kTensor || !own.known_rank) continue;
     if (!blocked && k == 0) {
@@ -80,6 +82,10 @@ void RewrittenRuntimeShapes::derive(NodeId n, bool made) {
           derived_[v] = std::move(from_input);
           continue;
         }
+      }
+      if (v < gaps_.size() && carries_a_gap(node)) {
+        gaps_[v] = true;  // inferred by ONNX Runtime's newer schemas through its input
+        continue;
       }
     }
     auto out = std::make_unique<onnx::TensorShapeProto>();
@@ -93,6 +99,17 @@ void RewrittenRuntimeShapes::derive(NodeId n, bool made) {
     }
     derived_[v] = std::move(out);
   }
+}
+
+bool RewrittenRuntimeShapes::carries_a_gap(const NodeEntry& node) const {
+  if (node.inputs.empty() || node.inputs[0] == kNoValue) return false;
+  const ValueId x = node.inputs[0];
+  if (x >= gaps_.size() || !gaps_[x]) return false;
+  int a = 0;
+  int b = 0;
+  return keeps_dims(node.domain, node.op_type) ||
+         (node.domain.empty() && node.op_type == "Transpose") ||
+         same_shaped_operands(node.domain, node.op_type, a, b);
 }
 
 std::unique_ptr<onnx::TensorShapeProto> RewrittenRuntimeShapes::carried(

@@ -28,10 +28,13 @@ namespace cctx {
 class RewrittenRuntimeShapes {
  public:
   /// `made[n]`: node n of the main graph was made by a rewrite. `named`: the handles of the
-  /// model's own symbols (names the runtime sees).
+  /// model's own symbols (names the runtime sees). `gaps`: by value, the values the linked onnx
+  /// library could not infer for want of a schema, which ONNX Runtime's newer schemas do (the
+  /// planner keys them by cctx's own dims); a made node whose operator keeps or permutes the
+  /// dims of such an input makes such a value too, and is marked here.
   RewrittenRuntimeShapes(const GraphView& g, const RuntimeTypes& types, const ShapeResult& shapes,
                          ExprPool& pool, const std::vector<bool>& made,
-                         const std::unordered_set<std::uint32_t>& named);
+                         const std::unordered_set<std::uint32_t>& named, std::vector<bool>& gaps);
 
   /// The value's shape as the runtime sees it, or nullptr when it has none; for a value of a
   /// node the rewrites did not make, RuntimeTypes' answer.
@@ -42,12 +45,15 @@ class RewrittenRuntimeShapes {
   /// Output 0 of a node whose operator keeps or permutes its input's dims: from the input's
   /// shape. Nullptr when the operator is not one of those, or the input has no shape.
   std::unique_ptr<onnx::TensorShapeProto> carried(const NodeEntry& node) const;
+  /// The node's operator keeps or permutes the dims of its input 0, and that input is a gap.
+  bool carries_a_gap(const NodeEntry& node) const;
 
   const GraphView& g_;
   const RuntimeTypes& types_;
   const ShapeResult& shapes_;
   ExprPool& pool_;
   const std::unordered_set<std::uint32_t>& named_;
+  std::vector<bool>& gaps_;
   std::vector<std::unique_ptr<onnx::TensorShapeProto>> derived_;
 };
 
