@@ -10,10 +10,12 @@ highest; docs/design/onnxruntime-memory.md section 2.2) shows where each one wen
 cctx's replay of the same pattern (the `onnxruntime-cpu` profile).
 
   python3 tests/validate/ort_memory_pattern.py --build build MODEL.onnx image=2,3,160,160 \
-      [--optimization all] [--layout]
+      [--optimization all] [--layout] [--tolerance 0.01]
 
 Prints the block's size, the replay's peak, and with --layout each traced allocation's offset.
-Needs onnxruntime-node (`make validate` installs it) and the allocation counter.
+With --tolerance, exits 1 when the replay is further than that share from the block (ctest
+validate_ort_pattern: the reading still holds for the ONNX Runtime installed). Needs
+onnxruntime-node (`make validate` installs it) and the allocation counter.
 """
 import argparse
 import json
@@ -86,6 +88,8 @@ def main() -> None:
     parser.add_argument("--build", default="build", type=pathlib.Path)
     parser.add_argument("--optimization", default="all")
     parser.add_argument("--layout", action="store_true", help="print every traced block's offset")
+    parser.add_argument("--tolerance", type=float, default=None,
+                        help="exit 1 when the replay differs from the block by more than this share")
     parser.add_argument("model")
     parser.add_argument("inputs", nargs="+", help="NAME=D0,D1,...")
     args = parser.parse_args()
@@ -114,6 +118,9 @@ def main() -> None:
     if args.layout:
         for size, offset in layout:
             print(f"{size:>12} @ {offset}")
+    if args.tolerance is not None and abs(peak / block - 1) > args.tolerance:
+        sys.exit(f"{args.model}: the replay ({peak}) is {peak / block:.3f}x the block ({block}), "
+                 f"beyond {args.tolerance}")
 
 
 if __name__ == "__main__":
