@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "cctx/errors.hpp"
 #include "cctx/host.hpp"
 #include "cctx/profile.hpp"
@@ -604,13 +606,16 @@ ModelBuilder conv_bn_relu(bool bn_output_is_graph_output = false) {
   return b;
 }
 
+/// ONNX Runtime's Conv + BatchNormalization fusion (the Conv keeps its place, new weights).
+constexpr std::array<const char*, 3> kConvBn = {
+    "ConvBN",
+    "c = Conv(x, const w, ?const b); y = BatchNormalization(c, const s, const t, const m, const v)",
+    "y = Conv(x, w, ?b) [c]"};
+
 TEST(GraphRewrite, FoldsAndFusesAChainAndRecordsWhereTheNodeCameFrom) {
   const Model model = conv_bn_relu().build();
   const auto rewritten = rewrite_model(
-      model, rules({{"ConvBN",
-                     "c = Conv(x, const w, ?const b); y = BatchNormalization(c, const "
-                     "s, const t, const m, const v)",
-                     "y = Conv(x, w, ?b) [c]"},
+      model, rules({kConvBn,
                     {"ConvAct", "c = Conv(x, w, ?b); y = Relu|Clip(c, ?const lo, ?const hi)",
                      "y = com.microsoft:FusedConv(x, w, ?b) [c, activation=@y]"}}));
   ASSERT_NE(rewritten, nullptr);
@@ -640,12 +645,8 @@ TEST(GraphRewrite, FoldsAndFusesAChainAndRecordsWhereTheNodeCameFrom) {
 // after every node made before it (the Neg: the fourth made, after the 3 originals).
 TEST(GraphRewrite, ReplacementsOfTheSameOperatorKeepTheirNodesNumber) {
   const Model model = conv_bn_relu().build();
-  const auto rewritten = rewrite_model(
-      model, rules({{"ConvBN",
-                     "c = Conv(x, const w, ?const b); y = BatchNormalization(c, const "
-                     "s, const t, const m, const v)",
-                     "y = Conv(x, w, ?b) [c]"},
-                    {"ReluToNeg", "y = Relu(x)", "y = Neg(x)"}}));
+  const auto rewritten =
+      rewrite_model(model, rules({kConvBn, {"ReluToNeg", "y = Relu(x)", "y = Neg(x)"}}));
   ASSERT_NE(rewritten, nullptr);
   EXPECT_EQ(ops(rewritten->model()), (std::vector<std::string>{"Conv", "Neg"}));
   const std::vector<std::uint32_t> numbers(rewritten->runtime_numbers().begin(),
