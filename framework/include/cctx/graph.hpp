@@ -125,6 +125,8 @@ class GraphView {
     const std::uint32_t k = nodes_[n].proto_index;
     return k < runtime_numbers_.size() ? runtime_numbers_[k] : k;
   }
+  /// The main graph's nodes in that order (computed once).
+  const std::vector<NodeId>& main_by_runtime_number() const { return main_by_number_; }
   /// Looks a name up in the main graph's scope.
   ValueId find(std::string_view name) const;
   /// Warnings found while building (a name produced twice, ...).
@@ -144,6 +146,7 @@ class GraphView {
   const Model* model_;
   NodeOrder order_;
   std::vector<std::uint32_t> runtime_numbers_;
+  std::vector<NodeId> main_by_number_;
   std::vector<GraphEntry> graphs_;
   std::vector<NodeEntry> nodes_;
   std::vector<ValueEntry> values_;

@@ -148,6 +148,9 @@ GraphView::GraphView(const Model& model, NodeOrder order,
   index_->main_scope = std::move(main.names);
   std::vector<std::uint32_t> position(nodes_.size(), 0xffffffffU);
   for (GraphId gid = 0; gid < graphs_.size(); ++gid) sort_graph(gid, position);
+  main_by_number_ = graphs_[0].nodes;
+  std::sort(main_by_number_.begin(), main_by_number_.end(),
+            [&](NodeId a, NodeId b) { return runtime_number(a) < runtime_number(b); });
   for (NodeId n = 0; n < nodes_.size(); ++n) {
     if (!nodes_[n].bodies.empty()) collect_captures(n);
   }

@@ -1,12 +1,11 @@
 #include "pipeline/arena_replay.hpp"
 
-#include <onnx/onnx_pb.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "pipeline/arena_model.hpp"
+#include "rewrite/node_attributes.hpp"
 
 namespace cctx {
 
@@ -69,11 +68,7 @@ class Replay {
     std::int64_t originals = 0;
     // In the runtime's node numbering, not in execution order (ONNX Runtime's session visits
     // its graph's nodes by index): a node its optimiser made packs after the model's own.
-    std::vector<NodeId> by_number = s_.graph->main().nodes;
-    std::sort(by_number.begin(), by_number.end(), [&](NodeId a, NodeId b) {
-      return s_.graph->runtime_number(a) < s_.graph->runtime_number(b);
-    });
-    for (NodeId n : by_number) {
+    for (NodeId n : s_.graph->main_by_runtime_number()) {
       const NodeEntry& node = s_.graph->node(n);
       for (const auto& p : packed) {
         if (p.op_type != node.op_type || p.domain != node.domain ||
@@ -114,14 +109,9 @@ class Replay {
   // Every (attribute, value) holds: the node's integer attribute, 0 when absent.
   static bool attributes_hold(const NodeEntry& node,
                               const std::vector<std::pair<std::string, std::int64_t>>& wanted) {
-    for (const auto& [name, value] : wanted) {
-      std::int64_t has = 0;
-      for (const onnx::AttributeProto& a : node.proto->attribute()) {
-        if (a.name() == name) has = a.i();
-      }
-      if (has != value) return false;
-    }
-    return true;
+    return std::all_of(wanted.begin(), wanted.end(), [&](const auto& w) {
+      return detail::int_attribute(*node.proto, w.first, 0) == w.second;
+    });
   }
 
   // One run in plan order. `tracer`: the run lays out the memory pattern. `from_block`: the

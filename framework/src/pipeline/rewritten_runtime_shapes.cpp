@@ -1,9 +1,12 @@
 #include "pipeline/rewritten_runtime_shapes.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "model/onnx_runtime_view.hpp"
+#include "rewrite/node_attributes.hpp"
 
 namespace cctx {
 
@@ -26,16 +29,25 @@ bool keeps_dims(std::string_view domain, std::string_view op) {
   return false;
 }
 
-/// Elementwise operators of two same-shaped operands (input indices): the output has their dims.
-bool same_shaped_operands(std::string_view domain, std::string_view op, int& a, int& b) {
-  a = 0;
-  b = 1;
-  if (domain.empty()) return op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
-  if (domain == "com.microsoft" && (op == "QLinearAdd" || op == "QLinearMul")) {
-    b = 3;
-    return true;
-  }
-  return false;
+/// Elementwise operators of two same-shaped operands: the indices of the operands, whose dims
+/// the output has.
+std::optional<std::pair<std::size_t, std::size_t>> same_shaped_operands(std::string_view domain,
+                                                                        std::string_view op) {
+  if (domain.empty() && (op == "Add" || op == "Sub" || op == "Mul" || op == "Div"))
+    return std::pair<std::size_t, std::size_t>{0, 1};
+  if (domain == "com.microsoft" && (op == "QLinearAdd" || op == "QLinearMul"))
+    return std::pair<std::size_t, std::size_t>{0, 3};
+  return std::nullopt;
+}
+
+bool is_transpose(const NodeEntry& node) {
+  return node.domain.empty() && node.op_type == "Transpose";
+}
+
+/// The node's output 0 has the dims of its input 0, kept or permuted.
+bool carries_dims(const NodeEntry& node) {
+  return keeps_dims(node.domain, node.op_type) || is_transpose(node) ||
+         same_shaped_operands(node.domain, node.op_type).has_value();
 }
 
 bool same_dims(const onnx::TensorShapeProto& p, const onnx::TensorShapeProto& q) {
@@ -104,12 +116,7 @@ void RewrittenRuntimeShapes::derive(NodeId n, bool made) {
 bool RewrittenRuntimeShapes::carries_a_gap(const NodeEntry& node) const {
   if (node.inputs.empty() || node.inputs[0] == kNoValue) return false;
   const ValueId x = node.inputs[0];
-  if (x >= gaps_.size() || !gaps_[x]) return false;
-  int a = 0;
-  int b = 0;
-  return keeps_dims(node.domain, node.op_type) ||
-         (node.domain.empty() && node.op_type == "Transpose") ||
-         same_shaped_operands(node.domain, node.op_type, a, b);
+  return x < gaps_.size() && gaps_[x] && carries_dims(node);
 }
 
 std::unique_ptr<onnx::TensorShapeProto> RewrittenRuntimeShapes::carried(
@@ -126,11 +133,8 @@ std::unique_ptr<onnx::TensorShapeProto> RewrittenRuntimeShapes::carried(
     return original != nullptr ? std::make_unique<onnx::TensorShapeProto>(*original) : nullptr;
   }
   if (keeps_dims(node.domain, node.op_type)) return std::make_unique<onnx::TensorShapeProto>(*x);
-  if (node.domain.empty() && node.op_type == "Transpose") {
-    std::vector<std::int64_t> perm;
-    for (const onnx::AttributeProto& a : node.proto->attribute()) {
-      if (a.name() == "perm") perm.assign(a.ints().begin(), a.ints().end());
-    }
+  if (is_transpose(node)) {
+    std::vector<std::int64_t> perm = detail::ints_attribute(*node.proto, "perm");
     const int rank = x->dim_size();
     if (perm.empty()) {
       for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
@@ -143,11 +147,9 @@ std::unique_ptr<onnx::TensorShapeProto> RewrittenRuntimeShapes::carried(
     }
     return out;
   }
-  int a = 0;
-  int b = 0;
-  if (same_shaped_operands(node.domain, node.op_type, a, b)) {
-    const onnx::TensorShapeProto* p = input(static_cast<std::size_t>(a));
-    const onnx::TensorShapeProto* q = input(static_cast<std::size_t>(b));
+  if (const auto operands = same_shaped_operands(node.domain, node.op_type)) {
+    const onnx::TensorShapeProto* p = input(operands->first);
+    const onnx::TensorShapeProto* q = input(operands->second);
     if (p != nullptr && q != nullptr && same_dims(*p, *q)) {
       return std::make_unique<onnx::TensorShapeProto>(*p);
     }

@@ -149,8 +149,8 @@ class Rewriter {
 
   /// The nodes a pass made (ids from `first`, live, with a new number) take their numbers in
   /// the order the graph lists them: ONNX Runtime's transformers add their nodes as they walk
-  /// the graph, and the NCHWc transformer its ReorderOutputs at the end, by the original
-  /// values (cctx's rules make those after the nodes they read, pass by pass).
+  /// the graph, where cctx's sweeps go by creation (the NCHWc transformer's ReorderOutputs,
+  /// added at its end in a hash table's order, cannot be followed).
   void number_in_graph_order(std::size_t first) {
     std::vector<std::size_t> made;
     std::vector<std::size_t> numbers;
