@@ -255,6 +255,7 @@ class PyComputeContext {
     out["reserve_bytes"] = e.reserve_bytes;
     out["weight_bytes"] = e.weight_bytes;
     out["run_scratch_bytes"] = e.run_scratch_bytes;
+    if (e.threads > 0) out["threads"] = e.threads;
     py::dict at_bound;
     for (const BoundedSymbol& b : ev.at_upper_bound[0]) at_bound[py::str(b.symbol)] = b.value;
     out["at_upper_bound"] = at_bound;

@@ -60,6 +60,15 @@ inline Dim select_less(Dim a, Dim b, Dim then_value, Dim else_value) {
   return lt * then_value + (1 - lt) * else_value;
 }
 
+/// ONNX Runtime's intra-op threads: the runtime parameter `threads` the profile declares
+/// (memory.threads; an assignment gives it, or its default applies). Kernels that take one
+/// working buffer per thread of the pool write their scratch in it.
+inline Dim intra_op_threads(const INodeView& node) {
+  static constexpr char kName[] = "threads";
+  const sdk::ExprApi& api = node.expr();
+  return Dim(&api, api.parse(api.pool, kName, sizeof kName - 1));
+}
+
 /// Product of the dims of a known shape.
 inline Dim numel(const INodeView& node, const Shape& s) {
   return product(node, s.dims, 0, s.rank());

@@ -81,6 +81,52 @@ TEST_F(Deployer, ReserveIsSessionPlusInputsPlusRun) {
   EXPECT_TRUE(contains(csv.out, "reserve_bytes@B=2,P=5,S=3,T=8")) << csv.out;
 }
 
+// ONNX Runtime's intra-op threads, the runtime parameter `threads` of its profiles: the thread
+// pool's 43.8 kB per thread beyond the first, and MLAS's Conv working buffer per thread.
+TEST(DeployerThreads, ThreadsIsTheRuntimesParameter) {
+  test::TempDir dir;
+  const auto model = dir / "conv.onnx";
+  // One image: 256 channels of 64x64 into 16 maps at stride 2, so the working buffer (64 KiB a
+  // thread, up to 16) and not the 64 KiB output sets the run's peak.
+  test::ModelBuilder b(17);
+  b.input("X", test::kFloat, {"N", 256, 64, 64});
+  b.initializer(test::tensor_zeros("W", test::kFloat, {16, 256, 3, 3}));
+  b.node("Conv", {"X", "W"}, {"Y"},
+         {test::attr("strides", std::vector<std::int64_t>{2, 2}),
+          test::attr("pads", std::vector<std::int64_t>{1, 1, 1, 1})});
+  b.output("Y");
+  test::write_file(model, b.build().proto().SerializeAsString());
+  auto evaluation = [&](const std::string& profile, const std::string& eval) {
+    const test::RunResult r = run_cctx("analyze " + quoted(model) + " --format json --profile " +
+                                       profile + " --eval " + eval);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json::parse(r.out)["peak"]["evaluations"][0];
+  };
+  const std::string lab = "onnxruntime-cpu-unoptimized-no-arena";  // MLAS's Conv, not NCHWc
+  const Json one = evaluation(lab, "N=1");                         // the lab default: 1
+  const Json four = evaluation(lab, "N=1,threads=4");
+  EXPECT_EQ(one["threads"], 1);
+  EXPECT_EQ(four["threads"], 4);
+  EXPECT_EQ(four["session_bytes"].get<std::int64_t>() - one["session_bytes"].get<std::int64_t>(),
+            3 * 43800);
+  EXPECT_EQ(four["run_bytes"].get<std::int64_t>() - one["run_bytes"].get<std::int64_t>(),
+            3 * 65536);
+  // A batch takes one buffer per image, up to the threads.
+  EXPECT_EQ(evaluation(lab, "N=2,threads=8")["run_scratch_bytes"], 2 * 65536);
+  EXPECT_EQ(evaluation(lab, "N=3,threads=2")["run_scratch_bytes"], 2 * 65536);
+  // ONNX Runtime's defaults: every physical core, unless the assignment says.
+  const Json dflt = evaluation("onnxruntime-cpu-no-arena", "N=1");
+  EXPECT_GE(dflt["threads"].get<std::int64_t>(), 1);
+  const test::RunResult text =
+      run_cctx("analyze " + quoted(model) + " --profile " + lab + " --eval N=1,threads=4");
+  EXPECT_TRUE(contains(text.out, ", at 4 threads\n")) << text.out;
+  // Not a symbol of the default profile, and never zero.
+  expect_error(run_cctx("analyze " + quoted(model) + " --eval N=1,threads=2"), 2,
+               {"the model has no symbol 'threads'"});
+  expect_error(run_cctx("analyze " + quoted(model) + " --profile " + lab + " --eval N=1,threads=0"),
+               2, {"--eval: threads=0: the runtime's intra-op threads", "must be at least 1"});
+}
+
 TEST_F(Deployer, TheKvCacheIsNamedWithItsBytesPerToken) {
   // The fixture's past [B, P, 8] -> present [B, P+S, 8] pair, found by the exporters' naming.
   const Json doc = analyze_json("--eval B=2,P=5,S=3,T=8");

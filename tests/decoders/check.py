@@ -102,10 +102,10 @@ PROFILES = {("disabled", False): "onnxruntime-cpu-unoptimized-python-no-arena",
             ("all", True): "onnxruntime-cpu-python"}
 
 
-def session_options(ort, arena=False, level="disabled"):
+def session_options(ort, arena=False, level="disabled", threads=1):
     so = ort.SessionOptions()
     so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, LEVELS[level])
-    so.intra_op_num_threads = 1
+    so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.enable_cpu_mem_arena = arena
@@ -162,7 +162,7 @@ def compare_shapes(cctx_values, actual, assignment):
     return diffs
 
 
-def measure_child(model_path, b, s, p, past_len, report, level, arena, bind=False):
+def measure_child(model_path, b, s, p, past_len, report, level, arena, bind=False, threads=1):
     """Runs under the preloaded allocation counter; prints a JSON line. With the arena the run's
     figure is what the arena kept after two runs (validate.py's arena_growth_bytes). With `bind`
     (the shared setting), each present output is bound to its past input's buffer, as
@@ -175,7 +175,7 @@ def measure_child(model_path, b, s, p, past_len, report, level, arena, bind=Fals
         return {"live": int(line[1]), "peak": int(line[2])}
 
     r0 = reading()
-    sess = ort.InferenceSession(model_path, session_options(ort, arena, level),
+    sess = ort.InferenceSession(model_path, session_options(ort, arena, level, threads),
                                 providers=["CPUExecutionProvider"])
     r1 = reading()
     feeds = feeds_for(sess, b, s, p, past_len)
@@ -212,7 +212,8 @@ def measure_child(model_path, b, s, p, past_len, report, level, arena, bind=Fals
                                               for o in out))}))
 
 
-def measure(build, model_path, b, s, p, past_len, level="disabled", arena=False, bind=False):
+def measure(build, model_path, b, s, p, past_len, level="disabled", arena=False, bind=False,
+            threads=1):
     lib = os.path.join(build, "lib", "libcctx_alloc_counter.so")
     fd, report = tempfile.mkstemp(prefix="cctx-alloc-", suffix=".txt")
     os.close(fd)
@@ -220,7 +221,7 @@ def measure(build, model_path, b, s, p, past_len, level="disabled", arena=False,
     try:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--measure-child", model_path,
                             str(b), str(s), str(p), str(past_len), report, level,
-                            "arena" if arena else "no-arena", "bind" if bind else "plain"],
+                            "arena" if arena else "no-arena", "bind" if bind else "plain", str(threads)],
                            capture_output=True, text=True, env=env)
         if r.returncode != 0:
             return {"error": r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "rc %d" % r.returncode}
@@ -264,7 +265,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--measure-child":
         a = sys.argv[2:]
         measure_child(a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4]), a[5], a[6],
-                      a[7] == "arena", a[8] == "bind")
+                      a[7] == "arena", a[8] == "bind", int(a[9]))
         return 0
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -277,6 +278,8 @@ def main():
     ap.add_argument("--arena", action="store_true",
                     help="the heap with the CPU arena and memory pattern on (ONNX Runtime's "
                          "defaults); the run figure is what the arena keeps")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="ONNX Runtime's intra-op threads for the heap (default 1)")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     profile = PROFILES[(args.optimization, args.arena)]
@@ -313,7 +316,8 @@ def main():
             scen = os.path.join(tmp, "scenarios.yaml")
             with open(scen, "w") as f:
                 for pname, b, s, p, past_len, a in assigns:
-                    f.write("%s: {%s}\n" % (pname, ", ".join("%s: %d" % (k, a[k]) for k in keys)))
+                    f.write("%s: {%s}\n" % (pname, ", ".join(["%s: %d" % (k, a[k]) for k in keys]
+                                                             + ["threads: %d" % args.threads])))
             rc, out, err = cctx_json(build, ["analyze", apath, "--profile", profile,
                                              "--format", "json", "--scenarios", scen] + inputs)
             for line in err.splitlines():
@@ -355,7 +359,7 @@ def main():
                 if not args.no_heap and not row.get("ort_refused"):
                     # shared: onnxruntime-genai binds the presents to the pasts' buffers.
                     m = measure(build, model, b, s, p, past_len, args.optimization, args.arena,
-                                bind=label.endswith(" shared"))
+                                bind=label.endswith(" shared"), threads=args.threads)
                     if "error" in m:
                         failures.append("%s %s: heap measurement failed: %s" % (label, pname, m["error"]))
                     row.update({"ort_" + k: v for k, v in m.items()})

@@ -28,9 +28,12 @@ constexpr const char* kProfile =
     "  - name: onnxruntime\n"
     "    override: true\n";
 
+/// With the runtime parameter `threads` at one, as the `-unoptimized` profiles declare it.
 Profile ort_profile(const std::string& extra = "") {
-  return parse_profile(std::string(kProfile) + extra, "onnxruntime-scratch-test.yaml",
-                       test::source_dir());
+  const bool memory = extra.find("memory:") != std::string::npos;
+  return parse_profile(
+      std::string(kProfile) + (memory ? "" : "memory: {threads: {default: 1}}\n") + extra,
+      "onnxruntime-scratch-test.yaml", test::source_dir());
 }
 
 test::Analysis analyze_ort(const ModelBuilder& b, const std::string& extra = "") {
@@ -54,29 +57,37 @@ std::string conv_scratch(test::ShapeSpec x, std::vector<std::int64_t> w,
 // ---- Conv ---------------------------------------------------------------------------------------
 
 TEST(OrtConvScratch, SegmentedWorkingBufferWhenFiltersDoNotExceedTheOutput) {
-  // 3x3 over 57x61, 32 filters < 3477 output positions: MLAS's 128x128-float buffer, whatever
-  // the batch (one buffer per call). The ai.onnx plugin's full im2col is 2,002,752 bytes.
+  // 3x3 over 57x61, 32 filters < 3477 output positions: MLAS's 128x128-float buffer per thread,
+  // for one image as many threads as 64 Ki multiply-adds each make (at most 16), for a batch one
+  // per image. The ai.onnx plugin's full im2col is 2,002,752 bytes.
   EXPECT_EQ(conv_scratch({1, 16, 57, 61}, {32, 16, 3, 3}, {attr("pads", Ints{1, 1, 1, 1})}),
-            "65536");
+            "65536*min(16,threads)");
   EXPECT_EQ(conv_scratch({2, 16, 57, 61}, {32, 16, 3, 3}, {attr("pads", Ints{1, 1, 1, 1})}),
-            "65536");
+            "65536*min(2,threads)");
   EXPECT_EQ(
       test::analyze(conv_model({1, 16, 57, 61}, {32, 16, 3, 3}, {attr("pads", Ints{1, 1, 1, 1})}))
           .scratch(0),
       "2002752");  // the default profile: the ai.onnx plugin's estimate
-  // Strided, dilated, 1-D and padded 1x1 all take the segmented path.
-  EXPECT_EQ(conv_scratch({1, 8, 57, 61}, {16, 8, 3, 3}, {attr("strides", Ints{2, 2})}), "65536");
-  EXPECT_EQ(conv_scratch({1, 6, 31, 29}, {12, 6, 3, 3}, {attr("dilations", Ints{2, 2})}), "65536");
-  EXPECT_EQ(conv_scratch({1, 4, 1001}, {8, 4, 5}), "65536");
+  // Strided, dilated, 1-D and padded 1x1 all take the segmented path; 16 x 840 x 72 multiply-adds
+  // make 15 threads' worth, 12 x 6 x 25 x 27 x 54 make 7, and so on.
+  EXPECT_EQ(conv_scratch({1, 8, 57, 61}, {16, 8, 3, 3}, {attr("strides", Ints{2, 2})}),
+            "65536*min(15,threads)");
+  EXPECT_EQ(conv_scratch({1, 6, 31, 29}, {12, 6, 3, 3}, {attr("dilations", Ints{2, 2})}),
+            "65536*min(7,threads)");
+  EXPECT_EQ(conv_scratch({1, 4, 1001}, {8, 4, 5}), "65536*min(3,threads)");
   EXPECT_EQ(conv_scratch({1, 8, 13, 17}, {16, 8, 1, 1}, {attr("pads", Ints{1, 1, 1, 1})}), "65536");
   // F = 64 is not > 64 output positions.
-  EXPECT_EQ(conv_scratch({1, 32, 15, 15}, {64, 32, 1, 1}, {attr("strides", Ints{2, 2})}), "65536");
+  EXPECT_EQ(conv_scratch({1, 32, 15, 15}, {64, 32, 1, 1}, {attr("strides", Ints{2, 2})}),
+            "65536*min(3,threads)");
+  // At most 16 output positions: one thread's stride covers them.
+  EXPECT_EQ(conv_scratch({1, 64, 4, 4}, {16, 64, 3, 3}, {attr("pads", Ints{1, 1, 1, 1})}), "65536");
 }
 
 TEST(OrtConvScratch, DepthwiseUsesTheWorkingBuffer) {
+  // 32 groups: one buffer per group, up to the threads.
   EXPECT_EQ(conv_scratch({1, 32, 57, 61}, {32, 1, 3, 3},
                          {attr("group", 32), attr("pads", Ints{1, 1, 1, 1})}),
-            "65536");
+            "65536*min(32,threads)");
 }
 
 TEST(OrtConvScratch, PointwiseAndFullWidthKernelsRunAsGemm) {
@@ -105,16 +116,25 @@ TEST(OrtConvScratch, SymbolicSizesSelectExactly) {
   auto a = analyze_ort(
       conv_model({"N", 64, "H", "W"}, {256, 64, 3, 3}, {attr("pads", Ints{1, 1, 1, 1})}));
   const std::string s = a.scratch(0);
-  EXPECT_EQ(s.find('N'), std::string::npos) << s;  // one buffer per call, not per image
-  EXPECT_EQ(evaluate_expression(s, {{"H", 7}, {"W", 7}}), 112896);
-  EXPECT_EQ(evaluate_expression(s, {{"H", 15}, {"W", 17}}), 255 * 64 * 9 * 4);  // 255 < 256
-  EXPECT_EQ(evaluate_expression(s, {{"H", 16}, {"W", 16}}), 65536);             // 256 is not > 256
-  EXPECT_EQ(evaluate_expression(s, {{"H", 57}, {"W", 61}}), 65536);
-  // Bounds that decide the comparison give a constant.
+  auto at = [&](std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t threads) {
+    return evaluate_expression(s, {{"N", n}, {"H", h}, {"W", w}, {"threads", threads}});
+  };
+  EXPECT_EQ(at(1, 7, 7, 1), 112896);  // full im2col, per image: no threads
+  EXPECT_EQ(at(4, 7, 7, 8), 112896);
+  EXPECT_EQ(at(1, 15, 17, 1), 255 * 64 * 9 * 4);  // 255 < 256
+  EXPECT_EQ(at(1, 16, 16, 1), 65536);             // 256 is not > 256
+  EXPECT_EQ(at(1, 57, 61, 1), 65536);
+  EXPECT_EQ(at(1, 57, 61, 4), 4 * 65536);    // one image: as many threads as the work takes
+  EXPECT_EQ(at(1, 57, 61, 40), 16 * 65536);  // ... at most 16
+  EXPECT_EQ(at(3, 57, 61, 2), 2 * 65536);    // a batch: one per image, up to the threads
+  EXPECT_EQ(at(3, 57, 61, 8), 3 * 65536);
+  // Bounds that decide the comparison leave the segmented buffer alone.
   auto bounded = analyze_ort(
       conv_model({"N", 64, "H", "W"}, {256, 64, 3, 3}, {attr("pads", Ints{1, 1, 1, 1})}),
       "symbols: {H: [16, 4096], W: [16, 4096]}\n");
-  EXPECT_EQ(bounded.scratch(0), "65536");
+  EXPECT_EQ(
+      evaluate_expression(bounded.scratch(0), {{"N", 1}, {"H", 99}, {"W", 16}, {"threads", 3}}),
+      3 * 65536);
   auto small = analyze_ort(
       conv_model({"N", 64, "H", "W"}, {256, 64, 3, 3}, {attr("pads", Ints{1, 1, 1, 1})}),
       "symbols: {H: [1, 8], W: [1, 8]}\n");
@@ -125,7 +145,7 @@ TEST(OrtConvScratch, WinsAtEveryOpset) {
   for (std::int64_t opset : {11, 13, 17, 21, 22, 23}) {
     auto a = analyze_ort(
         conv_model({1, 16, 57, 61}, {32, 16, 3, 3}, {attr("pads", Ints{1, 1, 1, 1})}, opset));
-    EXPECT_EQ(a.scratch(0), "65536") << "opset " << opset;
+    EXPECT_EQ(a.scratch(0), "65536*min(16,threads)") << "opset " << opset;
   }
 }
 
@@ -217,6 +237,7 @@ std::int64_t lstm_arena_bytes(std::int64_t seq, bool memory_pattern) {
   b.output("Y").output("Yh").output("Yc");
   const std::string arena = std::string(
                                 "memory:\n"
+                                "  threads: {default: 1}\n"
                                 "  buffer_plan: free_list\n"
                                 "  arena:\n"
                                 "    initial_region_bytes: 1048576\n"

@@ -2,6 +2,7 @@
 // evaluate_expression (semantics.md "Expressions: Evaluation" and 15 item 7).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,32 @@ TEST(ExprEval, SemanticsItem7EvaluateExpression) {
   const ExprError e = error_of([] { cctx::evaluate_expression("16*N+64", {}); });
   EXPECT_EQ(e.kind(), ExprError::Kind::kUnknownSymbol);
   EXPECT_STREQ(e.what(), "unknown symbol 'N' in '16*N+64'");
+}
+
+TEST(ExprEval, ARuntimeParameterTakesItsDefaultWhenNotGiven) {
+  ExprPool pool;
+  const Expr n = pool.symbol("N");
+  const Expr threads = pool.declare_parameter("threads", 2, "the profile's");
+  const Expr bytes = pool.add(pool.mul(pool.integer(65536), pool.min(threads, pool.integer(16))),
+                              pool.mul(n, pool.integer(4)));
+  EXPECT_EQ(pool.eval(bytes, {{"N", 3}}), 2 * 65536 + 12);
+  EXPECT_EQ(pool.eval(bytes, {{"N", 3}, {"threads", 8}}), 8 * 65536 + 12);
+  EXPECT_EQ(pool.eval(bytes, {{"N", 3}, {"threads", 40}}), 16 * 65536 + 12);
+  std::int64_t value = 0;
+  EXPECT_TRUE(pool.parameter_default("threads", &value));
+  EXPECT_EQ(value, 2);
+  EXPECT_FALSE(pool.parameter_default("N"));
+  EXPECT_EQ(pool.find_symbol("threads")->origin, "the profile's");
+  // Bounds still hold: no run has zero threads.
+  EXPECT_EQ(error_of([&] {
+              pool.eval(bytes, {{"N", 3}, {"threads", 0}});
+            }).kind(),
+            ExprError::Kind::kOutOfBounds);
+  // Declaring it again changes the default; a default outside the bounds is refused.
+  pool.declare_parameter("threads", 4, "again");
+  EXPECT_EQ(pool.eval(bytes, {{"N", 1}}), 4 * 65536 + 4);
+  EXPECT_EQ(error_of([&] { pool.declare_parameter("threads", 0, "none"); }).kind(),
+            ExprError::Kind::kOutOfBounds);
 }
 
 TEST(ExprEval, EvaluationIsMemoisedPerCallNotAcrossCalls) {

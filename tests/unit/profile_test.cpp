@@ -286,6 +286,26 @@ TEST_F(ProfileTest, RuntimeMemoryKeys) {
             std::string::npos);
 }
 
+TEST_F(ProfileTest, MemoryThreadsDeclaresTheRuntimeParameter) {
+  const Profile a = load_profile(write("a.yaml", "memory: {threads: {default: auto}}\n"));
+  EXPECT_TRUE(a.memory.threads.declared);
+  EXPECT_EQ(a.memory.threads.default_threads, 0);  // auto: this machine's physical cores
+  EXPECT_EQ(a.memory.threads.session_bytes_per_thread, 0);
+  const Profile n = load_profile(
+      write("n.yaml", "memory: {threads: {default: 16, session_bytes_per_thread: 43800}}\n"));
+  EXPECT_EQ(n.memory.threads.default_threads, 16);
+  EXPECT_EQ(n.memory.threads.session_bytes_per_thread, 43800);
+  const Profile empty = load_profile(write("e.yaml", "memory: {threads: {}}\n"));
+  EXPECT_TRUE(empty.memory.threads.declared);
+  EXPECT_FALSE(load_profile(write("none.yaml", "memory: {}\n")).memory.threads.declared);
+  EXPECT_NE(error_in("memory: {threads: {default: 0}}\n").find("memory.threads.default"),
+            std::string::npos);
+  EXPECT_NE(error_in("memory: {threads: {default: many}}\n").find("memory.threads.default"),
+            std::string::npos);
+  EXPECT_NE(error_in("memory: {threads: {per_thread: 1}}\n").find("session_bytes_per_thread"),
+            std::string::npos);
+}
+
 TEST_F(ProfileTest, ArenaKeys) {
   const Profile p = load_profile(write(
       "p.yaml",

@@ -8,7 +8,9 @@ run_ort.mjs in no-arena mode under the allocation counter. ONNX Runtime's own al
 aligned family) then holds, during run 3, the output and the kernel's scratch, plus a few hundred
 bytes of small per-run blocks; that baseline is measured on a 1x1 Conv (no scratch) and
 subtracted. The rest is compared with the node's peak_scratch_bytes from `cctx analyze` under a
-profile loading the ai.onnx plugin then libcctx_onnxruntime.so with override: true. Tolerance:
+profile loading the ai.onnx plugin then libcctx_onnxruntime.so with override: true, evaluated at
+the thread count the case ran ONNX Runtime with (one unless it says; the runtime parameter
+`threads`). Tolerance:
 512 bytes plus 64 per temp-space allocation (glibc's posix_memalign slack, counted by
 malloc_usable_size), i.e. a few per cent for the recurrent ops, which make 10-30 allocations.
 """
@@ -27,16 +29,16 @@ HERE = pathlib.Path(__file__).resolve().parent
 F = TensorProto.FLOAT
 vi = helper.make_tensor_value_info
 PROFILE = ("plugins:\n  - name: onnx\n  - name: microsoft\n  - name: onnxruntime\n"
-           "    override: true\n")
+           "    override: true\nmemory: {threads: {default: 1}}\n")
 
 
 def weights(name, shape):
     return numpy_helper.from_array(np.zeros(shape, dtype=np.float32), name)
 
 
-def conv(c, m, spatial, kernel, **attrs):
+def conv(c, m, spatial, kernel, batch=1, **attrs):
     group = attrs.get("group", 1)
-    x = [1, c] + list(spatial)
+    x = [batch, c] + list(spatial)
     node = helper.make_node("Conv", ["X", "W"], ["Y"], kernel_shape=list(kernel), **attrs)
     out = vi("Y", F, ["n", "m"] + ["s%d" % i for i in range(len(spatial))])
     return [node], [vi("X", F, x)], [out], [weights("W", (m, c // group) + tuple(kernel))], \
@@ -152,6 +154,18 @@ CASES = [
     ("Conv 3x3x3 4->256 over 6x7x8", conv(4, 256, (6, 7, 8), (3, 3, 3))),
     ("Conv 1x5 k=5 4->8 over 1001", conv(4, 8, (1001,), (5,))),
     ("Conv 3x5 1->8 over 20x5 (full width)", conv(1, 8, (20, 5), (3, 5))),
+    # MLAS's segmented working buffer, 64 KiB per thread (the runtime parameter `threads`):
+    # as many as the work takes for one image, one per image (or group) for a batch.
+    ("Conv 3x3 stride 2 256->16 over 64x64, 4 threads",
+     conv(256, 16, (64, 64), (3, 3), strides=[2, 2], pads=[1, 1, 1, 1]) + (4,)),
+    ("Conv 3x3 stride 2 16->1 over 64x64, 4 threads (3)",
+     conv(16, 1, (64, 64), (3, 3), strides=[2, 2], pads=[1, 1, 1, 1]) + (4,)),
+    ("Conv 3x3 depthwise 32 over 57x61, 4 threads",
+     conv(32, 32, (57, 61), (3, 3), pads=[1, 1, 1, 1], group=32) + (4,)),
+    ("Conv 3x3 stride 2 64->16 batch 3, 2 threads",
+     conv(64, 16, (32, 32), (3, 3), batch=3, strides=[2, 2], pads=[1, 1, 1, 1]) + (2,)),
+    ("Conv 3x3 stride 2 64->16 batch 3, 8 threads",
+     conv(64, 16, (32, 32), (3, 3), batch=3, strides=[2, 2], pads=[1, 1, 1, 1]) + (8,)),
     ("ConvTranspose 3x3 stride 2 16->8 over 31x29",
      conv_transpose(16, 8, (31, 29), (3, 3), strides=[2, 2])),
     ("Where [257,129] x3", where([257, 129], [257, 129], [257, 129])),
@@ -167,6 +181,10 @@ CASES = [
     ("GroupQueryAttention H128 S300 (L2-sized tiles)",
      group_query_attention(True, False, b=1, s=300, h=128)),
     ("GroupQueryAttention decode after 500", group_query_attention(True, True, s=1, past=500)),
+    ("GroupQueryAttention decode after 500, 4 threads",
+     group_query_attention(True, True, s=1, past=500) + (4,)),
+    ("GroupQueryAttention H128 S300, 3 threads",
+     group_query_attention(True, False, b=1, s=300, h=128) + (3,)),
     ("GroupQueryAttention softcap (probabilities)",
      group_query_attention(True, True, softcap=30.0)),
     # GEMM output, transposes to NHWC, im2col columns or a depthwise indirection buffer.
@@ -208,10 +226,10 @@ def save(path, nodes, inputs, outputs, inits):
     onnx.save(model, str(path))
 
 
-def measure(build, work, model, inputs):
+def measure(build, work, model, inputs, threads):
     env = dict(os.environ, LD_PRELOAD=str(build / "lib/libcctx_alloc_counter.so"),
                CCTX_ALLOC_REPORT=str(work / "readings.txt"))
-    spec = {"model": str(model), "inputs": inputs, "mode": "no-arena",
+    spec = {"model": str(model), "inputs": inputs, "mode": "no-arena", "threads": threads,
             "ort": str(build / "validate/node_modules")}
     r = subprocess.run(["node", "--expose-gc", str(HERE / "run_ort.mjs"), json.dumps(spec)],
                        env=env, capture_output=True, text=True, check=False)
@@ -221,12 +239,20 @@ def measure(build, work, model, inputs):
     return m["run_tensor_bytes"] - m["output_bytes"]
 
 
-def predict(build, profile, model):
+def predict(build, profile, model, threads):
+    """The node's scratch, a formula in the runtime parameter `threads`, at that many threads."""
     r = subprocess.run([str(build / "bin/cctx"), "analyze", str(model), "--profile", str(profile),
                         "--format", "json"], capture_output=True, text=True, check=False)
     if r.returncode != 0:
         raise RuntimeError(f"cctx failed on {model}: {r.stderr.strip()}")
-    return int(json.loads(r.stdout)["nodes"][0]["peak_scratch_bytes"])
+    scratch = json.loads(r.stdout)["nodes"][0]["peak_scratch_bytes"]
+    if isinstance(scratch, int):
+        return scratch
+    r = subprocess.run([str(build / "bin/cctx"), "eval", str(scratch), f"threads={threads}"],
+                       capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"cctx eval failed on {scratch}: {r.stderr.strip()}")
+    return int(r.stdout.split()[-1])
 
 
 def main() -> int:
@@ -238,13 +264,16 @@ def main() -> int:
     profile = args.work / "ort-scratch.yaml"
     profile.write_text(PROFILE)
     rows, baseline, failures = [], None, 0
-    for k, (name, (nodes, ins, outs, inits, shapes, allocs)) in enumerate(CASES):
+    for k, (name, case) in enumerate(CASES):
+        nodes, ins, outs, inits, shapes, allocs = case[:6]
+        threads = case[6] if len(case) > 6 else 1
         model = args.work / f"case{k}.onnx"
         save(model, nodes, ins, outs, inits)
-        measured = measure(args.build, args.work, model, shapes)
+        measured = measure(args.build, args.work, model, shapes, threads)
         if baseline is None:
             baseline = measured  # the 1x1 Conv: no scratch, only the run's small blocks
-        rows.append((name, measured - baseline, predict(args.build, profile, model), allocs))
+        rows.append((name, measured - baseline, predict(args.build, profile, model, threads),
+                     allocs))
     print(f"baseline (small per-run blocks of ONNX Runtime's allocator): {baseline} bytes")
     print(f"{'case':45} {'measured':>9} {'predicted':>9} {'diff':>6}")
     for name, measured, predicted, allocs in rows:

@@ -136,6 +136,8 @@ def predict(tools: Tools, model: pathlib.Path, symbols: dict, shapes: dict,
         cmd += ["--eval", f"{name}={value}"]
     if profile:
         cmd += ["--profile", profile]
+        if "onnxruntime" in profile:  # the runtime parameter of ONNX Runtime's profiles
+            cmd += ["--eval", "threads=%d" % SESSION["threads"]]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"cctx exit {proc.returncode}: {proc.stderr.strip()[-400:]}")

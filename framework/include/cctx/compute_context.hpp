@@ -199,6 +199,9 @@ struct PeakEvaluation {
   /// run_bytes is activations and outputs; with an arena, its regions).
   std::int64_t weight_bytes = 0;
   std::int64_t run_scratch_bytes = 0;
+  /// The runtime's intra-op threads the figures are for (memory.threads: the assignment's
+  /// `threads`, else the profile's default); 0 when the profile declares none.
+  std::int64_t threads = 0;
 };
 
 /// Whether the reserve figure (PeakEvaluation::reserve_bytes) provably never shrinks as one

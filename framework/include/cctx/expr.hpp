@@ -150,6 +150,14 @@ class ExprPool {
   /// Declares `name` with `bounds` (profile entries). If it already exists its bounds are kept
   /// and the existing handle is returned.
   Expr declare_symbol(std::string_view name, Interval bounds);
+  /// A runtime parameter: the symbol `name` (declared with bounds [1, inf) if new, its bounds
+  /// kept otherwise) whose
+  /// value, when an assignment does not give one, is `value` (ONNX Runtime's intra-op threads:
+  /// `threads`, the profile's memory.threads.default). `origin` says where the default comes
+  /// from. A later call for the same name changes the default.
+  Expr declare_parameter(std::string_view name, std::int64_t value, std::string_view origin);
+  /// True when `symbol` is a runtime parameter (declare_parameter); `*value` gets its default.
+  bool parameter_default(std::string_view symbol, std::int64_t* value = nullptr) const;
   /// A new symbol named `base`, or `base_2`, `base_3`, ... if taken.
   Expr fresh_symbol(std::string_view base, Interval bounds, std::string_view origin);
   /// A symbol whose name is exactly `text` (an unparseable dim_param). Same text, same symbol.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct PluginSpec {
 enum class InplaceFallback { kNone, kStructural };
 
 /// Every key of a profile, with its default. See config/profiles/README.md.
+/// The runtime parameter `memory.threads` declares (Profile::Memory::Threads).
+inline constexpr std::string_view kThreadsSymbol = "threads";
+
 struct Profile {
   std::string name = "default";
   std::filesystem::path source;  ///< file it was read from (empty for built-in defaults)
@@ -98,6 +102,18 @@ struct Profile {
     std::int64_t run_overhead_bytes = 0;
     std::int64_t run_overhead_per_value_bytes = 0;
     std::int64_t run_overhead_per_node_bytes = 0;
+    /// The runtime's intra-op threads, `memory.threads`: when `declared`, the symbol `threads`
+    /// is a runtime parameter of every analysis (ExprPool::declare_parameter) whose value an
+    /// assignment may give (`--eval threads=16`) and otherwise is `default_threads` (0: this
+    /// machine's physical cores, ONNX Runtime's default). Kernels' per-thread working memory is
+    /// written in it by the plugins (the `onnxruntime` plugin's Conv and GroupQueryAttention),
+    /// and the session holds `session_bytes_per_thread` for each thread beyond the first (ONNX
+    /// Runtime's thread pool).
+    struct Threads {
+      bool declared = false;
+      std::int64_t default_threads = 0;
+      std::int64_t session_bytes_per_thread = 0;
+    } threads;
     /// What `cctx fit` keeps free under a budget: bytes + percent of the reserve, the runtime's
     /// measured error band (tests/validate/README.md, "cctx fit against ONNX Runtime").
     std::int64_t headroom_bytes = 0;

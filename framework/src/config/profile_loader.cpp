@@ -61,7 +61,9 @@ constexpr std::string_view kMemoryKeys[] = {"enabled",
                                             "run_overhead_per_node_bytes",
                                             "headroom_bytes",
                                             "headroom_percent",
+                                            "threads",
                                             "arena"};
+constexpr std::string_view kThreadsKeys[] = {"default", "session_bytes_per_thread"};
 constexpr std::string_view kArenaKeys[] = {"enabled",
                                            "initial_region_bytes",
                                            "max_doubling_bytes",
@@ -206,6 +208,7 @@ class ProfileReader {
   void apply_shapes(const Field& field, Profile::Shapes& shapes) const;
   void apply_inplace(const Field& field, Profile::Inplace& inplace) const;
   void apply_arena(const Field& field, Profile::Memory::Arena& arena) const;
+  void apply_threads(const Field& field, Profile::Memory::Threads& threads) const;
   Profile::Memory::Arena::Prepacked read_prepacked(const Field& item) const;
   bool read_enabled(const Field& field, std::string_view section, bool current) const;
   void apply_expressions(const Field& field, ExprLimits& limits) const;
@@ -351,6 +354,8 @@ void ProfileReader::apply_entry(const Entry& entry, Profile& profile) const {
         profile.memory.session_overhead_bytes = check_.integer(e.value, 0, std::int64_t{1} << 50);
       } else if (e.key == "arena") {
         apply_arena(e.value, profile.memory.arena);
+      } else if (e.key == "threads") {
+        apply_threads(e.value, profile.memory.threads);
       } else if (e.key == "execution_order") {
         profile.memory.execution_order = std::string(check_.one_of(e.value, kExecutionOrders));
       } else {
@@ -509,6 +514,20 @@ void ProfileReader::apply_arena(const Field& field, Profile::Memory::Arena& aren
       }
     } else {
       arena.initializers = check_.boolean(e.value);
+    }
+  }
+}
+
+// `threads:` declares the runtime parameter; `default: auto` is this machine's physical cores.
+void ProfileReader::apply_threads(const Field& field, Profile::Memory::Threads& threads) const {
+  threads.declared = true;
+  for (const Entry& e : check_.entries(field, "memory.threads", kThreadsKeys)) {
+    if (e.key == "default") {
+      threads.default_threads = check_.scalar(e.value, "auto or a number of threads") == "auto"
+                                    ? 0
+                                    : check_.integer(e.value, 1, 4096);
+    } else {
+      threads.session_bytes_per_thread = check_.integer(e.value, 0, std::int64_t{1} << 30);
     }
   }
 }

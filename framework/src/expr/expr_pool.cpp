@@ -45,6 +45,37 @@ Expr ExprPool::declare_symbol(std::string_view name, Interval bounds) {
       impl_->new_symbol(std::string(name), SymbolKind::kDeclared, bounds, ""));
 }
 
+Expr ExprPool::declare_parameter(std::string_view name, std::int64_t value,
+                                 std::string_view origin) {
+  // A count of something the runtime has (threads): at least one, also where a profile's
+  // `symbols:` (or an assignment of 0, which widens a symbol's bounds) said otherwise.
+  const Expr sym = declare_symbol(name, Interval{1, kPosInf});
+  const auto index = static_cast<std::size_t>(impl_->nodes[sym.id].aux);
+  if (impl_->symbols[index].bounds.lo < 1) {
+    narrow_bounds(sym, Interval{1, kPosInf}, "required by the runtime: at least one");
+  }
+  SymbolInfo& info = impl_->symbols[index];
+  if (value < info.bounds.lo || value > info.bounds.hi) {
+    throw ExprError(ExprError::Kind::kOutOfBounds, "the default " + std::to_string(value) +
+                                                       " of '" + quote_text(info.name) +
+                                                       "' is outside its bounds");
+  }
+  info.origin = std::string(origin);
+  // The definition is the interned integer: eval() expands a symbol without a value into its
+  // definition, as it does a size cap's, and leaf_symbols() sees no symbol behind it.
+  impl_->symbol_definition[index] = impl_->integer(value).id;
+  return sym;
+}
+
+bool ExprPool::parameter_default(std::string_view symbol, std::int64_t* value) const {
+  const std::optional<Expr> d = definition(symbol);
+  if (!d) return false;
+  const detail::Node& n = impl_->nodes[d->id];
+  if (n.kind != detail::Kind::kInt) return false;  // a size cap's expression
+  if (value != nullptr) *value = n.aux;
+  return true;
+}
+
 Expr ExprPool::fresh_symbol(std::string_view base, Interval bounds, std::string_view origin) {
   check_bounds(base, bounds);
   return impl_->fresh(base, bounds, std::string(origin));

@@ -11,6 +11,7 @@
 #include "pipeline/analysis_state.hpp"
 #include "pipeline/arena_replay.hpp"
 #include "pipeline/derived_bounds.hpp"
+#include "pipeline/physical_cores.hpp"
 
 namespace cctx {
 
@@ -184,6 +185,15 @@ void ComputeContext::compute(const Model& model) {
   s.model = &model;
   s.pool = std::make_unique<ExprPool>(s.options.expressions);
   for (const auto& [name, bounds] : s.options.symbols) s.pool->declare_symbol(name, bounds);
+  if (const Profile::Memory::Threads& t = s.options.memory.threads; t.declared) {
+    // Before any rule runs: the plugins' scratch formulas name the same symbol.
+    static const std::int64_t cores = physical_cores();
+    const std::int64_t value = t.default_threads > 0 ? t.default_threads : cores;
+    s.pool->declare_parameter(
+        kThreadsSymbol, value,
+        "the runtime's intra-op threads (memory.threads; default " + std::to_string(value) +
+            (t.default_threads > 0 ? ", the profile's" : ", this machine's physical cores") + ")");
+  }
   run_stages(s, model);
   // The decision log is kept across computes (clear_events() empties it): this run's events
   // follow the earlier ones.
@@ -433,9 +443,19 @@ PeakEvaluation ComputeContext::evaluate_peak(const Assignment& assignment) const
   }
   // Initializers are never released: node 0 holds them all.
   // The per-node part is below 2^30 per node and node counts below 2^32: no overflow.
-  const std::int64_t session_overhead =
+  std::int64_t session_overhead =
       state_->options.memory.session_overhead_bytes +
       state_->options.memory.session_overhead_per_node_bytes * static_cast<std::int64_t>(count);
+  if (const Profile::Memory::Threads& t = state_->options.memory.threads; t.declared) {
+    // The thread pool's own structures, per thread beyond the first (the one that calls run).
+    result.threads = state_->pool->eval(state_->pool->symbol(kThreadsSymbol), assignment);
+    std::int64_t pool_bytes = 0;
+    if (__builtin_mul_overflow(result.threads - 1, t.session_bytes_per_thread, &pool_bytes) ||
+        __builtin_add_overflow(session_overhead, pool_bytes, &session_overhead)) {
+      throw ExprError(ExprError::Kind::kOverflow,
+                      "integer overflow: the thread pool's bytes are more than 2^63 - 1");
+    }
+  }
   result.session_bytes = session_overhead;
   if (count > 0) {
     const MemoryProfile& first = state_->memory.nodes[0];

@@ -202,6 +202,7 @@ Json peak_json(const ComputeContext& ctx, const ReportOptions& options) {
                            {"reserve_bytes", e.reserve_bytes},
                            {"weight_bytes", e.weight_bytes},
                            {"run_scratch_bytes", e.run_scratch_bytes}});
+    if (e.threads > 0) evaluations.back()["threads"] = e.threads;
     if (k < options.names.size()) evaluations.back()["scenario"] = options.names[k];
     if (options.budget > 0) evaluations.back()["within_budget"] = e.reserve_bytes <= options.budget;
     if (const std::optional<KvFigures> f = evaluate_kv_cache(ctx.pool(), kv, a)) {

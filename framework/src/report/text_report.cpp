@@ -213,7 +213,7 @@ std::string defined_symbols(ExprPool& pool, bool floating) {
   for (const SymbolInfo& s : pool.symbols()) {
     if (pool.is_float_size(s.name) != floating) continue;
     std::optional<std::string> text = pool.definition_text(s.name);
-    if (!text) continue;
+    if (!text || pool.parameter_default(s.name)) continue;  // a runtime parameter: no size
     if (count++ == 0) {
       out += floating ? "Sizes computed in floating point (evaluated as the runtime rounds them):\n"
                       : "Size-capped expressions (evaluated in full):\n";
@@ -287,9 +287,11 @@ std::string scenario_table(const ComputeContext& ctx, const std::vector<PeakEval
 /// to reserve"), the budget's verdict, the KV cache's bytes.
 std::string reserve_lines(const PeakEvaluation& e, const KvCache& kv,
                           const std::optional<KvFigures>& cache, std::int64_t budget) {
-  std::string out =
-      fmt::format("    reserve {} bytes ({}) = session {} + inputs {} + run {}\n", e.reserve_bytes,
-                  byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes, e.run_bytes);
+  std::string out = fmt::format(
+      "    reserve {} bytes ({}) = session {} + inputs {} + run {}{}\n", e.reserve_bytes,
+      byte_units(e.reserve_bytes), e.session_bytes, e.input_bytes, e.run_bytes,
+      e.threads > 0 ? fmt::format(", at {} thread{}", e.threads, e.threads == 1 ? "" : "s")
+                    : std::string());
   out += fmt::format("    of which: weights {}, runtime {}; ", e.weight_bytes,
                      e.session_bytes - e.weight_bytes);
   out += cache ? fmt::format("inputs {} (KV cache {}); ", e.input_bytes, cache->past)

@@ -113,7 +113,8 @@ std::optional<std::string> specialization_reason(const ComputeContext& ctx,
   // given to an internal symbol (bytes_Y=24) is the user's own answer for the symbolic analysis.
   const std::set<std::string> inputs = input_symbols(ctx);
   for (const auto& [name, value] : given) {
-    if (inputs.count(name) == 0) return std::nullopt;
+    // A runtime parameter (threads) is no size: it changes no shape.
+    if (inputs.count(name) == 0 && !ctx.pool().parameter_default(name)) return std::nullopt;
   }
   if (ctx.failed_requirement(given)) return std::nullopt;
   // A node choosing between bodies (an If) that the analysis could not decide holds the larger
@@ -150,8 +151,14 @@ std::vector<std::vector<BoundedSymbol>> check_and_complete(const ComputeContext&
   const std::string from(source);
   for (const Assignment& a : assignments) {
     for (const auto& [name, value] : a) {
-      if (ctx.pool().find_symbol(name) == nullptr) {
+      const SymbolInfo* symbol = ctx.pool().find_symbol(name);
+      if (symbol == nullptr) {
         throw Error(from + ": the model has no symbol '" + name + "'" + model_symbols_text(ctx),
+                    ExitCode::kUsage);
+      }
+      if (value < symbol->bounds.lo && ctx.pool().parameter_default(name)) {
+        throw Error(from + ": " + name + "=" + std::to_string(value) + ": " + symbol->origin +
+                        " must be at least " + std::to_string(symbol->bounds.lo),
                     ExitCode::kUsage);
       }
     }
@@ -294,7 +301,9 @@ Evaluation Session::evaluate(std::vector<Assignment> assignments, std::string_vi
           specialization_reason(*symbolic_, assignments, needed_symbols(*symbolic_))) {
     if (!fixed_ || fixed_at_ != assignments[0]) {
       Profile at_sizes = host_->profile();
-      for (const auto& [name, value] : assignments[0]) at_sizes.fixed_sizes[name] = value;
+      for (const auto& [name, value] : assignments[0]) {
+        if (!symbolic_->pool().parameter_default(name)) at_sizes.fixed_sizes[name] = value;
+      }
       auto fixed = std::make_unique<ComputeContext>(host_->registry(), std::move(at_sizes));
       fixed->compute(*model_);
       needed_.erase(fixed_.get());

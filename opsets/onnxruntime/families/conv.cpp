@@ -1,6 +1,7 @@
 // Conv and ConvTranspose as ONNX Runtime's CPU kernels run them (cpu/nn/conv.cc with MLAS's
-// MlasConvPrepare, cpu/nn/conv_transpose.cc), one thread: the working buffer each call allocates
-// from the temp-space allocator and frees before it returns.
+// MlasConvPrepare, cpu/nn/conv_transpose.cc): the working buffer each call allocates from the
+// temp-space allocator and frees before it returns, one per thread where MLAS splits the work
+// (the runtime parameter `threads`, ort_kit.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,8 +13,29 @@ namespace cctx::opsets::onnxruntime {
 namespace {
 
 /// MLAS's working buffer for the segmented im2col: MLAS_SGEMM_STRIDEN x MLAS_SGEMM_STRIDEK =
-/// 128 x 128 floats per thread, one thread.
+/// 128 x 128 floats per thread.
 constexpr std::int64_t kMlasWorkingBufferBytes = std::int64_t{128} * 128 * 4;
+/// MLAS splits a single image's GEMM into one thread per 64 Ki multiply-adds
+/// (MLAS_SGEMM_THREAD_COMPLEXITY), at most 16 threads (MLAS_MAXIMUM_THREAD_COUNT).
+constexpr std::int64_t kMlasThreadComplexity = 65536;
+constexpr std::int64_t kMlasMaximumThreads = 16;
+
+/// The threads that take a segmented working buffer each, as MlasConvPrepare of ONNX Runtime 1.30
+/// counts them (measured: 1x256x64x64 with 16 3x3 filters, stride 2, takes 1, 2, 4, 8 buffers at
+/// 1, 2, 4, 8 threads; a batch of 3 takes 2 at 2 threads and 3 at 8):
+///   more than one image or group: min(threads, batch x groups);
+///   one image of one group: min(threads, 16, F x OutputSize x K / 64 Ki + 1), and 1 when
+///   OutputSize is at most 16 (one thread's stride of 16 outputs covers it). MLAS may drop one more
+///   thread when the strides, rounded to 16 outputs, cover the output with one fewer; the
+///   estimate keeps it (at most one buffer over).
+Dim segmented_threads(const INodeView& node, Dim batch_groups, Dim multiply_adds, Dim output_size) {
+  const Dim threads = intra_op_threads(node);
+  Dim single =
+      min(threads, min(floor_div(multiply_adds, kMlasThreadComplexity) + 1, kMlasMaximumThreads));
+  std::int64_t outputs = 0;
+  if (output_size.get_int(&outputs) && outputs <= 16) single = node.constant(1);
+  return select_less(batch_groups, node.constant(2), single, min(threads, batch_groups));
+}
 
 /// MLAS's GemmDirect cases, which need no buffer: strides 1, no padding and a 1x1 kernel (any
 /// dilation); or, in 2-D, strides 1, no padding, dilations 1, one input channel per group and a
@@ -38,7 +60,8 @@ bool mlas_direct(const Window& w, const Shape& x, Dim channels_per_group) {
 /// OutputSize = prod(output spatial dims), F = M/group:
 ///   GemmDirect (mlas_direct)  -> 0;
 ///   F > OutputSize            -> full im2col, OutputSize * K * 4;
-///   otherwise                 -> the segmented working buffer, 65536.
+///   otherwise                 -> the segmented working buffer, 65536 per thread
+///                                (segmented_threads).
 /// The choice between the last two is exact for symbolic dims (select_less). Kernel rank > 3 and
 /// other element types take the generic path: a K * OutputSize * e column buffer, none for 1x1
 /// kernels with strides 1 and no padding.
@@ -64,12 +87,20 @@ Status conv_scratch(const INodeView& node, IScratchSink& out) {
   const bool mlas = node.input_dtype(0) == dtype::kFloat && win.spatial() <= 3;
   if (!mlas) return out.set_bytes(pointwise ? node.constant(0) : im2col);
   if (mlas_direct(win, x, channels_per_group)) return out.set_bytes(node.constant(0));
-  const Dim segmented = node.constant(kMlasWorkingBufferBytes);
+  const Dim batch_groups = x.dims[0] * group;
+  const Dim k = channels_per_group * kernel_size;
   if (!w_known) {
-    // Without W's shape, M (hence F) is unknown: the larger of the two buffers.
+    // Without W's shape, M (hence F) is unknown: the larger of the two buffers, with as many
+    // threads as the work could take.
+    const Dim most = node.constant(kMlasThreadComplexity * kMlasMaximumThreads);
+    const Dim segmented =
+        segmented_threads(node, batch_groups, most, output_size) * kMlasWorkingBufferBytes;
     return out.set_bytes(max(im2col, segmented));
   }
   const Dim filters_per_group = exact_div(w.dims[0], group);
+  const Dim segmented =
+      segmented_threads(node, batch_groups, filters_per_group * output_size * k, output_size) *
+      kMlasWorkingBufferBytes;
   return out.set_bytes(select_less(output_size, filters_per_group, im2col, segmented));
 }
 

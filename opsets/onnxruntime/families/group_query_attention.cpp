@@ -7,7 +7,8 @@
 //     (B x S int64; one at a prompt: the estimate keeps B x S);
 //   - the attention itself, one of two paths:
 //     - flash attention (float32, no softcap, no smooth softmax or head sink, no attention bias,
-//       no QK output, no quantized cache): one buffer per thread (one thread here). A prompt
+//       no QK output, no quantized cache): one buffer per thread of the pool (the runtime
+//       parameter `threads`; measured at 1 and 4 threads on tests/decoders' genai models). A prompt
 //       takes tiles of q_block x kv_block scores with the running maximum and sum and a
 //       q_block x H accumulator: kv_block0 = max(1, L2 / (32 H)), q_block = min(kv_block0,
 //       2 H, S), kv_block = min(kv_block0, T), q_block x (2 + kv_block + H) floats. A decode
@@ -107,7 +108,9 @@ Status scratch(const INodeView& node, sdk::IScratchSink& out, std::int64_t l2_by
   const Dim q_block = min(sequence, std::min(kv_block0, 2 * head_size));
   const Dim tiles = q_block * (min(total, kv_block0) + (2 + head_size)) * 4;
   const Dim row = (total + head_size) * 4;
-  return out.set_bytes(bytes + select_less(sequence, node.constant(2), row, tiles));
+  // One buffer per thread of the pool (ThreadPool::DegreeOfParallelism).
+  return out.set_bytes(bytes + select_less(sequence, node.constant(2), row, tiles) *
+                                   intra_op_threads(node));
 }
 
 class GroupQueryAttentionScratch final : public sdk::IScratchEstimator {
