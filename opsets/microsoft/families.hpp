@@ -27,6 +27,7 @@ void register_conv(Registration& reg);          // FusedConv, NhwcConv
 /// NhwcMaxPool: the QOperator format and ONNX Runtime's rewrites of QDQ pairs.
 void register_qlinear(Registration& reg);
 void register_misc(Registration& reg);         // Range, Trilu
+void register_recurrent(Registration& reg);    // DynamicQuantizeLSTM
 void register_beam_search(Registration& reg);  // BeamSearch
 /// The com.microsoft.nchwc operators (ONNX Runtime's blocked-layout CNN graph), version 1:
 /// ReorderInput, ReorderOutput, Conv, MaxPool, AveragePool, the Global pools, Upsample.

@@ -26,6 +26,7 @@ constexpr Family kFamilies[] = {
     register_conv,
     register_qlinear,
     register_misc,
+    register_recurrent,
     register_beam_search,
 };
 

@@ -18,6 +18,8 @@ void register_inplace(Registration& reg);    // the in-place kernels: aliases, u
 const cctx::sdk::IScratchEstimator& conv_scratch_estimator();
 /// QLinearConv's buffers (ai.onnx's and com.microsoft's channels-last one).
 const cctx::sdk::IScratchEstimator& qlinear_conv_scratch_estimator();
+/// LSTM's workspaces, which com.microsoft DynamicQuantizeLSTM shares (with its 8-bit buffers).
+const cctx::sdk::IScratchEstimator& lstm_scratch_estimator();
 /// A working buffer the size of input 0 (HardSwish's temporary; BiasGelu's, FastGelu's).
 const cctx::sdk::IScratchEstimator& input_sized_scratch_estimator();
 /// com.microsoft kernels (BiasGelu, FastGelu, FusedConv) and the NCHWc Conv: scratch, in place.

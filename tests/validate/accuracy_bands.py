@@ -3,7 +3,8 @@
 
     accuracy_bands.py --build BUILD --work DIR
 
-The committed PyTorch exports (tests/models) at two sizes each, symbolic, measured by
+The committed PyTorch exports (tests/models, and two of them as ONNX Runtime's dynamic
+quantization writes them: tests/models/dynamic_quantized) at two sizes each, symbolic, measured by
 validate.py under the allocation counter in both of ONNX Runtime's settings: its defaults
 (graph optimisation level all, profiles onnxruntime-cpu-no-arena / onnxruntime-cpu) and the lab
 setting (optimisations off, the -unoptimized profiles), arena off and on, one thread. Every
@@ -29,6 +30,11 @@ SPECS = [
      [{"batch": 1, "seq": 64}, {"batch": 4, "seq": 128}]),
     ("lstm_gru", "x", ["batch", "seq", 8], [{"batch": 4, "seq": 64}, {"batch": 8, "seq": 128}]),
     ("control_flow", "x", ["batch", "seq", 8], [{"batch": 4, "seq": 64}, {"batch": 8, "seq": 128}]),
+    # As onnxruntime.quantization.quantize_dynamic writes them (tests/models/dynamic_quantized).
+    ("dynamic_quantized/transformer_encoder_dyn", "x", ["batch", "seq", 32],
+     [{"batch": 1, "seq": 64}, {"batch": 4, "seq": 128}]),
+    ("dynamic_quantized/lstm_gru_dyn", "x", ["batch", "seq", 8],
+     [{"batch": 4, "seq": 64}, {"batch": 8, "seq": 128}]),
 ]
 DTYPES = {"ids": "int64"}
 
@@ -37,7 +43,7 @@ def manifest(work: pathlib.Path) -> None:
     work.mkdir(parents=True, exist_ok=True)
     models = []
     for name, input_name, dims, sizes in SPECS:
-        link = work / f"{name}.onnx"
+        link = work / f"{pathlib.Path(name).name}.onnx"
         if not link.exists():
             link.symlink_to(MODELS / f"{name}.onnx")
         entries = []
@@ -45,7 +51,7 @@ def manifest(work: pathlib.Path) -> None:
             shape = [symbols[d] if isinstance(d, str) else d for d in dims]
             entries.append({"label": "_".join(f"{k}{v}" for k, v in symbols.items()),
                             "symbols": symbols, "shapes": {input_name: shape}})
-        models.append({"name": name, "family": "committed",
+        models.append({"name": pathlib.Path(name).name, "family": "committed",
                        "inputs": {input_name: {"dtype": DTYPES.get(input_name, "float32"),
                                                "dims": dims}},
                        "symbolic": link.name, "sizes": entries})

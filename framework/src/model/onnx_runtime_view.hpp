@@ -10,12 +10,10 @@
 
 namespace cctx::detail {
 
-/// A dim ONNX Runtime's inference names: a non-empty dim_param. ONNX's InferShapes names the
-/// dims it cannot infer `unk__N`; ONNX Runtime's leaves them unnamed, and unnamed dims never
-/// match.
+/// A dim ONNX Runtime's inference names: a non-empty dim_param (RuntimeTypes leaves the
+/// `unk__N` ONNX's inference invents unnamed, as ONNX Runtime's does; unnamed dims never match).
 inline bool runtime_named_dim(const onnx::TensorShapeProto::Dimension& d) {
-  return d.has_dim_param() && !d.dim_param().empty() &&
-         !std::string_view(d.dim_param()).starts_with("unk__");
+  return d.has_dim_param() && !d.dim_param().empty();
 }
 
 /// Two dims the same as the runtime's fusions test them: the same positive integer or the same

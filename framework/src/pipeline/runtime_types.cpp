@@ -7,6 +7,24 @@
 
 namespace cctx {
 
+namespace {
+
+/// The dim names the graph's declarations (inputs, value_info, outputs) write.
+std::unordered_set<std::string> dim_names_in(const onnx::GraphProto& g) {
+  std::unordered_set<std::string> names;
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
+    for (const onnx::ValueInfoProto& vi : *list) {
+      if (!vi.type().has_tensor_type()) continue;
+      for (const onnx::TensorShapeProto::Dimension& d : vi.type().tensor_type().shape().dim()) {
+        if (d.has_dim_param()) names.insert(d.dim_param());
+      }
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
 std::optional<RuntimeTypes> RuntimeTypes::infer(const Model& model) {
   // ONNX's inference runs in cctx's module of libonnx, whose protobuf messages are its own
   // (onnx_library.hpp): the model crosses serialized and the inferred model comes back the same
@@ -21,9 +39,25 @@ std::optional<RuntimeTypes> RuntimeTypes::infer(const Model& model) {
     onnx::ModelProto inferred;
     if (!inferred.ParseFromString(serialized)) return std::nullopt;
     RuntimeTypes out;
+    // ONNX's inference names the dims it cannot infer `unk__N`; ONNX Runtime's leaves them
+    // unnamed, and unnamed dims never match. A name the file itself writes is a name to ONNX
+    // Runtime, `unk__N` too: tools save ONNX's inference in the model (onnxruntime.quantization
+    // does), and ONNX Runtime reads those shapes as they are (its SkipLayerNormFusion fuses the
+    // residual Adds of a dynamically quantized encoder on them).
+    const std::unordered_set<std::string> written = dim_names_in(model.proto().graph());
     const onnx::GraphProto& g = inferred.graph();
     for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
-      for (const onnx::ValueInfoProto& vi : *list) out.types_[vi.name()] = vi.type();
+      for (const onnx::ValueInfoProto& vi : *list) {
+        onnx::TypeProto& type = out.types_[vi.name()] = vi.type();
+        if (!type.has_tensor_type() || !type.tensor_type().has_shape()) continue;
+        for (onnx::TensorShapeProto::Dimension& d :
+             *type.mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+          if (d.has_dim_param() && d.dim_param().starts_with("unk__") &&
+              written.count(d.dim_param()) == 0) {
+            d.clear_dim_param();
+          }
+        }
+      }
     }
     for (const onnx::TensorProto& init : model.proto().graph().initializer()) {
       onnx::TypeProto type;

@@ -128,7 +128,10 @@ class Rewriter {
         if (!nodes_[i].alive || made >= budget) break;
         if (!rule->builtin.empty() || !op_matches(rule->pattern.back(), nodes_[i])) continue;
         // Each commutative node met while matching may take its inputs in either order: the
-        // orders are tried in turn (the first 2^4 of them) until one match can be applied.
+        // orders are tried in turn (the first 2^4 of them) until one match can be applied. An
+        // order that fails early meets fewer of them than another: the most any order met
+        // decides how many orders there are.
+        std::uint32_t most_seen = 0;
         for (std::uint32_t mask = 0; mask < 16; ++mask) {
           Binding b;
           b.matched.assign(rule->pattern.size(), kNone);
@@ -140,7 +143,8 @@ class Rewriter {
             ++made;
             break;
           }
-          if (mask + 1 >= (1u << std::min<std::uint32_t>(commutative_seen_, 4))) break;
+          most_seen = std::max(most_seen, commutative_seen_);
+          if (mask + 1 >= (1u << std::min<std::uint32_t>(most_seen, 4))) break;
         }
       }
     }

@@ -11,6 +11,8 @@
 //                       packed at load (packed: constant, and uint8 A: MLAS packs no int8 x int8
 //                       B on this machine class, measured); the int32 product, 4 * M * N, when
 //                       the output is requantized (y_scale given)
+//   DynamicQuantizeMatMul A quantized to 8 bits, numel(A) bytes
+//   DynamicQuantizeLSTM LSTM's workspaces and the 8-bit input and int32 step buffers (rnn.cpp)
 //   GroupQueryAttention in group_query_attention.cpp
 // FusedConv and the NCHWc Conv may write their output into the Sum input (MayInplace(3, 0)).
 
@@ -21,6 +23,16 @@
 
 namespace cctx::opsets::onnxruntime {
 namespace {
+
+/// DynamicQuantizeMatMul (contrib_ops/cpu/quantization/dynamic_quantize_matmul.cc): A quantized
+/// to 8 bits in a buffer of its own, numel(A) bytes (x86: MLAS's dynamic-quantization kernels
+/// are ARM's).
+Status dynamic_quantize_matmul_scratch(const INodeView& node, IScratchSink& out) {
+  Shape a;
+  if (!known_shape(node, 0, &a)) return unsupported("A's shape unknown");
+  return out.set_bytes(numel(node, a));
+}
+constinit const FnScratchEstimator kDynamicQuantizeMatMulScratch{&dynamic_quantize_matmul_scratch};
 
 constexpr sdk::kit::FnInplacePolicy kSumInPlace{
     [](const INodeView&, sdk::IInplaceSink& out) { return out.may_reuse(0, 3); }};
@@ -54,6 +66,8 @@ Status register_contrib(sdk::IRegistrar& r) {
   ms.scratch("FusedConv", 1, conv_scratch_estimator());
   ms.scratch("QLinearConv", 1, qlinear_conv_scratch_estimator());
   ms.scratch("QGemm", 1, kQGemmScratch);
+  ms.scratch("DynamicQuantizeMatMul", 1, kDynamicQuantizeMatMulScratch);
+  ms.scratch("DynamicQuantizeLSTM", 1, lstm_scratch_estimator());
   ms.inplace("FusedConv", 1, kSumInPlace);
   if (!ms.ok()) return ms.status();
   Registration nchwc = sdk::kit::register_domain(r, "com.microsoft.nchwc", 1, 1);

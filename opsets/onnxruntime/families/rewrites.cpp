@@ -119,7 +119,33 @@ void register_basic(Registration& reg) {
               "y = Conv(x, w, ?b) [c]", kBasic);
 }
 
+// What onnxruntime.quantization.quantize_dynamic writes for a MatMul (x quantized at every run,
+// W int8 or uint8), as ONNX Runtime fuses it: MatMulIntegerToFloatFusion (MatMulInteger, the Cast
+// of its int32 product to float, the Mul by the product of the two scales and a bias Add of a
+// 1-D constant, one kernel), then DynamicQuantizeMatMulFusion (the DynamicQuantizeLinear in
+// front, whose three outputs only that kernel reads). The bias form first, in a pass of its own:
+// rules go node by node, and the Mul before the Add would otherwise fuse alone. (ONNX Runtime
+// 1.30 leaves a fusion whose Add makes a graph output alone, a ViT's classifier; the form without
+// the bias still fuses it here, one int32 and one float value of [batch, classes] fewer.)
+void register_dynamic_quantization(Registration& reg) {
+  constexpr const char* kProduct =
+      "m = MatMulInteger(a, b, ?az, ?bz); c = Cast{to=1}(m); k = Mul{ordered}(as, bs)\n"
+      "y = Mul(c, k)";
+  constexpr const char* kDynamicQuantizeMatMul =
+      "q, s, z = DynamicQuantizeLinear(x)\n"
+      "y = com.microsoft:MatMulIntegerToFloat(q, b, s, bs, z, ?bz, ?bias)";
+  constexpr const char* kFused = "y = com.microsoft:DynamicQuantizeMatMul(x, b, bs, ?bz, ?bias)";
+  reg.rewrite("MatMulIntegerToFloatFusion(bias)",
+              (std::string(kProduct) + "; o = Add(y, const bias{rank=1, d0>1})").c_str(),
+              "o = com.microsoft:MatMulIntegerToFloat(a, b, as, bs, ?az, ?bz, bias)", kQdqSelect);
+  reg.rewrite("DynamicQuantizeMatMulFusion(bias)", kDynamicQuantizeMatMul, kFused, kQdqSelect);
+  reg.rewrite("MatMulIntegerToFloatFusion", kProduct,
+              "y = com.microsoft:MatMulIntegerToFloat(a, b, as, bs, ?az, ?bz)", kExtended);
+  reg.rewrite("DynamicQuantizeMatMulFusion", kDynamicQuantizeMatMul, kFused, kExtended);
+}
+
 void register_extended(Registration& reg) {
+  register_dynamic_quantization(reg);
   reg.rewrite("ConvActivationFusion",
               (std::string("c = Conv(x, w, ?b); y = ") + kActivations + "(c, ?const lo, ?const hi)")
                   .c_str(),

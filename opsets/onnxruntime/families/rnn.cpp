@@ -52,7 +52,9 @@ bool recurrent_dims(const INodeView& node, RecurrentDims* d, std::string* why) {
   return true;
 }
 
-/// LSTM (LSTMBase::ComputeImpl, UniDirectionalLstm), block by block in the kernel's order, in
+/// LSTM (LSTMBase::ComputeImpl, UniDirectionalLstm), and com.microsoft DynamicQuantizeLSTM
+/// (dynamic_quantize_lstm.cc: the same objects over 8-bit weights, its hidden_size attribute
+/// required), block by block in the kernel's order, in
 /// elements of X's type: D*B*H for Y_h and for Y_c when the node does not produce them; then
 /// each direction's object (forward first): H (hidden0), H (internal_memory_prev), 3 x BH
 /// (batched hidden0, internal memory prev and clipped), 4HBS (output_iofc), [4 x H with bias B],
@@ -79,6 +81,15 @@ Status lstm_scratch(const INodeView& node, IScratchSink& out) {
   if (d.reverse) object(true);
   if (!has_input(node, 4)) {
     blocks.insert(blocks.end(), (d.forward ? 1 : 0) + (d.reverse ? 1 : 0), 4 * d.batch);
+  }
+  if (node.is_op("DynamicQuantizeLSTM")) {
+    // UniDirectionalLstm::AllocateQuantizeBuffers, as each direction computes: X (then each
+    // step's hidden state) quantized to 8 bits, max(S*B*I, B*H) bytes, and the int32 product of
+    // a step, B*4H*4 bytes.
+    const Dim quantized_input = max(d.seq * d.batch * d.input, d.batch * d.hidden);
+    for (int k = (d.forward ? 1 : 0) + (d.reverse ? 1 : 0); k > 0; --k) {
+      blocks.insert(blocks.end(), {quantized_input, d.batch * d.hidden * 16});
+    }
   }
   return add_blocks(out, blocks);
 }
@@ -137,5 +148,7 @@ void register_rnn(Registration& reg) {
   register_every_version(reg, "GRU", 1, kGruScratch);
   register_every_version(reg, "RNN", 1, kRnnScratch);
 }
+
+const sdk::IScratchEstimator& lstm_scratch_estimator() { return kLstmScratch; }
 
 }  // namespace cctx::opsets::onnxruntime
