@@ -108,8 +108,9 @@ validate: build validate-deps
 	$(MAKE) quantized
 
 # Quantized models (tests/validate/quantize_models.py: QDQ and QOperator forms of the suite's
-# CNNs, written by onnxruntime.quantization in the decoders' environment) measured against ONNX
-# Runtime with graph optimisation off (the unoptimized profiles) and at level all.
+# CNNs and dynamic quantization of its transformers and RNNs, written by onnxruntime.quantization
+# in the decoders' environment) measured against ONNX Runtime with graph optimisation off (the
+# unoptimized profiles) and at level all.
 quantized: build validate-deps
 	sh tests/validate/install_ort.sh $(BUILD)/validate
 	@[ -f $(BUILD)/validate/models/manifest.json ] || \

@@ -9,7 +9,10 @@ symbolic exports only, at the float models' sizes), for validate.py --models OUT
   - QDQ format (QuantizeLinear/DequantizeLinear pairs around float operators: what
     onnxruntime.quantization.quantize_static writes by default, and what ONNX Runtime rewrites
     into QLinearConv, QGemm, ... when it optimises);
-  - QOperator format (QLinearConv, QLinearAdd, QLinearGlobalAveragePool, ... written directly).
+  - QOperator format (QLinearConv, QLinearAdd, QLinearGlobalAveragePool, ... written directly);
+  - dynamic quantization of the transformers and recurrent models (quantize_dynamic: int8
+    weights, activations quantized at every run), which ONNX Runtime runs as
+    DynamicQuantizeMatMul, MatMulIntegerToFloat and DynamicQuantizeLSTM.
 Each float model is first pre-processed as the quantizer asks (quant_pre_process: ONNX Runtime's
 basic optimisations and symbolic shape inference). Calibration reads four random images of the
 smallest size (the ranges do not change memory).
@@ -21,12 +24,17 @@ import sys
 
 import numpy as np
 import onnx
-from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                      quantize_dynamic, quantize_static)
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
-# (float model, format): three CNN families in QDQ form, two in QOperator form.
+# (float model, format): three CNN families in QDQ form, two in QOperator form; the
+# transformers and recurrent models as quantize_dynamic writes them (int8 weights, the
+# activations quantized at every run: DynamicQuantizeLinear + MatMulInteger, DynamicQuantizeLSTM).
 PLAN = [("resnet18", "qdq"), ("mobilenet_v2", "qdq"), ("squeezenet1_1", "qdq"),
-        ("resnet18", "qoperator"), ("mobilenet_v2", "qoperator")]
+        ("resnet18", "qoperator"), ("mobilenet_v2", "qoperator"),
+        ("gpt_decoder", "dynamic"), ("transformer_encoder", "dynamic"), ("vit_tiny", "dynamic"),
+        ("crnn_ocr", "dynamic"), ("lstm", "dynamic")]
 
 
 class RandomImages(CalibrationDataReader):
@@ -62,12 +70,16 @@ def main():
             shape = model["sizes"][0]["shapes"][input_name]
             prepared = out / f"{name}.prepared.onnx"
             try:
-                if not prepared.exists():
-                    quant_pre_process(str(src / model["symbolic"]), str(prepared))
-                quantize_static(str(prepared), str(target),
-                                RandomImages(input_name, shape),
-                                quant_format=QuantFormat.QDQ if form == "qdq"
-                                else QuantFormat.QOperator)
+                if form == "dynamic":  # as its users call it: the float export, int8 weights
+                    quantize_dynamic(str(src / model["symbolic"]), str(target),
+                                     weight_type=QuantType.QInt8)
+                else:
+                    if not prepared.exists():
+                        quant_pre_process(str(src / model["symbolic"]), str(prepared))
+                    quantize_static(str(prepared), str(target),
+                                    RandomImages(input_name, shape),
+                                    quant_format=QuantFormat.QDQ if form == "qdq"
+                                    else QuantFormat.QOperator)
                 onnx.checker.check_model(str(target))
             except Exception as e:  # pylint: disable=broad-except
                 target.unlink(missing_ok=True)
