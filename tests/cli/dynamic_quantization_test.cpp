@@ -121,8 +121,8 @@ TEST(DynamicQuantization, DynamicQuantizeLstmHasLstmsShapesAndWorkspaces) {
   b.output("Y", test::kFloat);
   const auto model = dir / "lstm.onnx";
   test::write_file(model, b.build().proto().SerializeAsString());
-  const test::RunResult r = run_cctx("analyze " + quoted(model) +
-                                     " --profile onnxruntime-cpu-no-arena --format json");
+  const test::RunResult r =
+      run_cctx("analyze " + quoted(model) + " --profile onnxruntime-cpu-no-arena --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("no shape rule"), std::string::npos) << r.err;
   const Json j = Json::parse(r.out);

@@ -32,14 +32,12 @@ std::int64_t physical_cores() {
   // Hyper-threads of one core share its (package, core) pair: ONNX Runtime gives each physical
   // core one thread.
   std::set<std::pair<long, long>> cores;
-  std::int64_t cpus = 0;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &mask)) continue;
-    ++cpus;
     const std::string topology = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
     const long package = read_number(topology + "physical_package_id");
     const long core = read_number(topology + "core_id");
-    if (package < 0 || core < 0) return cpus > 0 ? CPU_COUNT(&mask) : 1;
+    if (package < 0 || core < 0) return CPU_COUNT(&mask);  // no topology: every CPU a core
     cores.emplace(package, core);
   }
   return cores.empty() ? 1 : static_cast<std::int64_t>(cores.size());
