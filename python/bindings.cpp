@@ -470,8 +470,10 @@ PYBIND11_MODULE(_cctx, m) {
            "(bytes, node) of the whole-graph peak under an assignment")
       .def("evaluate_runtime", &PyComputeContext::evaluate_runtime, py::arg("assignment"),
            "the peak under an assignment with what a runtime holds: {bytes, node, run_bytes, "
-           "run_node, session_bytes, at_upper_bound}; a data-dependent size the assignment "
-           "lacks is taken at its upper bound, listed in at_upper_bound {symbol: value}")
+           "run_node, session_bytes, at_upper_bound, threads}; a data-dependent size the "
+           "assignment lacks is taken at its upper bound, listed in at_upper_bound "
+           "{symbol: value}; threads (profiles with memory.threads): the runtime's intra-op "
+           "threads the figures are for, the assignment's `threads` or the profile's default")
       .def("fit", &PyComputeContext::fit, py::arg("vary"), py::arg("budget"),
            py::arg("fixed") = py::none(),
            "The largest value of the symbol `vary` whose reserve (session + inputs + run bytes) "

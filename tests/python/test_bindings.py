@@ -145,6 +145,27 @@ def test_a_data_dependent_size_is_evaluated_at_its_upper_bound():
         {"symbol": "NonZero_0_o0_d1", "bound": "4*N", "value": 20}]
 
 
+def test_evaluate_runtime_takes_the_runtime_s_threads():
+    # The ONNX Runtime profiles' runtime parameter: the lab profile's default is one thread;
+    # an assignment gives another, and MLAS's Conv buffer (64 KiB a thread) and the thread
+    # pool's 43.8 kB per thread follow it.
+    ctx = cctx.ComputeContext("onnxruntime-cpu-unoptimized-no-arena")
+    ctx.compute(str(SEED.parents[2] / "tests" / "models" / "cnn.onnx"))
+    size = {"batch": 1, "height": 64, "width": 64}
+    one = ctx.evaluate_runtime(size)
+    three = ctx.evaluate_runtime(dict(size, threads=3))
+    assert one["threads"] == 1 and three["threads"] == 3
+    assert three["session_bytes"] - one["session_bytes"] == 2 * 43800
+    # At three threads the Conv's three buffers set the run's peak (at one, another node does).
+    assert three["run_scratch_bytes"] == 3 * 65536
+    assert three["run_bytes"] > one["run_bytes"]
+    # The default profile has no such parameter.
+    plain = cctx.ComputeContext()
+    plain.compute(str(SEED.parents[2] / "tests" / "models" / "cnn.onnx"))
+    with pytest.raises(Exception, match="no symbol 'threads'"):
+        plain.evaluate_runtime(dict(size, threads=2))
+
+
 def hostile_model_bytes() -> bytes:
     """X -> Relu -> Abs -> Y with a value and a dim_param whose bytes are not UTF-8 (Python's
     protobuf refuses such strings, so the bytes are patched in: same lengths, same framing)."""
