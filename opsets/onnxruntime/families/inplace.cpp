@@ -19,7 +19,7 @@ using sdk::kit::kReuseInput0;  // output 0 may take input 0's buffer
 /// buffer where the plain export holds two (measured, ONNX Runtime 1.30).
 constexpr sdk::kit::FnInplacePolicy kReuseFloatInput0{
     [](const sdk::INodeView& node, sdk::IInplaceSink& out) {
-      return node.input_dtype(0) == 1 ? out.may_reuse(0, 0) : sdk::Status::kOk;
+      return node.input_dtype(0) == sdk::dtype::kFloat ? out.may_reuse(0, 0) : sdk::Status::kOk;
     }};
 
 void register_inplace(Registration& reg) {
